@@ -1,0 +1,31 @@
+// Enumerating cross products of finite parameter value lists.
+#ifndef TUNER_SCHEDULERS_GRID_H_
+#define TUNER_SCHEDULERS_GRID_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "tuner/core/param_value.h"
+#include "tuner/core/search_space.h"
+
+namespace tuner::schedulers {
+
+// The cross product of the `values` of some params, in odometer order: the
+// last param varies fastest.
+class Grid {
+ public:
+  explicit Grid(std::vector<const core::ParamSpec*> axes);
+
+  // Number of combinations (1 for a grid with no axes).
+  int64_t size() const { return size_; }
+  // Appends combination `index % size()` to `params`.
+  void AppendCombination(int64_t index, core::Params& params) const;
+
+ private:
+  std::vector<const core::ParamSpec*> axes_;
+  int64_t size_ = 1;
+};
+
+}  // namespace tuner::schedulers
+
+#endif  // TUNER_SCHEDULERS_GRID_H_

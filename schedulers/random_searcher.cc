@@ -1,0 +1,63 @@
+#include "schedulers/random_searcher.h"
+
+#include <utility>
+
+#include "schedulers/sampling.h"
+
+namespace tuner::schedulers {
+
+namespace {
+
+std::vector<const core::ParamSpec*> Axes(const core::SearchSpace& space,
+                                         bool include_choices) {
+  std::vector<const core::ParamSpec*> axes;
+  for (const auto& spec : space.params) {
+    if (spec.distribution == core::Distribution::kGrid ||
+        (include_choices && spec.distribution == core::Distribution::kChoice)) {
+      axes.push_back(&spec);
+    }
+  }
+  return axes;
+}
+
+// Returns `params` reordered as `space` declares its params.
+core::Params InDeclarationOrder(const core::SearchSpace& space,
+                                core::Params params) {
+  core::Params ordered;
+  ordered.reserve(params.size());
+  for (const auto& spec : space.params) {
+    for (auto& [name, value] : params) {
+      if (name == spec.name) ordered.emplace_back(name, std::move(value));
+    }
+  }
+  return ordered;
+}
+
+}  // namespace
+
+RandomSearcher::RandomSearcher(core::SearchSpace space, uint64_t seed)
+    : space_(std::move(space)), seed_(seed), grid_(Axes(space_, false)) {}
+
+std::optional<core::Params> RandomSearcher::Suggest(int64_t index) {
+  core::Params params;
+  grid_.AppendCombination(index, params);
+  Rng rng = Rng::ForIndex(seed_, static_cast<uint64_t>(index));
+  for (const auto& spec : space_.params) {
+    if (spec.distribution != core::Distribution::kGrid) {
+      params.emplace_back(spec.name, Sample(spec, rng));
+    }
+  }
+  return InDeclarationOrder(space_, std::move(params));
+}
+
+GridSearcher::GridSearcher(core::SearchSpace space)
+    : space_(std::move(space)), grid_(Axes(space_, true)) {}
+
+std::optional<core::Params> GridSearcher::Suggest(int64_t index) {
+  if (index < 0 || index >= grid_.size()) return std::nullopt;
+  core::Params params;
+  grid_.AppendCombination(index, params);
+  return params;
+}
+
+}  // namespace tuner::schedulers

@@ -1,0 +1,66 @@
+#include "schedulers/sampling.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tuner::schedulers {
+
+namespace {
+
+uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int64_t SampleInt(double low, double high, double unit) {
+  double span = high - low + 1;
+  return static_cast<int64_t>(std::min(high, low + std::floor(unit * span)));
+}
+
+}  // namespace
+
+Rng Rng::ForIndex(uint64_t seed, uint64_t index) {
+  return Rng(Mix(seed ^ Mix(index + 0x9e3779b97f4a7c15ULL)));
+}
+
+uint64_t Rng::Next() {
+  state_ += 0x9e3779b97f4a7c15ULL;
+  return Mix(state_);
+}
+
+double Rng::NextUnit() { return (Next() >> 11) * 0x1.0p-53; }
+
+core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng) {
+  using core::Distribution;
+  double u = rng.NextUnit();
+  switch (spec.distribution) {
+    case Distribution::kUniform:
+      return spec.low + u * (spec.high - spec.low);
+    case Distribution::kLogUniform:
+      return std::exp(std::log(spec.low) +
+                      u * (std::log(spec.high) - std::log(spec.low)));
+    case Distribution::kQUniform: {
+      double raw = spec.low + u * (spec.high - spec.low);
+      double rounded = std::round(raw / spec.q) * spec.q;
+      return std::clamp(rounded, spec.low, spec.high);
+    }
+    case Distribution::kRandInt:
+      return SampleInt(spec.low, spec.high, u);
+    case Distribution::kLogRandInt: {
+      double log_value = std::log(spec.low) +
+                         u * (std::log(spec.high + 1) - std::log(spec.low));
+      double value = std::floor(std::exp(log_value));
+      return static_cast<int64_t>(std::clamp(value, spec.low, spec.high));
+    }
+    case Distribution::kChoice:
+    case Distribution::kGrid: {
+      auto n = static_cast<double>(spec.values.size());
+      auto i = static_cast<size_t>(std::min(n - 1, std::floor(u * n)));
+      return spec.values[i];
+    }
+  }
+  return 0.0;
+}
+
+}  // namespace tuner::schedulers

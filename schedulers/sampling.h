@@ -1,0 +1,33 @@
+// Seeded, platform-independent sampling of single parameters.
+#ifndef TUNER_SCHEDULERS_SAMPLING_H_
+#define TUNER_SCHEDULERS_SAMPLING_H_
+
+#include <cstdint>
+
+#include "tuner/core/search_space.h"
+
+namespace tuner::schedulers {
+
+// A splitmix64 stream. Unlike the std distributions, its output (and every
+// value derived from it here) is identical on every compiler and platform.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  // A stream for item `index` of a run seeded with `seed`: independent of
+  // how many values earlier items drew.
+  static Rng ForIndex(uint64_t seed, uint64_t index);
+
+  uint64_t Next();
+  // Uniform in [0, 1), 53 bits.
+  double NextUnit();
+
+ private:
+  uint64_t state_;
+};
+
+// Draws a value of `spec` (any distribution but kGrid) from `rng`.
+core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng);
+
+}  // namespace tuner::schedulers
+
+#endif  // TUNER_SCHEDULERS_SAMPLING_H_

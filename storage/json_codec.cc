@@ -1,0 +1,37 @@
+#include "storage/json_codec.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tuner/core/param_value.h"
+
+namespace tuner::storage {
+
+std::string MetricsToJson(const core::Metrics& metrics) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : metrics) {
+    if (std::isfinite(value)) {
+      object[name] = value;
+    } else {
+      object[name] = core::FormatDouble(value);
+    }
+  }
+  return object.dump();
+}
+
+core::Metrics MetricsFromJson(const std::string& text) {
+  core::Metrics metrics;
+  auto object = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!object.is_object()) return metrics;
+  for (const auto& [name, value] : object.items()) {
+    if (value.is_number()) {
+      metrics.emplace_back(name, value.get<double>());
+    } else if (value.is_string()) {
+      metrics.emplace_back(name, std::strtod(value.get<std::string>().c_str(),
+                                             nullptr));
+    }
+  }
+  return metrics;
+}
+
+}  // namespace tuner::storage

@@ -1,0 +1,70 @@
+// Rows of the database, as the store returns them.
+#ifndef TUNER_STORAGE_RECORDS_H_
+#define TUNER_STORAGE_RECORDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tuner/core/metrics.h"
+#include "tuner/core/param_value.h"
+#include "tuner/core/trial.h"
+
+namespace tuner::storage {
+
+using ExperimentId = int64_t;
+
+struct ExperimentRecord {
+  ExperimentId id = 0;
+  std::string name;
+  std::string status;  // running | finished | interrupted
+  std::string metric;
+  core::Mode mode = core::Mode::kMax;
+  std::string time_attr;
+  std::optional<double> max_t;
+  std::string config_json;  // the resolved config
+  double created_at = 0;
+  double updated_at = 0;
+};
+
+struct TrialRecord {
+  core::TrialId id = 0;
+  ExperimentId experiment_id = 0;
+  int64_t index = 0;
+  core::TrialStatus status = core::TrialStatus::kPending;
+  core::Params params;
+  int64_t attempts = 0;
+  std::optional<int64_t> exit_code;  // exit status, or -signal number
+  std::string reason;
+  std::optional<double> last_time;
+  std::optional<double> last_value;
+  std::optional<double> best_value;
+  double created_at = 0;
+  std::optional<double> started_at;
+  std::optional<double> ended_at;
+};
+
+struct ReportRecord {
+  core::TrialId trial = 0;
+  int64_t seq = 0;
+  std::optional<double> time;
+  std::optional<double> value;
+  core::Metrics metrics;
+};
+
+struct DecisionRecord {
+  core::TrialId trial = 0;
+  core::RungDecision decision;
+};
+
+// What a trial's row says after it ended.
+struct TrialEnd {
+  core::TrialStatus status = core::TrialStatus::kCompleted;
+  std::optional<int64_t> exit_code;
+  std::string reason;
+  std::optional<double> last_time;  // overrides the row's, when set
+};
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_RECORDS_H_

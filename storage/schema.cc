@@ -1,0 +1,112 @@
+#include "storage/schema.h"
+
+#include <string>
+#include <vector>
+
+namespace tuner::storage {
+
+namespace {
+
+// Migration i brings the schema from version i to i + 1. Append only: a
+// released migration is never edited.
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {
+      R"sql(
+CREATE TABLE experiments (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL UNIQUE,
+  status      TEXT NOT NULL,           -- running | finished | interrupted
+  metric      TEXT NOT NULL,
+  mode        TEXT NOT NULL,           -- max | min
+  time_attr   TEXT NOT NULL,
+  max_t       REAL,
+  config      TEXT NOT NULL,           -- the resolved config, JSON
+  created_at  REAL NOT NULL,
+  updated_at  REAL NOT NULL
+);
+CREATE TABLE trials (
+  id            INTEGER PRIMARY KEY,   -- also the trial directory's name
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  trial_index   INTEGER NOT NULL,      -- 0, 1, ... in suggestion order
+  status        TEXT NOT NULL,         -- pending|running|completed|stopped|failed
+  attempts      INTEGER NOT NULL DEFAULT 0,
+  exit_code     INTEGER,               -- exit status, or -signal
+  reason        TEXT NOT NULL DEFAULT '',
+  last_time     REAL,
+  last_value    REAL,
+  best_value    REAL,
+  created_at    REAL NOT NULL,
+  started_at    REAL,
+  ended_at      REAL,
+  UNIQUE (experiment_id, trial_index)
+);
+CREATE TABLE params (
+  trial_id  INTEGER NOT NULL REFERENCES trials(id),
+  position  INTEGER NOT NULL,
+  name      TEXT NOT NULL,
+  kind      TEXT NOT NULL,             -- b | i | f | s
+  value     ANY,
+  PRIMARY KEY (trial_id, position)
+) WITHOUT ROWID;
+CREATE TABLE reports (
+  trial_id   INTEGER NOT NULL REFERENCES trials(id),
+  seq        INTEGER NOT NULL,         -- 1, 2, ... per trial
+  time       REAL,                     -- time_attr, NULL if absent
+  value      REAL,                     -- the objective, NULL if absent or NaN
+  metrics    TEXT NOT NULL,            -- every metric of the line, JSON
+  created_at REAL NOT NULL,
+  PRIMARY KEY (trial_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE decisions (
+  id         INTEGER PRIMARY KEY,
+  trial_id   INTEGER NOT NULL REFERENCES trials(id),
+  rung       INTEGER NOT NULL,
+  milestone  REAL NOT NULL,
+  value      REAL,                     -- NULL for NaN
+  rank       INTEGER NOT NULL,
+  n          INTEGER NOT NULL,
+  decision   TEXT NOT NULL,            -- continue | stop
+  created_at REAL NOT NULL
+);
+CREATE INDEX decisions_by_trial ON decisions(trial_id);
+CREATE INDEX trials_by_experiment ON trials(experiment_id, status);
+)sql",
+  };
+  return kMigrations;
+}
+
+core::Result<int> UserVersion(Database& db) {
+  auto stmt = db.Prepare("PRAGMA user_version");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt.value().Step();
+  if (!row.ok()) return row.error();
+  return static_cast<int>(stmt.value().Int(0));
+}
+
+}  // namespace
+
+int CurrentSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+core::Status Migrate(Database& db) {
+  auto version = UserVersion(db);
+  if (!version.ok()) return version.status();
+  if (version.value() > CurrentSchemaVersion()) {
+    return core::InvalidArgument(
+        "database schema version " + std::to_string(version.value()) +
+        " is newer than this tuner supports (" +
+        std::to_string(CurrentSchemaVersion()) + "); upgrade the tuner");
+  }
+  for (int v = version.value(); v < CurrentSchemaVersion(); ++v) {
+    std::string sql = std::string("BEGIN IMMEDIATE;") + Migrations()[v] +
+                      "PRAGMA user_version = " + std::to_string(v + 1) +
+                      "; COMMIT;";
+    if (auto s = db.Execute(sql); !s.ok()) {
+      (void)db.Execute("ROLLBACK");
+      return core::IoError("schema migration " + std::to_string(v + 1) +
+                           " failed: " + s.message());
+    }
+  }
+  return core::Status::Ok();
+}
+
+}  // namespace tuner::storage

@@ -1,0 +1,143 @@
+#include "storage/sqlite.h"
+
+#include <cmath>
+#include <utility>
+
+namespace tuner::storage {
+
+core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
+                                                       bool read_only) {
+  sqlite3* db = nullptr;
+  int flags = read_only ? SQLITE_OPEN_READONLY
+                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return core::IoError("cannot open database " + path + ": " + message);
+  }
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, 5000);
+  return std::unique_ptr<Database>(new Database(db));
+}
+
+Database::~Database() { sqlite3_close_v2(db_); }
+
+core::Status Database::Execute(std::string_view sql) {
+  std::string text(sql);
+  char* message = nullptr;
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    core::Error error =
+        core::IoError(std::string(message ? message : "sqlite error"));
+    sqlite3_free(message);
+    return error;
+  }
+  return core::Status::Ok();
+}
+
+core::Result<Statement> Database::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) return LastError("prepare");
+  return Statement(stmt, db_);
+}
+
+int64_t Database::LastInsertRowId() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+
+core::Error Database::LastError(std::string_view what) const {
+  return core::IoError(std::string(what) + ": " + sqlite3_errmsg(db_));
+}
+
+Statement::Statement(Statement&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    db_ = other.db_;
+  }
+  return *this;
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, double value) {
+  if (std::isnan(value)) return BindNull(index);
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::optional<double> value) {
+  return value ? Bind(index, *value) : BindNull(index);
+}
+
+Statement& Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+core::Result<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  core::Error error = core::IoError(sqlite3_errmsg(db_));
+  sqlite3_reset(stmt_);
+  return error;
+}
+
+core::Status Statement::Run() {
+  auto stepped = Step();
+  Reset();
+  return stepped.status();
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Statement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+int64_t Statement::Int(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+
+double Statement::Double(int column) const {
+  return IsNull(column) ? std::nan("") : sqlite3_column_double(stmt_, column);
+}
+
+std::optional<double> Statement::OptionalDouble(int column) const {
+  if (IsNull(column)) return std::nullopt;
+  return sqlite3_column_double(stmt_, column);
+}
+
+std::string Statement::Text(int column) const {
+  const auto* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     sqlite3_column_bytes(stmt_, column));
+}
+
+int Statement::ColumnType(int column) const {
+  return sqlite3_column_type(stmt_, column);
+}
+
+}  // namespace tuner::storage

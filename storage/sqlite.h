@@ -1,0 +1,76 @@
+// A thin RAII layer over the SQLite C API.
+#ifndef TUNER_STORAGE_SQLITE_H_
+#define TUNER_STORAGE_SQLITE_H_
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tuner/core/result.h"
+
+namespace tuner::storage {
+
+class Statement;
+
+// One connection. Not thread-safe: use it from one thread at a time.
+class Database {
+ public:
+  // Opens (read-only: never creates) the database at `path`.
+  static core::Result<std::unique_ptr<Database>> Open(const std::string& path,
+                                                      bool read_only);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Runs one or more statements without results.
+  core::Status Execute(std::string_view sql);
+  core::Result<Statement> Prepare(std::string_view sql);
+  int64_t LastInsertRowId() const;
+  // The error text of the last failed call, prefixed with `what`.
+  core::Error LastError(std::string_view what) const;
+  sqlite3* handle() { return db_; }
+
+ private:
+  explicit Database(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+};
+
+// A prepared statement. Bind indexes start at 1, column indexes at 0.
+class Statement {
+ public:
+  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  ~Statement();
+
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, double value);  // NaN binds as NULL
+  Statement& Bind(int index, std::string_view value);
+  Statement& Bind(int index, std::optional<double> value);
+  Statement& BindNull(int index);
+
+  // Advances: true with a row to read, false when done; an Error on failure.
+  core::Result<bool> Step();
+  // Runs the statement to completion and resets it for reuse.
+  core::Status Run();
+  void Reset();
+
+  bool IsNull(int column) const;
+  int64_t Int(int column) const;
+  double Double(int column) const;
+  std::optional<double> OptionalDouble(int column) const;
+  std::string Text(int column) const;
+  int ColumnType(int column) const;
+
+ private:
+  sqlite3_stmt* stmt_;
+  sqlite3* db_;
+};
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_SQLITE_H_

@@ -1,0 +1,399 @@
+#include "storage/trial_store.h"
+
+#include <cmath>
+#include <utility>
+
+#include "storage/json_codec.h"
+#include "storage/schema.h"
+
+namespace tuner::storage {
+
+namespace {
+
+constexpr const char* kNow = "(julianday('now') - 2440587.5) * 86400.0";
+
+constexpr const char* kTrialColumns =
+    "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
+    "last_time, last_value, best_value, created_at, started_at, ended_at";
+
+std::string WithNow(std::string sql) {
+  for (size_t at; (at = sql.find("$now")) != std::string::npos;) {
+    sql.replace(at, 4, kNow);
+  }
+  return sql;
+}
+
+ExperimentRecord ReadExperiment(const Statement& s) {
+  ExperimentRecord r;
+  r.id = s.Int(0);
+  r.name = s.Text(1);
+  r.status = s.Text(2);
+  r.metric = s.Text(3);
+  r.mode = s.Text(4) == "min" ? core::Mode::kMin : core::Mode::kMax;
+  r.time_attr = s.Text(5);
+  r.max_t = s.OptionalDouble(6);
+  r.config_json = s.Text(7);
+  r.created_at = s.Double(8);
+  r.updated_at = s.Double(9);
+  return r;
+}
+
+TrialRecord ReadTrial(const Statement& s) {
+  TrialRecord r;
+  r.id = s.Int(0);
+  r.experiment_id = s.Int(1);
+  r.index = s.Int(2);
+  r.status = core::ParseTrialStatus(s.Text(3)).value_or(
+      core::TrialStatus::kFailed);
+  r.attempts = s.Int(4);
+  if (!s.IsNull(5)) r.exit_code = s.Int(5);
+  r.reason = s.Text(6);
+  r.last_time = s.OptionalDouble(7);
+  r.last_value = s.OptionalDouble(8);
+  r.best_value = s.OptionalDouble(9);
+  r.created_at = s.Double(10);
+  r.started_at = s.OptionalDouble(11);
+  r.ended_at = s.OptionalDouble(12);
+  return r;
+}
+
+core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
+                                int column) {
+  if (kind == "b") return s.Int(column) != 0;
+  if (kind == "i") return s.Int(column);
+  if (kind == "f") return s.Double(column);
+  return s.Text(column);
+}
+
+void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
+  if (auto* b = std::get_if<bool>(&value)) {
+    s.Bind(index, "b").Bind(index + 1, static_cast<int64_t>(*b));
+  } else if (auto* i = std::get_if<int64_t>(&value)) {
+    s.Bind(index, "i").Bind(index + 1, *i);
+  } else if (auto* d = std::get_if<double>(&value)) {
+    s.Bind(index, "f").Bind(index + 1, *d);
+  } else {
+    s.Bind(index, "s").Bind(index + 1, std::get<std::string>(value));
+  }
+}
+
+}  // namespace
+
+struct TrialStore::Statements {
+  Statement insert_trial, insert_param, mark_running, finish_trial;
+  Statement insert_report, update_last, insert_decision, select_params;
+};
+
+TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
+    : db_(std::move(db)), read_only_(read_only) {}
+
+TrialStore::~TrialStore() {
+  if (in_transaction_) (void)Commit();
+}
+
+core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
+    const std::string& path) {
+  auto db = Database::Open(path, false);
+  if (!db.ok()) return db.error();
+  Database& handle = *db.value();
+  TUNER_RETURN_IF_ERROR(handle.Execute(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+      "PRAGMA foreign_keys=ON;"));
+  if (auto s = Migrate(handle); !s.ok()) {
+    return core::Error{s.error().code, path + ": " + s.message()};
+  }
+  std::unique_ptr<TrialStore> store(
+      new TrialStore(std::move(db).value(), false));
+  TUNER_RETURN_IF_ERROR(store->PrepareStatements());
+  return store;
+}
+
+core::Result<std::unique_ptr<TrialStore>> TrialStore::OpenReadOnly(
+    const std::string& path) {
+  auto db = Database::Open(path, true);
+  if (!db.ok()) return db.error();
+  std::unique_ptr<TrialStore> store(new TrialStore(std::move(db).value(), true));
+  if (auto s = store->PrepareStatements(); !s.ok()) {
+    return core::IoError(path + " is not a tuner database: " + s.message());
+  }
+  return store;
+}
+
+core::Status TrialStore::PrepareStatements() {
+  auto prepare = [&](const std::string& sql) {
+    return db_->Prepare(WithNow(sql));
+  };
+  const std::string queries[] = {
+      "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
+      "VALUES (?1, ?2, 'pending', $now)",
+      "INSERT INTO params (trial_id, position, name, kind, value) "
+      "VALUES (?1, ?2, ?3, ?4, ?5)",
+      "UPDATE trials SET status = 'running', attempts = attempts + 1, "
+      "started_at = $now, ended_at = NULL WHERE id = ?1",
+      "UPDATE trials SET status = ?2, exit_code = ?3, reason = ?4, "
+      "last_time = COALESCE(?5, last_time), ended_at = $now WHERE id = ?1",
+      "INSERT INTO reports (trial_id, seq, time, value, metrics, created_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, $now)",
+      "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "
+      "CASE WHEN ?3 IS NULL THEN best_value WHEN best_value IS NULL THEN ?3 "
+      "WHEN ?4 = 'max' THEN max(best_value, ?3) ELSE min(best_value, ?3) END "
+      "WHERE id = ?1",
+      "INSERT INTO decisions (trial_id, rung, milestone, value, rank, n, "
+      "decision, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
+      "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
+      "ORDER BY position",
+  };
+  std::vector<Statement> prepared;
+  for (const auto& sql : queries) {
+    auto stmt = prepare(sql);
+    if (!stmt.ok()) return stmt.error();
+    prepared.push_back(std::move(stmt).value());
+  }
+  statements_.reset(new Statements{
+      std::move(prepared[0]), std::move(prepared[1]), std::move(prepared[2]),
+      std::move(prepared[3]), std::move(prepared[4]), std::move(prepared[5]),
+      std::move(prepared[6]), std::move(prepared[7])});
+  return core::Status::Ok();
+}
+
+core::Status TrialStore::BeginIfNeeded() {
+  if (read_only_) return core::InvalidArgument("the database is read-only");
+  if (in_transaction_) return core::Status::Ok();
+  TUNER_RETURN_IF_ERROR(db_->Execute("BEGIN IMMEDIATE"));
+  in_transaction_ = true;
+  return core::Status::Ok();
+}
+
+core::Status TrialStore::Commit() {
+  if (!in_transaction_) return core::Status::Ok();
+  if (auto s = db_->Execute("COMMIT"); !s.ok()) {
+    return core::IoError("cannot commit to the database: " + s.message());
+  }
+  in_transaction_ = false;
+  return core::Status::Ok();
+}
+
+core::Result<ExperimentId> TrialStore::CreateExperiment(
+    const ExperimentRecord& record) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto found = FindExperiment(record.name);
+  if (!found.ok()) return found.error();
+  if (found.value()) {
+    return core::AlreadyExists("experiment '" + record.name +
+                               "' already exists");
+  }
+  auto stmt = db_->Prepare(WithNow(
+      "INSERT INTO experiments (name, status, metric, mode, time_attr, max_t, "
+      "config, created_at, updated_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now, $now)"));
+  if (!stmt.ok()) return stmt.error();
+  stmt.value()
+      .Bind(1, record.name)
+      .Bind(2, record.status)
+      .Bind(3, record.metric)
+      .Bind(4, core::ToString(record.mode))
+      .Bind(5, record.time_attr)
+      .Bind(6, record.max_t)
+      .Bind(7, record.config_json);
+  TUNER_RETURN_IF_ERROR(stmt.value().Run());
+  return db_->LastInsertRowId();
+}
+
+core::Result<std::optional<ExperimentRecord>> TrialStore::FindExperiment(
+    const std::string& name) {
+  auto stmt = db_->Prepare(
+      "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
+      "created_at, updated_at FROM experiments WHERE name = ?1");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, name);
+  auto row = stmt.value().Step();
+  if (!row.ok()) return row.error();
+  if (!row.value()) return std::optional<ExperimentRecord>();
+  return std::optional<ExperimentRecord>(ReadExperiment(stmt.value()));
+}
+
+core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
+  auto stmt = db_->Prepare(
+      "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
+      "created_at, updated_at FROM experiments ORDER BY id");
+  if (!stmt.ok()) return stmt.error();
+  std::vector<ExperimentRecord> out;
+  for (;;) {
+    auto row = stmt.value().Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.push_back(ReadExperiment(stmt.value()));
+  }
+}
+
+core::Status TrialStore::SetExperimentStatus(ExperimentId id,
+                                             const std::string& status) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(WithNow(
+      "UPDATE experiments SET status = ?2, updated_at = $now WHERE id = ?1"));
+  if (!stmt.ok()) return stmt.error();
+  return stmt.value().Bind(1, id).Bind(2, status).Run();
+}
+
+core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
+                                                 int64_t index,
+                                                 const core::Params& params) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  TUNER_RETURN_IF_ERROR(
+      statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
+  core::TrialId trial = db_->LastInsertRowId();
+  Statement& insert = statements_->insert_param;
+  for (size_t i = 0; i < params.size(); ++i) {
+    insert.Bind(1, trial).Bind(2, static_cast<int64_t>(i));
+    insert.Bind(3, params[i].first);
+    BindParamValue(insert, 4, params[i].second);
+    TUNER_RETURN_IF_ERROR(insert.Run());
+  }
+  return trial;
+}
+
+core::Status TrialStore::MarkRunning(core::TrialId trial) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  return statements_->mark_running.Bind(1, trial).Run();
+}
+
+core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  Statement& s = statements_->finish_trial;
+  s.Bind(1, trial).Bind(2, core::ToString(end.status));
+  if (end.exit_code) {
+    s.Bind(3, *end.exit_code);
+  } else {
+    s.BindNull(3);
+  }
+  s.Bind(4, end.reason).Bind(5, end.last_time);
+  return s.Run();
+}
+
+core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
+  Statement& s = statements_->select_params;
+  s.Bind(1, trial);
+  core::Params params;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) break;
+    params.emplace_back(s.Text(0), ReadParamValue(s, s.Text(1), 2));
+  }
+  s.Reset();
+  return params;
+}
+
+core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(Statement& stmt) {
+  std::vector<TrialRecord> out;
+  for (;;) {
+    auto row = stmt.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) break;
+    out.push_back(ReadTrial(stmt));
+  }
+  for (auto& trial : out) {
+    auto params = LoadParams(trial.id);
+    if (!params.ok()) return params.error();
+    trial.params = std::move(params).value();
+  }
+  return out;
+}
+
+core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
+    ExperimentId experiment) {
+  auto stmt = db_->Prepare(std::string("SELECT ") + kTrialColumns +
+                           " FROM trials WHERE experiment_id = ?1 ORDER BY id");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, experiment);
+  return QueryTrials(stmt.value());
+}
+
+core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
+    const ExperimentRecord& experiment, int64_t limit) {
+  std::string order = experiment.mode == core::Mode::kMax ? "DESC" : "ASC";
+  auto stmt = db_->Prepare(
+      std::string("SELECT ") + kTrialColumns +
+      " FROM trials WHERE experiment_id = ?1 AND last_value IS NOT NULL "
+      "ORDER BY last_time DESC, last_value " +
+      order + ", id LIMIT ?2");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, experiment.id).Bind(2, limit);
+  return QueryTrials(stmt.value());
+}
+
+core::Status TrialStore::AppendReport(const ReportRecord& report,
+                                      core::Mode mode) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  TUNER_RETURN_IF_ERROR(statements_->insert_report.Bind(1, report.trial)
+                            .Bind(2, report.seq)
+                            .Bind(3, report.time)
+                            .Bind(4, report.value)
+                            .Bind(5, MetricsToJson(report.metrics))
+                            .Run());
+  if (!report.time || !report.value) return core::Status::Ok();
+  return statements_->update_last.Bind(1, report.trial)
+      .Bind(2, report.time)
+      .Bind(3, report.value)
+      .Bind(4, core::ToString(mode))
+      .Run();
+}
+
+core::Status TrialStore::AppendDecision(const DecisionRecord& record) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  const core::RungDecision& d = record.decision;
+  return statements_->insert_decision.Bind(1, record.trial)
+      .Bind(2, static_cast<int64_t>(d.rung))
+      .Bind(3, d.milestone)
+      .Bind(4, d.value)
+      .Bind(5, d.rank)
+      .Bind(6, d.n)
+      .Bind(7, d.continues ? "continue" : "stop")
+      .Run();
+}
+
+core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
+    core::TrialId trial) {
+  auto stmt = db_->Prepare(
+      "SELECT seq, time, value, metrics FROM reports WHERE trial_id = ?1 "
+      "ORDER BY seq");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, trial);
+  std::vector<ReportRecord> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.push_back({trial, s.Int(0), s.OptionalDouble(1), s.OptionalDouble(2),
+                   MetricsFromJson(s.Text(3))});
+  }
+}
+
+core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
+    ExperimentId experiment) {
+  auto stmt = db_->Prepare(
+      "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
+      "d.decision FROM decisions d JOIN trials t ON t.id = d.trial_id "
+      "WHERE t.experiment_id = ?1 ORDER BY d.id");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  std::vector<DecisionRecord> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    DecisionRecord r;
+    r.trial = s.Int(0);
+    r.decision.rung = static_cast<int>(s.Int(1));
+    r.decision.milestone = s.Double(2);
+    r.decision.value = s.Double(3);
+    r.decision.rank = s.Int(4);
+    r.decision.n = s.Int(5);
+    r.decision.continues = s.Text(6) == "continue";
+    out.push_back(r);
+  }
+}
+
+}  // namespace tuner::storage

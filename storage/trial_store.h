@@ -1,0 +1,83 @@
+// TrialStore: experiments, trials, params, reports and decisions in SQLite.
+#ifndef TUNER_STORAGE_TRIAL_STORE_H_
+#define TUNER_STORAGE_TRIAL_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/records.h"
+#include "storage/sqlite.h"
+#include "tuner/core/result.h"
+
+namespace tuner::storage {
+
+// The database of one or more experiments. WAL mode: one writer process,
+// any number of readers that never block it.
+//
+// Writes are batched: the first write after a Commit() opens a transaction
+// and Commit() ends it. Nothing is durable until Commit() returns OK, so a
+// caller commits before it acts on what it wrote (launching or stopping a
+// trial, printing an answer). Reads on this store see its uncommitted writes.
+// Not thread-safe: one thread owns a store.
+class TrialStore {
+ public:
+  // Opens or creates the database at `path` (":memory:" for a private
+  // in-memory one) and migrates its schema.
+  static core::Result<std::unique_ptr<TrialStore>> Open(const std::string& path);
+  // Opens an existing database for reading only. Fails if it does not exist.
+  static core::Result<std::unique_ptr<TrialStore>> OpenReadOnly(
+      const std::string& path);
+  ~TrialStore();
+
+  // Makes every write since the last Commit() durable.
+  core::Status Commit();
+
+  // --- experiments
+  // Fails with kAlreadyExists if the name is taken.
+  core::Result<ExperimentId> CreateExperiment(const ExperimentRecord& record);
+  core::Result<std::optional<ExperimentRecord>> FindExperiment(
+      const std::string& name);
+  core::Result<std::vector<ExperimentRecord>> ListExperiments();
+  core::Status SetExperimentStatus(ExperimentId id, const std::string& status);
+
+  // --- trials
+  // Adds a pending trial with its params; returns its id.
+  core::Result<core::TrialId> AddTrial(ExperimentId experiment, int64_t index,
+                                       const core::Params& params);
+  // Marks a trial running and counts one more attempt.
+  core::Status MarkRunning(core::TrialId trial);
+  core::Status FinishTrial(core::TrialId trial, const TrialEnd& end);
+  core::Result<std::vector<TrialRecord>> ListTrials(ExperimentId experiment);
+  // Trials with a value, those that trained longest (largest last_time)
+  // first, then by last_value in the experiment's mode. At most `limit`.
+  core::Result<std::vector<TrialRecord>> BestTrials(
+      const ExperimentRecord& experiment, int64_t limit);
+
+  // --- reports and decisions
+  // Appends an accepted report and updates the trial's last/best values
+  // (when the report carries both the time and the objective).
+  core::Status AppendReport(const ReportRecord& report, core::Mode mode);
+  core::Status AppendDecision(const DecisionRecord& record);
+  core::Result<std::vector<ReportRecord>> ListReports(core::TrialId trial);
+  core::Result<std::vector<DecisionRecord>> ListDecisions(
+      ExperimentId experiment);
+
+ private:
+  struct Statements;
+  TrialStore(std::unique_ptr<Database> db, bool read_only);
+  core::Status BeginIfNeeded();
+  core::Status PrepareStatements();
+  core::Result<core::Params> LoadParams(core::TrialId trial);
+  core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
+
+  std::unique_ptr<Database> db_;
+  std::unique_ptr<Statements> statements_;
+  bool read_only_;
+  bool in_transaction_ = false;
+};
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_TRIAL_STORE_H_

@@ -1,0 +1,56 @@
+#include "trial_runner/line_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <utility>
+
+namespace tuner::runner {
+
+LineReader::LineReader(std::string path, size_t max_line)
+    : path_(std::move(path)), max_line_(max_line) {}
+
+LineReader::~LineReader() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void LineReader::ReadAvailable(const LineHandler& on_line) {
+  if (fd_ < 0) fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return;
+  char buffer[64 * 1024];
+  for (;;) {
+    ssize_t n = pread(fd_, buffer, sizeof(buffer), offset_);
+    if (n <= 0) return;
+    offset_ += n;
+    Consume(std::string_view(buffer, static_cast<size_t>(n)), on_line);
+  }
+}
+
+void LineReader::Finish(const LineHandler& on_line) {
+  ReadAvailable(on_line);
+  if (!partial_.empty() && !overlong_) on_line(partial_);
+  partial_.clear();
+  overlong_ = false;
+}
+
+void LineReader::Consume(std::string_view chunk, const LineHandler& on_line) {
+  while (!chunk.empty()) {
+    size_t newline = chunk.find('\n');
+    std::string_view piece = chunk.substr(0, newline);
+    if (!overlong_) {
+      if (partial_.size() + piece.size() > max_line_) {
+        overlong_ = true;
+        partial_.clear();
+      } else {
+        partial_.append(piece);
+      }
+    }
+    if (newline == std::string_view::npos) return;
+    if (!overlong_) on_line(partial_);
+    partial_.clear();
+    overlong_ = false;
+    chunk.remove_prefix(newline + 1);
+  }
+}
+
+}  // namespace tuner::runner

@@ -1,0 +1,44 @@
+// Reads the lines appended to a file since the last read.
+#ifndef TUNER_TRIAL_RUNNER_LINE_READER_H_
+#define TUNER_TRIAL_RUNNER_LINE_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace tuner::runner {
+
+// Follows a file another process appends to, in bounded memory: a line
+// longer than `max_line` bytes is dropped (the reader resynchronises at the
+// next newline). Not thread-safe.
+class LineReader {
+ public:
+  using LineHandler = std::function<void(std::string_view line)>;
+
+  LineReader(std::string path, size_t max_line);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // Delivers every complete line appended since the last call.
+  void ReadAvailable(const LineHandler& on_line);
+  // Reads to the end and also delivers a final line without a newline.
+  void Finish(const LineHandler& on_line);
+  // Bytes consumed from the file so far.
+  int64_t offset() const { return offset_; }
+
+ private:
+  void Consume(std::string_view chunk, const LineHandler& on_line);
+
+  std::string path_;
+  size_t max_line_;
+  int fd_ = -1;
+  int64_t offset_ = 0;
+  std::string partial_;
+  bool overlong_ = false;  // inside a line that exceeded max_line_
+};
+
+}  // namespace tuner::runner
+
+#endif  // TUNER_TRIAL_RUNNER_LINE_READER_H_

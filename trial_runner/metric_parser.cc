@@ -1,0 +1,57 @@
+#include "trial_runner/metric_parser.h"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "trial_runner/python_dict.h"
+
+namespace tuner::runner {
+
+namespace {
+
+constexpr std::string_view kTuneMetricTag = "[tune-metric]:";
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() &&
+         std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+std::optional<core::Metrics> ParseJsonObject(std::string_view text) {
+  auto object = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (!object.is_object()) return std::nullopt;
+  core::Metrics metrics;
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_number()) {
+      metrics.emplace_back(key, value.get<double>());
+    } else if (value.is_string()) {
+      if (auto number = ParseNumber(value.get_ref<const std::string&>())) {
+        metrics.emplace_back(key, *number);
+      }
+    }
+  }
+  return metrics;
+}
+
+}  // namespace
+
+std::optional<core::Metrics> ParseMetricLine(std::string_view line) {
+  if (line.size() > kMaxMetricLineBytes) return std::nullopt;
+  line = Trim(line);
+  if (line.substr(0, kTuneMetricTag.size()) == kTuneMetricTag) {
+    line = Trim(line.substr(kTuneMetricTag.size()));
+  }
+  if (line.size() < 2 || line.front() != '{' || line.back() != '}') {
+    return std::nullopt;
+  }
+  // Strict JSON first; Python's repr (and JSON with NaN) second.
+  if (auto metrics = ParseJsonObject(line)) return metrics;
+  return ParsePythonDict(line);
+}
+
+}  // namespace tuner::runner

@@ -1,0 +1,192 @@
+#include "trial_runner/python_dict.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace tuner::runner {
+
+namespace {
+
+// A recursive-descent reader over `text_`; every method leaves pos_ after
+// what it consumed, or returns false/nullopt on malformed input.
+class DictReader {
+ public:
+  explicit DictReader(std::string_view text) : text_(text) {}
+
+  std::optional<core::Metrics> ReadDict();
+
+ private:
+  // A value: nullopt if malformed, NaN-free optional<double> inside when the
+  // value is numeric, empty inner optional when it is valid but not numeric.
+  std::optional<std::optional<double>> ReadValue(int depth);
+  std::optional<std::string> ReadString();
+  std::optional<std::optional<double>> ReadCall(int depth);
+  bool SkipBracketed(int depth);
+  std::string_view ReadBareWord();
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(Byte(pos_))) ++pos_;
+  }
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+  bool AtEnd() const { return pos_ >= text_.size(); }
+  unsigned char Byte(size_t at) const { return text_[at]; }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+constexpr int kMaxDepth = 16;
+
+std::optional<core::Metrics> DictReader::ReadDict() {
+  if (!Consume('{')) return std::nullopt;
+  core::Metrics metrics;
+  if (Consume('}')) return metrics;
+  do {
+    SkipSpace();
+    auto key = ReadString();
+    if (!key || !Consume(':')) return std::nullopt;
+    auto value = ReadValue(0);
+    if (!value) return std::nullopt;
+    if (*value) metrics.emplace_back(std::move(*key), **value);
+  } while (Consume(','));
+  if (!Consume('}')) return std::nullopt;
+  SkipSpace();
+  if (!AtEnd()) return std::nullopt;
+  return metrics;
+}
+
+std::optional<std::string> DictReader::ReadString() {
+  if (AtEnd() || (text_[pos_] != '\'' && text_[pos_] != '"')) {
+    return std::nullopt;
+  }
+  char quote = text_[pos_++];
+  std::string out;
+  while (!AtEnd()) {
+    char c = text_[pos_++];
+    if (c == quote) return out;
+    if (c == '\\') {
+      if (AtEnd()) return std::nullopt;
+      c = text_[pos_++];
+    }
+    out.push_back(c);
+  }
+  return std::nullopt;  // unterminated, e.g. a truncated line
+}
+
+std::string_view DictReader::ReadBareWord() {
+  size_t start = pos_;
+  while (!AtEnd()) {
+    unsigned char c = Byte(pos_);
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+')) {
+      break;
+    }
+    ++pos_;
+  }
+  return text_.substr(start, pos_ - start);
+}
+
+bool DictReader::SkipBracketed(int depth) {
+  if (depth > kMaxDepth) return false;
+  char open = text_[pos_++];
+  char close = open == '[' ? ']' : open == '{' ? '}' : ')';
+  for (;;) {
+    SkipSpace();
+    if (AtEnd()) return false;
+    char c = text_[pos_];
+    if (c == close) return ++pos_, true;
+    if (c == '\'' || c == '"') {
+      if (!ReadString()) return false;
+    } else if (c == '[' || c == '{' || c == '(') {
+      if (!SkipBracketed(depth + 1)) return false;
+    } else if (c == ']' || c == '}' || c == ')') {
+      return false;
+    } else {
+      ++pos_;
+    }
+  }
+}
+
+// np.float64(0.5), tensor(0.25, device='cuda:0'): the first argument.
+std::optional<std::optional<double>> DictReader::ReadCall(int depth) {
+  ++pos_;  // '('
+  auto first = ReadValue(depth + 1);
+  if (!first) return std::nullopt;
+  while (Consume(',')) {
+    SkipSpace();
+    size_t mark = pos_;
+    std::string_view word = ReadBareWord();  // a keyword argument's name
+    if (word.empty() || !Consume('=')) pos_ = mark;
+    if (!ReadValue(depth + 1)) return std::nullopt;
+  }
+  if (!Consume(')')) return std::nullopt;
+  return first;
+}
+
+std::optional<std::optional<double>> DictReader::ReadValue(int depth) {
+  if (depth > kMaxDepth) return std::nullopt;
+  SkipSpace();
+  if (AtEnd()) return std::nullopt;
+  char c = text_[pos_];
+  if (c == '\'' || c == '"') {
+    auto text = ReadString();
+    if (!text) return std::nullopt;
+    return ParseNumber(*text);
+  }
+  if (c == '[' || c == '{' || c == '(') {
+    if (!SkipBracketed(depth)) return std::nullopt;
+    return std::optional<double>();
+  }
+  std::string_view word = ReadBareWord();
+  if (word.empty()) return std::nullopt;
+  SkipSpace();
+  if (!AtEnd() && text_[pos_] == '(') return ReadCall(depth);
+  if (auto number = ParseNumber(word)) return number;
+  if (word == "True" || word == "False" || word == "None" || word == "true" ||
+      word == "false" || word == "null") {
+    return std::optional<double>();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> ParseNumber(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
+  double value = 0;
+  if (text == "Infinity" || text == "inf" || text == "Inf") {
+    value = std::numeric_limits<double>::infinity();
+  } else if (text == "NaN" || text == "nan") {
+    value = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                     value);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return std::nullopt;
+    }
+    if (std::isnan(value) || std::isinf(value)) return std::nullopt;
+  }
+  return negative ? -value : value;
+}
+
+std::optional<core::Metrics> ParsePythonDict(std::string_view text) {
+  return DictReader(text).ReadDict();
+}
+
+}  // namespace tuner::runner

@@ -1,0 +1,35 @@
+// The verbs of the `tuner` command line. Each returns the process exit code.
+#ifndef TUNER_TUNER_CLI_H_
+#define TUNER_TUNER_CLI_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tuner::cli {
+
+// Exit codes: 0 success, 1 failure, 2 bad input (config or arguments),
+// 130/143 interrupted by SIGINT/SIGTERM.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct RunOptions {
+  std::string config_path;
+  std::optional<std::string> db_path;  // --db; else the config's, else ./tuner.db
+};
+int Run(const RunOptions& options);
+
+struct QueryOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  int64_t top = 1;
+  std::string format = "table";
+};
+int Best(const QueryOptions& options);
+int Trials(const QueryOptions& options);
+int Status(const QueryOptions& options);
+
+}  // namespace tuner::cli
+
+#endif  // TUNER_TUNER_CLI_H_

@@ -1,0 +1,131 @@
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "storage/trial_store.h"
+#include "tuner/cli.h"
+#include "tuner/config_loader.h"
+#include "tuner/line_progress.h"
+#include "tuner/stored_config.h"
+#include "tuner/sweep.h"
+#include "tuner/table_progress.h"
+
+namespace tuner::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
+  if (isatty(STDOUT_FILENO)) {
+    return std::make_unique<TableProgress>(stdout, config.metric,
+                                           config.time_attr);
+  }
+  return std::make_unique<LineProgress>(stdout, config.metric, config.time_attr);
+}
+
+std::string TrialsRoot(const std::string& db_path) {
+  fs::path parent = fs::absolute(db_path).parent_path();
+  return (parent / "trials").string();
+}
+
+int ExitCode(const Sweep& sweep, int signal) {
+  switch (sweep.outcome()) {
+    case SweepOutcome::kInterrupted:
+      return signal == SIGTERM ? 143 : 130;
+    case SweepOutcome::kFailed:
+      std::fprintf(stderr, "tuner: %s\n", sweep.error().c_str());
+      return kExitFailure;
+    default:
+      break;
+  }
+  const SweepCounts& c = sweep.counts();
+  if (c.started > 0 && c.failed == c.started) {
+    std::fprintf(stderr,
+                 "tuner: all %lld trials failed; see `tuner trials` and the "
+                 "trials' stderr.log\n",
+                 static_cast<long long>(c.started));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int RunSweep(const ExperimentConfig& config, const std::string& config_json,
+             const std::string& db_path, storage::TrialStore& store) {
+  boost::asio::io_context io;
+  auto progress = MakeProgress(config);
+  Sweep::Options options;
+  options.config_json = config_json;
+  options.trials_root = TrialsRoot(db_path);
+  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.on_finished = [&io] { io.stop(); };
+  Sweep sweep(io, config, store, *progress, options);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  int last_signal = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        bool force = last_signal != 0;
+        last_signal = signal;
+        spdlog::warn(force ? "killing all trials"
+                           : "stopping all trials (again to kill them now)");
+        sweep.Interrupt(force);
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  if (auto s = sweep.Start(); !s.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", s.message().c_str());
+    return s.error().code == core::ErrorCode::kAlreadyExists ? kExitBadInput
+                                                             : kExitFailure;
+  }
+  if (sweep.outcome() == SweepOutcome::kRunning) io.run();
+  return ExitCode(sweep, last_signal);
+}
+
+}  // namespace
+
+int Run(const RunOptions& options) {
+  std::ifstream in(options.config_path);
+  if (!in) {
+    std::fprintf(stderr, "error: %s: cannot read the file\n",
+                 options.config_path.c_str());
+    return kExitBadInput;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string base = fs::absolute(options.config_path).parent_path().string();
+  auto config = LoadConfigText(text.str(), options.config_path, base,
+                               fs::current_path().string());
+  if (!config.ok()) {
+    std::fprintf(stderr, "error: %s\n", config.message().c_str());
+    return kExitBadInput;
+  }
+  std::string db_path =
+      options.db_path.value_or(config.value().storage.value_or("tuner.db"));
+  auto store = storage::TrialStore::Open(db_path);
+  if (!store.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
+    return kExitFailure;
+  }
+  if (!config.value().seed_given) {
+    spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",
+                 config.value().searcher.seed);
+  }
+  std::string stored =
+      StoredConfigJson(config.value(), text.str(), options.config_path);
+  int code = RunSweep(config.value(), stored, db_path, *store.value());
+  if (code == kExitOk) {
+    QueryOptions best{db_path, config.value().name, 1, "table"};
+    std::printf("\n");
+    Best(best);
+  }
+  return code;
+}
+
+}  // namespace tuner::cli

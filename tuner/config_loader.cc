@@ -1,0 +1,355 @@
+#include "tuner/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tuner/config_values.h"
+
+namespace tuner {
+
+namespace {
+
+namespace fs = std::filesystem;
+using config::Fail;
+using config::Path;
+
+const std::vector<std::string> kTopKeys = {
+    "name",      "command",    "shell",   "metric",    "mode",
+    "time_attr", "search_space", "searcher", "num_trials", "scheduler",
+    "devices",   "env",        "workdir", "trial",     "storage"};
+
+core::Distribution ReadDistribution(const config::Reader& r,
+                                    const YAML::Node& node, const Path& path) {
+  static const std::vector<std::pair<std::string, core::Distribution>> kTypes =
+      {{"uniform", core::Distribution::kUniform},
+       {"loguniform", core::Distribution::kLogUniform},
+       {"quniform", core::Distribution::kQUniform},
+       {"randint", core::Distribution::kRandInt},
+       {"lograndint", core::Distribution::kLogRandInt},
+       {"choice", core::Distribution::kChoice},
+       {"grid", core::Distribution::kGrid}};
+  return r.Enum(node, path, kTypes);
+}
+
+void ReadRange(const config::Reader& r, const YAML::Node& node,
+               const Path& path, core::ParamSpec& spec, const std::string& type) {
+  bool integer = spec.distribution == core::Distribution::kRandInt ||
+                 spec.distribution == core::Distribution::kLogRandInt;
+  r.Keys(node, path, {"type", "low", "high", "q"});
+  spec.low = integer ? r.Int(r.Required(node, path, "low"), path / "low")
+                     : r.Number(r.Required(node, path, "low"), path / "low");
+  spec.high = integer ? r.Int(r.Required(node, path, "high"), path / "high")
+                      : r.Number(r.Required(node, path, "high"), path / "high");
+  if (spec.low >= spec.high) {
+    Fail(node["high"], path / "high",
+         type + " needs low < high (got low " + core::FormatDouble(spec.low) +
+             ", high " + core::FormatDouble(spec.high) + ")");
+  }
+  if (spec.distribution == core::Distribution::kLogUniform && spec.low <= 0) {
+    Fail(node["low"], path / "low",
+         "loguniform needs low > 0 (got " + core::FormatDouble(spec.low) + ")");
+  }
+  if (spec.distribution == core::Distribution::kLogRandInt && spec.low < 1) {
+    Fail(node["low"], path / "low",
+         "lograndint needs low >= 1 (got " + core::FormatDouble(spec.low) + ")");
+  }
+  if (spec.distribution == core::Distribution::kQUniform) {
+    spec.q = r.Number(r.Required(node, path, "q"), path / "q");
+    if (spec.q <= 0) Fail(node["q"], path / "q", "quniform needs q > 0");
+  } else if (node["q"]) {
+    Fail(node["q"], path / "q", "q applies to quniform only");
+  }
+}
+
+core::ParamSpec ReadParam(const config::Reader& r, const std::string& name,
+                          const YAML::Node& node, const Path& path) {
+  r.Map(node, path);
+  core::ParamSpec spec;
+  spec.name = name;
+  spec.distribution = ReadDistribution(r, r.Required(node, path, "type"),
+                                       path / "type");
+  std::string type = node["type"].Scalar();
+  if (spec.distribution == core::Distribution::kChoice ||
+      spec.distribution == core::Distribution::kGrid) {
+    r.Keys(node, path, {"type", "values"});
+    spec.values = r.Values(r.Required(node, path, "values"), path / "values");
+    if (spec.values.empty()) {
+      Fail(node["values"], path / "values", type + " needs at least one value");
+    }
+  } else {
+    ReadRange(r, node, path, spec, type);
+  }
+  return spec;
+}
+
+core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
+                            const Path& path) {
+  r.Map(node, path);
+  if (node.size() == 0) Fail(node, path, "needs at least one parameter");
+  core::SearchSpace space;
+  for (const auto& entry : node) {
+    std::string name = entry.first.Scalar();
+    if (!config::IsIdentifier(name)) {
+      Fail(entry.first, path / name,
+           "parameter names use letters, digits and '_'");
+    }
+    space.params.push_back(ReadParam(r, name, entry.second, path / name));
+  }
+  return space;
+}
+
+void ReadSearcher(const config::Reader& r, const YAML::Node& node,
+                  ExperimentConfig& c) {
+  Path path("searcher");
+  r.Map(node, path);
+  r.Keys(node, path, {"type", "seed"});
+  if (node["type"]) {
+    c.searcher.type = r.Enum<core::SearcherType>(node["type"], path / "type",
+                             {{"random", core::SearcherType::kRandom},
+                              {"grid", core::SearcherType::kGrid}});
+  }
+  if (node["seed"]) {
+    c.searcher.seed = static_cast<uint64_t>(r.Int(node["seed"], path / "seed"));
+    c.seed_given = true;
+  }
+  if (c.searcher.type != core::SearcherType::kGrid) return;
+  for (const auto& spec : c.space.params) {
+    if (spec.distribution != core::Distribution::kGrid &&
+        spec.distribution != core::Distribution::kChoice) {
+      Fail(node["type"], path / "type",
+           "grid search needs every parameter to be a grid or a choice; '" +
+               spec.name + "' is not");
+    }
+  }
+}
+
+void ReadScheduler(const config::Reader& r, const YAML::Node& node,
+                   ExperimentConfig& c) {
+  Path path("scheduler");
+  r.Map(node, path);
+  r.Keys(node, path, {"type", "max_t", "grace_period", "reduction_factor"});
+  auto& s = c.scheduler;
+  s.type = r.Enum<core::SchedulerType>(r.Required(node, path, "type"), path / "type",
+                  {{"asha", core::SchedulerType::kAsha},
+                   {"fifo", core::SchedulerType::kFifo}});
+  if (node["max_t"]) s.max_t = r.Number(node["max_t"], path / "max_t");
+  if (node["grace_period"]) {
+    s.grace_period = r.Number(node["grace_period"], path / "grace_period");
+  }
+  if (node["reduction_factor"]) {
+    s.reduction_factor =
+        r.Number(node["reduction_factor"], path / "reduction_factor");
+  }
+  if (s.type == core::SchedulerType::kAsha && !s.max_t) {
+    Fail(node, path / "max_t", "asha needs max_t");
+  }
+  if (s.max_t && *s.max_t <= 0) Fail(node["max_t"], path / "max_t", "must be > 0");
+  if (s.grace_period <= 0) {
+    Fail(node["grace_period"], path / "grace_period", "must be > 0");
+  }
+  if (s.reduction_factor <= 1) {
+    Fail(node["reduction_factor"], path / "reduction_factor", "must be > 1");
+  }
+  if (s.type == core::SchedulerType::kAsha && s.grace_period >= *s.max_t) {
+    Fail(node["grace_period"] ? node["grace_period"] : node, path / "grace_period",
+         "must be below max_t (" + core::FormatDouble(*s.max_t) + ")");
+  }
+}
+
+void ReadDevices(const config::Reader& r, const YAML::Node& node,
+                 ExperimentConfig& c) {
+  Path path("devices");
+  r.Map(node, path);
+  r.Keys(node, path, {"kind", "slots"});
+  if (node["kind"]) {
+    c.devices.kind = r.Enum<std::string>(node["kind"], path / "kind",
+                            {{"cpu", std::string("cpu")}});
+  }
+  if (node["slots"]) {
+    c.devices.slots = static_cast<int>(r.Int(node["slots"], path / "slots"));
+    if (c.devices.slots < 1 || c.devices.slots > 4096) {
+      Fail(node["slots"], path / "slots", "must be between 1 and 4096");
+    }
+  }
+}
+
+void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
+                     ExperimentConfig& c) {
+  Path path("trial");
+  r.Map(node, path);
+  r.Keys(node, path, {"timeout", "max_failures", "stop_grace"});
+  if (node["timeout"]) c.trial.timeout = r.Duration(node["timeout"], path / "timeout");
+  if (node["stop_grace"]) {
+    c.trial.stop_grace = r.Duration(node["stop_grace"], path / "stop_grace");
+  }
+  if (node["max_failures"]) {
+    c.trial.max_failures =
+        static_cast<int>(r.Int(node["max_failures"], path / "max_failures"));
+    if (c.trial.max_failures < 0) {
+      Fail(node["max_failures"], path / "max_failures", "must be >= 0");
+    }
+  }
+}
+
+std::string ReadCommand(const config::Reader& r, const YAML::Node& node) {
+  if (node.IsScalar()) return r.String(node, Path("command"));
+  if (!node.IsSequence() || node.size() == 0) {
+    Fail(node, Path("command"), "expected a command line or a list of words");
+  }
+  std::string joined;  // re-quoted, so that splitting gives the same words
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (i) joined += ' ';
+    joined += ShellQuoteWord(r.String(node[i], Path("command")));
+  }
+  return joined;
+}
+
+void CheckPlaceholders(const YAML::Node& node, const Path& path,
+                       const std::string& text, const ExperimentConfig& c) {
+  auto names = Placeholders(text);
+  if (!names.ok()) Fail(node, path, names.message());
+  std::vector<std::string> known = {"max_t", "trial_id", "trial_dir"};
+  for (const auto& spec : c.space.params) known.push_back(spec.name);
+  for (const auto& name : names.value()) {
+    if (name == "max_t" && !c.scheduler.max_t) {
+      Fail(node, path, "{max_t} needs scheduler.max_t");
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string hint = DidYouMean(name, known);
+      Fail(node, path,
+           "placeholder {" + name + "} names no parameter" +
+               (hint.empty() ? "" : " (did you mean {" + hint + "}?)"));
+    }
+  }
+}
+
+void ReadOptional(const config::Reader& r, const YAML::Node& root,
+                  ExperimentConfig& c) {
+  if (auto n = root["shell"]) c.shell = r.Bool(n, Path("shell"));
+  if (auto n = root["time_attr"]) c.time_attr = r.String(n, Path("time_attr"));
+  if (auto n = root["searcher"]) ReadSearcher(r, n, c);
+  if (auto n = root["scheduler"]) {
+    ReadScheduler(r, n, c);
+  } else {
+    c.scheduler.type = core::SchedulerType::kFifo;
+  }
+  if (auto n = root["devices"]) ReadDevices(r, n, c);
+  if (auto n = root["trial"]) ReadTrialPolicy(r, n, c);
+  if (auto n = root["storage"]) c.storage = r.String(n, Path("storage"));
+  if (auto n = root["env"]) {
+    r.Map(n, Path("env"));
+    for (const auto& entry : n) {
+      std::string key = entry.first.Scalar();
+      c.env.emplace_back(key, r.String(entry.second, Path("env") / key));
+      CheckPlaceholders(entry.second, Path("env") / key, c.env.back().second, c);
+    }
+  }
+}
+
+void ReadNumTrials(const config::Reader& r, const YAML::Node& root,
+                   ExperimentConfig& c) {
+  int64_t grid_size = 1;
+  for (const auto& spec : c.space.params) {
+    bool axis = spec.distribution == core::Distribution::kGrid ||
+                (c.searcher.type == core::SearcherType::kGrid &&
+                 spec.distribution == core::Distribution::kChoice);
+    if (axis) grid_size *= static_cast<int64_t>(spec.values.size());
+  }
+  if (auto n = root["num_trials"]) {
+    c.num_trials = r.Int(n, Path("num_trials"));
+    if (c.num_trials < 1) Fail(n, Path("num_trials"), "must be >= 1");
+    if (c.searcher.type == core::SearcherType::kGrid &&
+        c.num_trials > grid_size) {
+      Fail(n, Path("num_trials"),
+           "the grid has only " + std::to_string(grid_size) + " combinations");
+    }
+  } else if (c.searcher.type == core::SearcherType::kGrid) {
+    c.num_trials = grid_size;
+  } else {
+    Fail(root, Path("num_trials"), "required with searcher random");
+  }
+}
+
+ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
+                            const std::string& base_dir,
+                            const std::string& default_workdir) {
+  if (!root.IsMap()) Fail(root, Path(""), "expected a mapping of keys");
+  r.Keys(root, Path(""), kTopKeys);
+  ExperimentConfig c;
+  c.name = r.String(r.Required(root, Path(""), "name"), Path("name"));
+  if (!config::IsName(c.name)) {
+    Fail(root["name"], Path("name"),
+         "use letters, digits, '.', '_' and '-' (at most 128)");
+  }
+  const YAML::Node& command = r.Required(root, Path(""), "command");
+  c.command = ReadCommand(r, command);
+  c.metric = r.String(r.Required(root, Path(""), "metric"), Path("metric"));
+  c.mode = r.Enum<core::Mode>(r.Required(root, Path(""), "mode"), Path("mode"),
+                  {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});
+  c.space = ReadSpace(r, r.Required(root, Path(""), "search_space"),
+                      Path("search_space"));
+  ReadOptional(r, root, c);
+  c.scheduler.mode = c.mode;
+  ReadNumTrials(r, root, c);
+  auto words = SplitCommand(c.command);
+  if (!words.ok()) Fail(command, Path("command"), words.message());
+  if (words.value().empty()) Fail(command, Path("command"), "is empty");
+  CheckPlaceholders(command, Path("command"), c.command, c);
+  fs::path workdir = default_workdir;
+  if (auto n = root["workdir"]) {
+    workdir = fs::path(base_dir) / r.String(n, Path("workdir"));
+  }
+  c.workdir = fs::weakly_canonical(fs::absolute(workdir)).string();
+  if (!c.seed_given) c.searcher.seed = std::random_device{}();
+  return c;
+}
+
+}  // namespace
+
+std::string DidYouMean(const std::string& word,
+                       const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& candidate : candidates) {
+    size_t d = config::EditDistance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+core::Result<ExperimentConfig> LoadConfigText(const std::string& text,
+                                              const std::string& origin,
+                                              const std::string& base_dir,
+                                              const std::string& default_workdir) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    return ReadConfig(config::Reader(), root, base_dir, default_workdir);
+  } catch (const config::LoadError& e) {
+    return core::InvalidArgument(origin + ":" + e.what());
+  } catch (const YAML::Exception& e) {
+    return core::InvalidArgument(origin + ":" + std::to_string(e.mark.line + 1) +
+                                 ": invalid YAML: " + e.msg);
+  }
+}
+
+core::Result<ExperimentConfig> LoadConfigFile(const std::string& path,
+                                              const std::string& default_workdir) {
+  std::ifstream in(path);
+  if (!in) return core::NotFound(path + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string base = fs::absolute(fs::path(path)).parent_path().string();
+  return LoadConfigText(text.str(), path, base, default_workdir);
+}
+
+}  // namespace tuner

@@ -1,0 +1,180 @@
+#include "tuner/config_values.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "tuner/config_loader.h"
+
+namespace tuner::config {
+
+namespace {
+
+std::string Describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  return "'" + node.Scalar() + "'";
+}
+
+bool IsPlainScalar(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() != "!";
+}
+
+}  // namespace
+
+void Fail(const YAML::Node& node, const Path& path, const std::string& message) {
+  int line = 1;
+  if (node.IsDefined() && node.Mark().line >= 0) line = node.Mark().line + 1;
+  throw LoadError(std::to_string(line) + ": " +
+                  (path.str().empty() ? "" : path.str() + ": ") + message);
+}
+
+void Reader::Map(const YAML::Node& node, const Path& path) const {
+  if (!node.IsMap()) Fail(node, path, "expected a mapping, got " + Describe(node));
+}
+
+void Reader::Keys(const YAML::Node& node, const Path& path,
+                  const std::vector<std::string>& allowed) const {
+  for (const auto& entry : node) {
+    std::string key = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+      continue;
+    }
+    std::string hint = DidYouMean(key, allowed);
+    Fail(entry.first, path / key,
+         "unknown key" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+}
+
+YAML::Node Reader::Required(const YAML::Node& node, const Path& path,
+                            const std::string& key) const {
+  YAML::Node value = node[key];
+  if (!value.IsDefined() || value.IsNull()) Fail(node, path / key, "required");
+  return value;
+}
+
+std::string Reader::String(const YAML::Node& node, const Path& path) const {
+  if (!node.IsScalar()) Fail(node, path, "expected text, got " + Describe(node));
+  return node.Scalar();
+}
+
+double Reader::Number(const YAML::Node& node, const Path& path) const {
+  double value = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) ||
+      std::isnan(value)) {
+    Fail(node, path, "expected a number, got " + Describe(node));
+  }
+  return value;
+}
+
+int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
+  int64_t value = 0;
+  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
+    Fail(node, path, "expected an integer, got " + Describe(node));
+  }
+  return value;
+}
+
+bool Reader::Bool(const YAML::Node& node, const Path& path) const {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+    Fail(node, path, "expected true or false, got " + Describe(node));
+  }
+  return value;
+}
+
+std::chrono::milliseconds Reader::Duration(const YAML::Node& node,
+                                           const Path& path) const {
+  std::string text = String(node, path);
+  double scale = 1000;
+  for (auto [suffix, factor] : {std::pair<const char*, double>{"ms", 1},
+                                {"s", 1000},
+                                {"m", 60000},
+                                {"h", 3600000}}) {
+    std::string s(suffix);
+    if (text.size() > s.size() && text.ends_with(s)) {
+      text.resize(text.size() - s.size());
+      scale = factor;
+      break;
+    }
+  }
+  double amount = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), amount);
+  if (ec != std::errc() || end != text.data() + text.size() || !(amount > 0)) {
+    Fail(node, path,
+         "expected a duration such as 90, 90s, 10m or 2h, got " + Describe(node));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(amount * scale));
+}
+
+std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
+                                             const Path& path) const {
+  if (!node.IsSequence()) Fail(node, path, "expected a list, got " + Describe(node));
+  std::vector<core::ParamValue> values;
+  for (const auto& item : node) {
+    if (!item.IsScalar()) Fail(item, path, "values must be scalars");
+    const std::string& text = item.Scalar();
+    int64_t i = 0;
+    double d = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (!IsPlainScalar(item)) {
+      values.emplace_back(text);
+    } else if (ec == std::errc() && end == text.data() + text.size()) {
+      values.emplace_back(i);
+    } else if (YAML::convert<double>::decode(item, d) && !std::isnan(d)) {
+      values.emplace_back(d);
+    } else if (text == "true" || text == "false") {
+      values.emplace_back(text == "true");
+    } else {
+      values.emplace_back(text);
+    }
+  }
+  return values;
+}
+
+void Reader::FailChoice(const YAML::Node& node, const Path& path,
+                        const std::string& text,
+                        const std::vector<std::string>& names) const {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : " | ") + name;
+  std::string hint = DidYouMean(text, names);
+  Fail(node, path,
+       "'" + text + "' is not one of " + list +
+           (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+}
+
+bool IsIdentifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_';
+  });
+}
+
+bool IsName(const std::string& text) {
+  if (text.empty() || text.size() > 128 || text[0] == '.') return false;
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace tuner::config

@@ -1,0 +1,86 @@
+// Typed reading of YAML nodes, with errors that name the line and the key.
+#ifndef TUNER_TUNER_CONFIG_VALUES_H_
+#define TUNER_TUNER_CONFIG_VALUES_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tuner/command_template.h"
+#include "tuner/core/param_value.h"
+
+// Internal to config_loader.cc; LoadError never leaves LoadConfigText().
+namespace tuner::config {
+
+// "<line>: <key path>: <message>"; the loader prefixes the file name.
+class LoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A dotted key path such as search_space.lr.low.
+class Path {
+ public:
+  explicit Path(std::string text) : text_(std::move(text)) {}
+  Path operator/(const std::string& key) const {
+    return Path(text_.empty() ? key : text_ + "." + key);
+  }
+  const std::string& str() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+[[noreturn]] void Fail(const YAML::Node& node, const Path& path,
+                       const std::string& message);
+
+// Typed getters: each fails with a LoadError on a value of the wrong kind.
+class Reader {
+ public:
+  void Map(const YAML::Node& node, const Path& path) const;
+  // Fails on a key of `node` not in `allowed`, suggesting the closest one.
+  void Keys(const YAML::Node& node, const Path& path,
+            const std::vector<std::string>& allowed) const;
+  YAML::Node Required(const YAML::Node& node, const Path& path,
+                      const std::string& key) const;
+  std::string String(const YAML::Node& node, const Path& path) const;
+  double Number(const YAML::Node& node, const Path& path) const;
+  int64_t Int(const YAML::Node& node, const Path& path) const;
+  bool Bool(const YAML::Node& node, const Path& path) const;
+  // A positive duration: seconds as a number, or "500ms", "90s", "10m", "2h".
+  std::chrono::milliseconds Duration(const YAML::Node& node,
+                                     const Path& path) const;
+  // A list of scalars: integers, reals, true/false, else strings.
+  std::vector<core::ParamValue> Values(const YAML::Node& node,
+                                       const Path& path) const;
+
+  template <typename T>
+  T Enum(const YAML::Node& node, const Path& path,
+         const std::vector<std::pair<std::string, T>>& options) const {
+    std::string text = String(node, path);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) {
+      if (name == text) return value;
+      names.push_back(name);
+    }
+    FailChoice(node, path, text, names);
+  }
+
+ private:
+  [[noreturn]] void FailChoice(const YAML::Node& node, const Path& path,
+                               const std::string& text,
+                               const std::vector<std::string>& names) const;
+};
+
+bool IsIdentifier(const std::string& text);
+// Experiment names: letters, digits, '.', '_' and '-', at most 128.
+bool IsName(const std::string& text);
+size_t EditDistance(const std::string& a, const std::string& b);
+
+}  // namespace tuner::config
+
+#endif  // TUNER_TUNER_CONFIG_VALUES_H_

@@ -1,0 +1,37 @@
+// The search space of an experiment: one ParamSpec per parameter.
+#ifndef TUNER_CORE_SEARCH_SPACE_H_
+#define TUNER_CORE_SEARCH_SPACE_H_
+
+#include <string>
+#include <vector>
+
+#include "tuner/core/param_value.h"
+
+namespace tuner::core {
+
+enum class Distribution {
+  kUniform,     // real in [low, high)
+  kLogUniform,  // real in [low, high), uniform in log space; low > 0
+  kQUniform,    // uniform, rounded to a multiple of q, clamped to [low, high]
+  kRandInt,     // integer in [low, high], both inclusive
+  kLogRandInt,  // integer in [low, high], uniform in log space; low >= 1
+  kChoice,      // one of `values`, sampled
+  kGrid,        // every one of `values`: the cross product of grid params
+};
+
+struct ParamSpec {
+  std::string name;
+  Distribution distribution = Distribution::kUniform;
+  double low = 0;
+  double high = 0;
+  double q = 0;                    // kQUniform only
+  std::vector<ParamValue> values;  // kChoice and kGrid only
+};
+
+struct SearchSpace {
+  std::vector<ParamSpec> params;  // declaration order
+};
+
+}  // namespace tuner::core
+
+#endif  // TUNER_CORE_SEARCH_SPACE_H_

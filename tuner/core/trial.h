@@ -1,0 +1,80 @@
+// Trial identity, status and the decisions a scheduler takes on reports.
+#ifndef TUNER_CORE_TRIAL_H_
+#define TUNER_CORE_TRIAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace tuner::core {
+
+// Unique within a database; also the name of the trial's directory.
+using TrialId = int64_t;
+
+enum class TrialStatus { kPending, kRunning, kCompleted, kStopped, kFailed };
+
+inline std::string_view ToString(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::kPending: return "pending";
+    case TrialStatus::kRunning: return "running";
+    case TrialStatus::kCompleted: return "completed";
+    case TrialStatus::kStopped: return "stopped";
+    case TrialStatus::kFailed: return "failed";
+  }
+  return "unknown";
+}
+
+inline std::optional<TrialStatus> ParseTrialStatus(std::string_view text) {
+  for (auto s : {TrialStatus::kPending, TrialStatus::kRunning,
+                 TrialStatus::kCompleted, TrialStatus::kStopped,
+                 TrialStatus::kFailed}) {
+    if (ToString(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+// Whether larger or smaller objective values are better.
+enum class Mode { kMax, kMin };
+
+inline std::string_view ToString(Mode mode) {
+  return mode == Mode::kMax ? "max" : "min";
+}
+
+// What happens to a trial after one of its reports was judged.
+enum class Action {
+  kContinue,  // keep training
+  kStop,      // stop it now: it lost at a rung (or reported a non-finite value)
+  kComplete,  // it reached max_t: it is done
+};
+
+inline std::string_view ToString(Action action) {
+  switch (action) {
+    case Action::kContinue: return "continue";
+    case Action::kStop: return "stop";
+    case Action::kComplete: return "complete";
+  }
+  return "unknown";
+}
+
+// The judgement of one trial at one rung: its value was ranked `rank` (1 is
+// best) among the `n` values recorded at that rung, its own included.
+struct RungDecision {
+  int rung = 0;          // index of the rung, 0 = lowest
+  double milestone = 0;  // the rung's resource level in time_attr units
+  double value = 0;      // the objective as reported (not sign-flipped)
+  int64_t rank = 0;
+  int64_t n = 0;
+  bool continues = false;
+};
+
+// The outcome of one report: the action, and one RungDecision per rung the
+// report reached (lowest first; none when it crossed no rung).
+struct Decision {
+  Action action = Action::kContinue;
+  std::vector<RungDecision> rungs;
+};
+
+}  // namespace tuner::core
+
+#endif  // TUNER_CORE_TRIAL_H_

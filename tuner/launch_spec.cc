@@ -1,0 +1,112 @@
+#include "tuner/launch_spec.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "tuner/command_template.h"
+
+namespace tuner {
+
+namespace {
+
+using Lookup = std::function<std::optional<std::string>(std::string_view)>;
+
+Lookup MakeLookup(const ExperimentConfig& config, const TrialContext& trial,
+                  bool quote) {
+  return [&config, &trial, quote](std::string_view name) {
+    std::optional<std::string> value;
+    if (name == "max_t" && config.scheduler.max_t) {
+      value = core::FormatDouble(*config.scheduler.max_t);
+    } else if (name == "trial_id") {
+      value = std::to_string(trial.id);
+    } else if (name == "trial_dir") {
+      value = trial.trial_dir;
+    } else {
+      for (const auto& [key, v] : *trial.params) {
+        if (key == name) value = core::FormatParamValue(v);
+      }
+    }
+    if (value && quote) value = ShellQuote(*value);
+    return value;
+  };
+}
+
+bool UsesParam(std::string_view word, const std::string& name) {
+  auto names = Placeholders(word);
+  if (!names.ok()) return false;
+  return std::find(names.value().begin(), names.value().end(), name) !=
+         names.value().end();
+}
+
+bool HasPlaceholder(std::string_view word) {
+  auto names = Placeholders(word);
+  return !names.ok() || !names.value().empty();
+}
+
+}  // namespace
+
+core::Result<runner::SpawnRequest> BuildSpawnRequest(
+    const ExperimentConfig& config, const TrialContext& trial,
+    const runner::EnvVars& slot_env) {
+  runner::SpawnRequest request;
+  if (config.shell) {
+    request.argv = {"/bin/sh", "-c",
+                    Fill(config.command, MakeLookup(config, trial, true))};
+  } else {
+    auto words = SplitCommand(config.command);
+    if (!words.ok()) return words.error();
+    Lookup lookup = MakeLookup(config, trial, false);
+    for (const auto& word : words.value()) request.argv.push_back(Fill(word, lookup));
+  }
+  request.cwd = config.workdir;
+  request.stdout_path = trial.trial_dir + "/stdout.log";
+  request.stderr_path = trial.trial_dir + "/stderr.log";
+  request.env = {{"TUNER_TRIAL_ID", std::to_string(trial.id)},
+                 {"TUNER_TRIAL_DIR", trial.trial_dir},
+                 {"TUNER_EXPERIMENT", config.name},
+                 {"PYTHONUNBUFFERED", "1"}};
+  request.env.insert(request.env.end(), slot_env.begin(), slot_env.end());
+  Lookup lookup = MakeLookup(config, trial, false);
+  for (const auto& [key, value] : config.env) {
+    request.env.emplace_back(key, Fill(value, lookup));
+  }
+  return request;
+}
+
+std::string ParamsJson(const core::Params& params) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : params) {
+    std::visit([&](const auto& v) { object[name] = v; }, value);
+  }
+  return object.dump(2);
+}
+
+std::string FlagsFor(const ExperimentConfig& config, const core::Params& params) {
+  auto words = SplitCommand(config.command);
+  std::vector<std::string> argv = words.ok() ? words.value()
+                                             : std::vector<std::string>();
+  TrialContext trial{0, &params, "{trial_dir}"};
+  Lookup lookup = MakeLookup(config, trial, false);
+  std::string out;
+  auto add = [&out](const std::string& word) {
+    out += (out.empty() ? "" : " ") + ShellQuoteWord(word);
+  };
+  for (const auto& [name, value] : params) {
+    bool found = false;
+    for (size_t i = 0; i < argv.size() && !found; ++i) {
+      if (!UsesParam(argv[i], name)) continue;
+      found = true;
+      if (i > 0 && argv[i - 1].starts_with("-") && !HasPlaceholder(argv[i - 1])) {
+        add(argv[i - 1]);
+      }
+      add(Fill(argv[i], lookup));
+    }
+    if (!found) {
+      add("--" + name);
+      add(core::FormatParamValue(value));
+    }
+  }
+  return out;
+}
+
+}  // namespace tuner

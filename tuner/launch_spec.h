@@ -1,0 +1,41 @@
+// What one trial runs: its argv and env, from the config and its params.
+#ifndef TUNER_TUNER_LAUNCH_SPEC_H_
+#define TUNER_TUNER_LAUNCH_SPEC_H_
+
+#include <string>
+
+#include "trial_runner/spawn.h"
+#include "tuner/core/param_value.h"
+#include "tuner/core/result.h"
+#include "tuner/core/trial.h"
+#include "tuner/experiment_config.h"
+
+namespace tuner {
+
+struct TrialContext {
+  core::TrialId id = 0;
+  const core::Params* params = nullptr;
+  std::string trial_dir;  // absolute
+};
+
+// The trial's command with every placeholder filled. Without `shell`, the
+// template is split into words first and each word is filled, so a value
+// is always exactly one argument and never shell syntax; with `shell`, the
+// values are shell-quoted into `/bin/sh -c`. The env is: the tuner's own,
+// then TUNER_TRIAL_ID, TUNER_TRIAL_DIR, TUNER_EXPERIMENT, PYTHONUNBUFFERED=1,
+// then `slot_env`, then the config's `env` (filled too).
+core::Result<runner::SpawnRequest> BuildSpawnRequest(
+    const ExperimentConfig& config, const TrialContext& trial,
+    const runner::EnvVars& slot_env);
+
+// The params as a JSON object (written to the trial dir as params.json).
+std::string ParamsJson(const core::Params& params);
+
+// The command-line flags that carry `params` in the config's command
+// ("--lr 0.01 --hidden 64"); params the command does not use are given as
+// --name value.
+std::string FlagsFor(const ExperimentConfig& config, const core::Params& params);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_LAUNCH_SPEC_H_

@@ -1,0 +1,56 @@
+// tuner: hyperparameter sweeps with asynchronous successive halving.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+
+#include "tuner/cli.h"
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("tuner");
+  logger->set_pattern("tuner: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"tuner: hyperparameter sweeps with asynchronous successive halving"};
+  app.require_subcommand(1);
+  std::string db = "tuner.db";
+  app.add_option("--db", db, "SQLite database (default ./tuner.db)");
+
+  tuner::cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "run a sweep to its end");
+  run_cmd->add_option("config", run.config_path, "experiment YAML")->required();
+
+  tuner::cli::QueryOptions query;
+  auto* best = app.add_subcommand("best", "the best trials of an experiment");
+  best->add_option("name", query.name, "experiment name")->required();
+  best->add_option("--top", query.top, "how many (default 1)")
+      ->check(CLI::PositiveNumber);
+  best->add_option("--format", query.format, "table | json | yaml | args")
+      ->check(CLI::IsMember({"table", "json", "yaml", "args"}));
+
+  auto* trials = app.add_subcommand("trials", "every trial of an experiment");
+  trials->add_option("name", query.name, "experiment name")->required();
+  trials->add_option("--format", query.format, "table | json | yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}));
+
+  auto* status = app.add_subcommand("status", "experiments and their progress");
+  status->add_option("name", query.name, "only this experiment");
+
+  for (auto* sub : {run_cmd, best, trials, status}) {
+    sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : tuner::cli::kExitBadInput;
+  }
+  query.db_path = db;
+  if (*run_cmd) {
+    if (app.count("--db") + run_cmd->count("--db") > 0) run.db_path = db;
+    return tuner::cli::Run(run);
+  }
+  if (*best) return tuner::cli::Best(query);
+  if (*trials) return tuner::cli::Trials(query);
+  return tuner::cli::Status(query);
+}

@@ -1,0 +1,325 @@
+#include "tuner/sweep.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "schedulers/factory.h"
+#include "tuner/launch_spec.h"
+
+namespace tuner {
+
+namespace fs = std::filesystem;
+
+struct Sweep::LiveTrial {
+  core::TrialId id = 0;
+  int64_t index = 0;
+  core::Params params;
+  int slot = -1;
+  int attempt = 0;
+  int64_t seq = 0;              // reports stored, all attempts
+  int64_t judged = 0;           // reports judged, all attempts
+  int64_t attempt_reports = 0;  // objective reports in this attempt
+  std::optional<double> last_time;     // of the last judged report
+  std::optional<double> replay_until;  // a retry repeats reports up to here
+  core::Action verdict = core::Action::kContinue;
+  std::optional<double> stop_time;
+  std::optional<int64_t> exit_code;
+  std::string reason;
+  std::string seen_keys;  // of the first report, for error hints
+};
+
+namespace {
+
+std::string DescribeExit(const runner::TrialExit& exit) {
+  if (exit.signal) {
+    return "killed by signal " + std::to_string(exit.signal) + " (" +
+           sigabbrev_np(exit.signal) + ")";
+  }
+  return "exit code " + std::to_string(exit.exit_code.value_or(-1));
+}
+
+std::string KeysOf(const core::Metrics& metrics) {
+  std::string keys;
+  for (const auto& [name, value] : metrics) keys += (keys.empty() ? "" : ", ") + name;
+  return keys;
+}
+
+}  // namespace
+
+Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
+             storage::TrialStore& store, ProgressSink& progress,
+             Options options)
+    : io_(io),
+      config_(config),
+      store_(store),
+      progress_(progress),
+      options_(std::move(options)),
+      searcher_(schedulers::MakeSearcher(config.searcher, config.space)),
+      scheduler_(schedulers::MakeTrialScheduler(config.scheduler)),
+      slots_(config.devices.slots, options_.cpus),
+      runner_(io, *this) {
+  counts_.total = config.num_trials;
+}
+
+Sweep::~Sweep() { (void)store_.Commit(); }
+
+core::Status Sweep::Start() {
+  storage::ExperimentRecord record;
+  record.name = config_.name;
+  record.status = "running";
+  record.metric = config_.metric;
+  record.mode = config_.mode;
+  record.time_attr = config_.time_attr;
+  record.max_t = config_.scheduler.max_t;
+  record.config_json = options_.config_json;
+  auto id = store_.CreateExperiment(record);
+  if (!id.ok()) return id.status();
+  experiment_ = id.value();
+  TUNER_RETURN_IF_ERROR(store_.Commit());
+  FillSlots();
+  CheckDone();
+  return core::Status::Ok();
+}
+
+void Sweep::Interrupt(bool force) {
+  interrupting_ = true;
+  if (force) {
+    runner_.KillAll();
+  } else {
+    for (auto& [id, trial] : live_) runner_.Stop(id);
+  }
+  CheckDone();
+}
+
+bool Sweep::Check(const core::Status& status) {
+  if (status.ok()) return true;
+  if (error_.empty()) {
+    error_ = status.message();
+    spdlog::error("storage failed, stopping the sweep: {}", error_);
+  }
+  if (!interrupting_) Interrupt(false);
+  return false;
+}
+
+void Sweep::ScheduleCommit() {
+  if (commit_pending_) return;
+  commit_pending_ = true;
+  boost::asio::post(io_, [this] {
+    commit_pending_ = false;
+    Check(store_.Commit());
+  });
+}
+
+TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
+  return TrialEvent{trial.id, &trial.params, trial.attempt};
+}
+
+void Sweep::FillSlots() {
+  while (!interrupting_ && !exhausted_ && next_index_ < config_.num_trials &&
+         slots_.free() > 0) {
+    auto params = searcher_->Suggest(next_index_);
+    if (!params) {
+      exhausted_ = true;
+      break;
+    }
+    auto id = store_.AddTrial(experiment_, next_index_, *params);
+    if (!Check(id.status())) return;
+    ++next_index_;
+    ++counts_.started;
+    auto trial = std::make_unique<LiveTrial>();
+    trial->id = id.value();
+    trial->index = next_index_ - 1;
+    trial->params = std::move(*params);
+    LiveTrial& ref = *trial;
+    live_.emplace(ref.id, std::move(trial));
+    if (!Launch(ref)) {
+      core::TrialId failed = ref.id;
+      Finish(ref, core::TrialStatus::kFailed, ref.reason);
+      live_.erase(failed);
+    }
+  }
+}
+
+bool Sweep::Launch(LiveTrial& trial) {
+  auto lease = slots_.Acquire();
+  if (!lease) return (trial.reason = "no free slot"), false;
+  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
+  auto request = BuildSpawnRequest(config_, {trial.id, &trial.params, dir},
+                                   lease->env);
+  bool stored = request.ok() && Check(store_.MarkRunning(trial.id)) &&
+                Check(store_.Commit());
+  core::Status started =
+      request.ok() && stored
+          ? runner_.Start({trial.id, request.value(), config_.trial.timeout,
+                           config_.trial.stop_grace})
+          : core::Status(core::Internal(request.ok() ? error_
+                                                     : request.message()));
+  if (!started.ok()) {
+    slots_.Release(lease->slot);
+    trial.reason = started.message();
+    return false;
+  }
+  trial.slot = lease->slot;
+  ++trial.attempt;
+  ++counts_.running;
+  progress_.TrialStarted(EventOf(trial), counts_);
+  return true;
+}
+
+void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  LiveTrial& trial = *it->second;
+  if (trial.verdict != core::Action::kContinue) return;  // decided: discard
+  std::optional<double> value = core::FindMetric(metrics, config_.metric);
+  if (value) ++trial.attempt_reports;
+  std::optional<double> time =
+      config_.time_attr == "report"
+          ? (value ? std::optional<double>(trial.attempt_reports) : std::nullopt)
+          : core::FindMetric(metrics, config_.time_attr);
+  if (trial.replay_until && time && *time <= *trial.replay_until) return;
+  if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
+  storage::ReportRecord report{id, ++trial.seq, time, value, std::move(metrics)};
+  if (!Check(store_.AppendReport(report, config_.mode))) return;
+  ScheduleCommit();
+  if (value && time && (!trial.last_time || *time > *trial.last_time)) {
+    Judge(trial, *time, *value);
+  }
+}
+
+void Sweep::Judge(LiveTrial& trial, double time, double value) {
+  core::Decision decision = scheduler_->OnReport(trial.id, time, value);
+  for (const auto& rung : decision.rungs) {
+    if (!Check(store_.AppendDecision({trial.id, rung}))) return;
+  }
+  trial.last_time = time;
+  ++trial.judged;
+  progress_.TrialReported(EventOf(trial), time, value, decision, counts_);
+  if (decision.action == core::Action::kContinue) return;
+  trial.verdict = decision.action;
+  if (!Check(store_.Commit())) return;
+  if (decision.action == core::Action::kComplete) {
+    runner_.StopAfter(trial.id, config_.trial.stop_grace);
+    return;
+  }
+  if (decision.rungs.empty()) {
+    trial.stop_time = time;
+    trial.reason = config_.metric + " is " + core::FormatDouble(value);
+  } else {
+    const core::RungDecision& rung = decision.rungs.back();
+    trial.stop_time = rung.milestone;
+    trial.reason = "rung " + core::FormatDouble(rung.milestone) + ": rank " +
+                   std::to_string(rung.rank) + " of " + std::to_string(rung.n);
+    if (!std::isfinite(value)) trial.reason += ", non-finite value";
+  }
+  runner_.Stop(trial.id);
+}
+
+std::optional<core::TrialStatus> Sweep::EndStatus(
+    const LiveTrial& trial, const runner::TrialExit& exit,
+    std::string& reason) const {
+  using core::TrialStatus;
+  if (trial.verdict == core::Action::kStop) {
+    reason = trial.reason;
+    return TrialStatus::kStopped;
+  }
+  if (trial.verdict == core::Action::kComplete) return TrialStatus::kCompleted;
+  if (interrupting_ && exit.stop_requested) {
+    reason = "interrupted";
+    return TrialStatus::kStopped;
+  }
+  if (exit.timed_out) {
+    reason = "timed out after " +
+             core::FormatDouble(config_.trial.timeout.count() / 1000.0) + " s";
+    return TrialStatus::kFailed;
+  }
+  if (exit.exit_code == 0) {
+    if (trial.judged > 0) return TrialStatus::kCompleted;
+    reason = "exited 0 without reporting '" + config_.metric + "'" +
+             (config_.time_attr == "report" ? ""
+                                            : " with '" + config_.time_attr + "'");
+    if (!trial.seen_keys.empty()) reason += "; its reports had: " + trial.seen_keys;
+    return TrialStatus::kFailed;
+  }
+  reason = DescribeExit(exit);
+  if (trial.attempt <= config_.trial.max_failures && !interrupting_) {
+    return std::nullopt;  // retry
+  }
+  return TrialStatus::kFailed;
+}
+
+void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  LiveTrial& trial = *it->second;
+  slots_.Release(trial.slot);
+  trial.slot = -1;
+  --counts_.running;
+  if (exit.exit_code) trial.exit_code = *exit.exit_code;
+  if (exit.signal) trial.exit_code = -exit.signal;
+  std::string reason;
+  auto status = EndStatus(trial, exit, reason);
+  if (!status) {
+    spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
+                 reason, trial.attempt + 1, config_.trial.max_failures + 1);
+    Retry(trial);
+  } else {
+    Finish(trial, *status, reason);
+    live_.erase(it);
+  }
+  FillSlots();
+  CheckDone();
+}
+
+void Sweep::Retry(LiveTrial& trial) {
+  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::string suffix = ".attempt-" + std::to_string(trial.attempt) + ".log";
+  std::error_code ec;
+  fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);
+  fs::rename(dir + "/stderr.log", dir + "/stderr" + suffix, ec);
+  trial.replay_until = trial.last_time;
+  trial.attempt_reports = 0;
+  if (!Launch(trial)) {
+    core::TrialId failed = trial.id;
+    Finish(trial, core::TrialStatus::kFailed, trial.reason);
+    live_.erase(failed);
+  }
+}
+
+void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
+                   const std::string& reason) {
+  storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
+  Check(store_.FinishTrial(trial.id, end));
+  Check(store_.Commit());
+  if (status == core::TrialStatus::kCompleted) ++counts_.completed;
+  if (status == core::TrialStatus::kStopped) ++counts_.stopped;
+  if (status == core::TrialStatus::kFailed) ++counts_.failed;
+  progress_.TrialEnded(EventOf(trial), status, reason, counts_);
+}
+
+void Sweep::CheckDone() {
+  if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
+  bool more = next_index_ < config_.num_trials && !exhausted_;
+  if (more && !interrupting_) return;
+  outcome_ = !error_.empty()   ? SweepOutcome::kFailed
+             : interrupting_ ? SweepOutcome::kInterrupted
+                             : SweepOutcome::kFinished;
+  std::string status = outcome_ == SweepOutcome::kFinished ? "finished"
+                                                           : "interrupted";
+  if (experiment_ != 0) {
+    (void)store_.SetExperimentStatus(experiment_, status);
+    (void)store_.Commit();
+  }
+  progress_.SweepEnded(status, counts_);
+  if (options_.on_finished) options_.on_finished();
+}
+
+}  // namespace tuner

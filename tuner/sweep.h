@@ -1,0 +1,99 @@
+// Sweep: runs one experiment to its end on an Asio event loop.
+#ifndef TUNER_TUNER_SWEEP_H_
+#define TUNER_TUNER_SWEEP_H_
+
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "schedulers/searcher.h"
+#include "schedulers/trial_scheduler.h"
+#include "storage/trial_store.h"
+#include "trial_runner/local_runner.h"
+#include "trial_runner/slot_pool.h"
+#include "tuner/experiment_config.h"
+#include "tuner/progress.h"
+
+namespace tuner {
+
+// How a sweep ended.
+enum class SweepOutcome { kRunning, kFinished, kInterrupted, kFailed };
+
+// Moves data between the modules: runner report → storage (append) →
+// scheduler (decide) → storage (decision) → runner (act). Every write is
+// committed before the action that depends on it (a launch, a stop), and
+// bursts of reports share one commit. Not thread-safe: everything runs on
+// the io_context's thread.
+class Sweep : public runner::RunnerObserver {
+ public:
+  struct Options {
+    std::string config_json;  // stored with the experiment
+    std::string trials_root;  // trials/<id>/ live here
+    int cpus = 1;
+    std::function<void()> on_finished;  // called once, when the sweep ends
+  };
+
+  Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
+        storage::TrialStore& store, ProgressSink& progress, Options options);
+  ~Sweep() override;
+
+  // Registers the experiment and starts the first trials. Fails if the
+  // experiment exists already or the database cannot be written.
+  core::Status Start();
+  // Stops every trial (SIGTERM, then SIGKILL after the grace period; at once
+  // when `force`) and ends the sweep as interrupted once they have exited.
+  void Interrupt(bool force);
+
+  SweepOutcome outcome() const { return outcome_; }
+  // The first storage error, when the outcome is kFailed.
+  const std::string& error() const { return error_; }
+  const SweepCounts& counts() const { return counts_; }
+
+  // runner::RunnerObserver
+  void OnMetrics(core::TrialId trial, core::Metrics metrics) override;
+  void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
+
+ private:
+  struct LiveTrial;
+  void FillSlots();
+  bool Launch(LiveTrial& trial);
+  void Judge(LiveTrial& trial, double time, double value);
+  void Retry(LiveTrial& trial);
+  std::optional<core::TrialStatus> EndStatus(const LiveTrial& trial,
+                                             const runner::TrialExit& exit,
+                                             std::string& reason) const;
+  void Finish(LiveTrial& trial, core::TrialStatus status,
+              const std::string& reason);
+  void CheckDone();
+  void ScheduleCommit();
+  bool Check(const core::Status& status);
+  TrialEvent EventOf(const LiveTrial& trial) const;
+
+  boost::asio::io_context& io_;
+  const ExperimentConfig& config_;
+  storage::TrialStore& store_;
+  ProgressSink& progress_;
+  Options options_;
+  std::unique_ptr<schedulers::Searcher> searcher_;
+  std::unique_ptr<schedulers::TrialScheduler> scheduler_;
+  runner::SlotPool slots_;
+  runner::LocalRunner runner_;
+  storage::ExperimentId experiment_ = 0;
+  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
+  int64_t next_index_ = 0;
+  bool exhausted_ = false;
+  bool interrupting_ = false;
+  bool commit_pending_ = false;
+  SweepOutcome outcome_ = SweepOutcome::kRunning;
+  std::string error_;
+  SweepCounts counts_;
+};
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_SWEEP_H_
