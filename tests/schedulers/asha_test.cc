@@ -1,0 +1,148 @@
+#include "schedulers/asha.h"
+
+#include <cmath>
+
+#include "schedulers/fifo.h"
+#include "tests/catch.h"
+
+namespace tuner::schedulers {
+namespace {
+
+core::SchedulerSpec Spec(double max_t, core::Mode mode = core::Mode::kMax) {
+  core::SchedulerSpec spec;
+  spec.max_t = max_t;
+  spec.grace_period = 1;
+  spec.reduction_factor = 3;
+  spec.mode = mode;
+  return spec;
+}
+
+TEST_CASE("asha rungs sit at grace * rf^k below max_t", "[schedulers][asha]") {
+  CHECK(AshaScheduler(Spec(27)).Milestones() == std::vector<double>{1, 3, 9});
+  CHECK(AshaScheduler(Spec(28)).Milestones() ==
+        std::vector<double>{1, 3, 9, 27});
+  core::SchedulerSpec spec = Spec(100);
+  spec.grace_period = 2;
+  spec.reduction_factor = 4;
+  CHECK(AshaScheduler(spec).Milestones() == std::vector<double>{2, 8, 32});
+}
+
+TEST_CASE("asha keeps the top floor(n/rf) and at least one", "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27));
+  // n=1: rank 1 of 1 continues; n=2: keep 1, a worse value stops.
+  CHECK(asha.OnReport(1, 1, 0.5).action == core::Action::kContinue);
+  auto second = asha.OnReport(2, 1, 0.4);
+  CHECK(second.action == core::Action::kStop);
+  REQUIRE(second.rungs.size() == 1);
+  CHECK(second.rungs[0].rank == 2);
+  CHECK(second.rungs[0].n == 2);
+  asha.OnReport(3, 1, 0.1);
+  asha.OnReport(4, 1, 0.2);
+  // n=5: keep 1. Rank 2 (.5 is better) stops; rank 1 continues.
+  CHECK(asha.OnReport(5, 1, 0.45).action == core::Action::kStop);
+  // n=6: keep 2. Better: .5 → rank 2 continues.
+  CHECK(asha.OnReport(6, 1, 0.48).action == core::Action::kContinue);
+  // n=7: keep 2. Better: .5 .48 → rank 3 stops.
+  auto seventh = asha.OnReport(7, 1, 0.46);
+  CHECK(seventh.rungs[0].rank == 3);
+  CHECK(seventh.rungs[0].n == 7);
+  CHECK(seventh.action == core::Action::kStop);
+}
+
+TEST_CASE("asha ties continue because only strictly better values count",
+          "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27));
+  asha.OnReport(1, 1, 0.5);
+  auto tie = asha.OnReport(2, 1, 0.5);
+  CHECK(tie.rungs[0].rank == 1);
+  CHECK(tie.action == core::Action::kContinue);
+}
+
+TEST_CASE("asha min mode ranks lower values first", "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27, core::Mode::kMin));
+  asha.OnReport(1, 1, 0.5);
+  CHECK(asha.OnReport(2, 1, 0.4).action == core::Action::kContinue);
+  CHECK(asha.OnReport(3, 1, 0.6).action == core::Action::kStop);
+}
+
+TEST_CASE("asha stops a non-finite value and ranks it last",
+          "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27));
+  auto nan = asha.OnReport(1, 1, std::nan(""));  // first at its rung
+  CHECK(nan.action == core::Action::kStop);
+  CHECK(asha.OnReport(2, 1, 0.1).rungs[0].rank == 1);
+  // Between rungs too.
+  asha.OnReport(3, 1, 0.9);
+  auto inf = asha.OnReport(3, 2, -INFINITY);
+  CHECK(inf.action == core::Action::kStop);
+  CHECK(inf.rungs.empty());
+}
+
+TEST_CASE("asha judges a report that crosses rungs at each rung lowest first",
+          "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27));
+  auto jump = asha.OnReport(1, 10, 0.7);  // crosses 1, 3 and 9
+  REQUIRE(jump.rungs.size() == 3);
+  CHECK(jump.rungs[0].milestone == 1);
+  CHECK(jump.rungs[2].milestone == 9);
+  CHECK(jump.action == core::Action::kContinue);
+  // A loser at the lowest rung is not recorded at the higher ones.
+  asha.OnReport(2, 1, 0.8);
+  auto lose = asha.OnReport(3, 5, 0.1);
+  REQUIRE(lose.rungs.size() == 1);
+  CHECK(lose.action == core::Action::kStop);
+  CHECK(asha.OnReport(4, 3, 0.05).rungs[0].n == 4);  // rung 1: 1,2,3,4
+}
+
+TEST_CASE("asha never fills a passed rung later", "[schedulers][asha]") {
+  AshaScheduler asha(Spec(27));
+  CHECK(asha.OnReport(1, 4, 0.5).rungs.size() == 2);  // rungs 1 and 3
+  CHECK(asha.OnReport(1, 5, 0.9).rungs.empty());
+  CHECK(asha.OnReport(1, 9, 0.9).rungs.size() == 1);
+  // Rung 1 still holds the value 0.5 that trial 1 had when it passed.
+  auto other = asha.OnReport(2, 1, 0.6);
+  CHECK(other.rungs[0].rank == 1);
+}
+
+TEST_CASE("asha completes a trial at max_t", "[schedulers][asha]") {
+  AshaScheduler asha(Spec(9));
+  asha.OnReport(1, 1, 0.5);
+  asha.OnReport(1, 3, 0.5);
+  CHECK(asha.OnReport(1, 8, 0.5).action == core::Action::kContinue);
+  CHECK(asha.OnReport(1, 9, 0.5).action == core::Action::kComplete);
+}
+
+TEST_CASE("asha restored from its records decides as the original",
+          "[schedulers][asha]") {
+  AshaScheduler original(Spec(27));
+  AshaScheduler restored(Spec(27));
+  double values[] = {0.3, 0.9, 0.5, 0.7, 0.1, 0.8};
+  for (int i = 0; i < 6; ++i) {
+    for (const auto& r : original.OnReport(i, 3, values[i]).rungs) {
+      restored.Restore(i, r);
+    }
+  }
+  core::TrialId next = 100;
+  for (double v : {0.75, 0.2, 0.95}) {
+    auto a = original.OnReport(next, 1, v);
+    auto b = restored.OnReport(next++, 1, v);
+    REQUIRE(a.rungs.size() == 1);
+    REQUIRE(b.rungs.size() == 1);
+    CHECK(a.action == b.action);
+    CHECK(a.rungs[0].rank == b.rungs[0].rank);
+    CHECK(a.rungs[0].n == b.rungs[0].n);
+  }
+}
+
+TEST_CASE("fifo never stops and completes at max_t", "[schedulers][fifo]") {
+  FifoScheduler fifo(Spec(5));
+  CHECK(fifo.OnReport(1, 1, -1e9).action == core::Action::kContinue);
+  CHECK(fifo.OnReport(1, 5, 0).action == core::Action::kComplete);
+  core::SchedulerSpec open;
+  open.type = core::SchedulerType::kFifo;
+  CHECK(FifoScheduler(open).OnReport(1, 1e9, 0).action ==
+        core::Action::kContinue);
+}
+
+}  // namespace
+}  // namespace tuner::schedulers

@@ -1,0 +1,153 @@
+#include "storage/trial_store.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "storage/schema.h"
+#include "tests/catch.h"
+
+namespace tuner::storage {
+namespace {
+
+ExperimentRecord Experiment(const std::string& name, core::Mode mode) {
+  ExperimentRecord e;
+  e.name = name;
+  e.status = "running";
+  e.metric = "acc";
+  e.mode = mode;
+  e.time_attr = "epoch";
+  e.max_t = 9;
+  e.config_json = "{}";
+  return e;
+}
+
+std::unique_ptr<TrialStore> Memory() {
+  auto store = TrialStore::Open(":memory:");
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
+  auto store = Memory();
+  auto id = store->CreateExperiment(Experiment("e1", core::Mode::kMax));
+  REQUIRE(id.ok());
+  CHECK(store->CreateExperiment(Experiment("e1", core::Mode::kMax))
+            .error()
+            .code == core::ErrorCode::kAlreadyExists);
+  core::Params params = {{"lr", 0.001},
+                         {"hidden", int64_t{64}},
+                         {"opt", std::string("adam")},
+                         {"bn", true}};
+  auto trial = store->AddTrial(id.value(), 0, params);
+  REQUIRE(trial.ok());
+  REQUIRE(store->MarkRunning(trial.value()).ok());
+  REQUIRE(store->Commit().ok());
+  auto trials = store->ListTrials(id.value());
+  REQUIRE(trials.ok());
+  REQUIRE(trials.value().size() == 1);
+  CHECK(trials.value()[0].params == params);
+  CHECK(trials.value()[0].status == core::TrialStatus::kRunning);
+  CHECK(trials.value()[0].attempts == 1);
+  auto found = store->FindExperiment("e1");
+  REQUIRE(found.ok());
+  CHECK(found.value()->max_t == 9);
+  CHECK_FALSE(store->FindExperiment("nope").value().has_value());
+}
+
+TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
+  auto store = Memory();
+  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMin)).value();
+  auto t = store->AddTrial(exp, 0, {}).value();
+  REQUIRE(store->AppendReport({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin).ok());
+  REQUIRE(store->AppendReport({t, 2, 2.0, 0.3, {{"acc", 0.3}}}, core::Mode::kMin).ok());
+  REQUIRE(store->AppendReport({t, 3, 3.0, 0.4, {{"acc", 0.4}, {"x", NAN}}},
+                              core::Mode::kMin).ok());
+  REQUIRE(store->AppendReport({t, 4, std::nullopt, std::nullopt, {{"loss", 1}}},
+                              core::Mode::kMin).ok());
+  auto trial = store->ListTrials(exp).value()[0];
+  CHECK(trial.last_time == 3.0);
+  CHECK(trial.last_value == 0.4);
+  CHECK(trial.best_value == 0.3);
+  auto reports = store->ListReports(t).value();
+  REQUIRE(reports.size() == 4);
+  CHECK(std::isnan(reports[2].metrics[1].second));
+  CHECK_FALSE(reports[3].time.has_value());
+}
+
+TEST_CASE("best trials are the longest trained first then by value", "[storage]") {
+  auto store = Memory();
+  auto e = Experiment("e", core::Mode::kMax);
+  e.id = store->CreateExperiment(e).value();
+  int64_t index = 0;
+  auto add = [&](double time, double value) {
+    auto t = store->AddTrial(e.id, index++, {}).value();
+    REQUIRE(store->AppendReport({t, 1, time, value, {}}, e.mode).ok());
+    return t;
+  };
+  auto short_good = add(1, 0.99);
+  auto long_bad = add(9, 0.5);
+  auto long_good = add(9, 0.8);
+  store->AddTrial(e.id, 99, {}).value();  // no value: never listed
+  auto best = store->BestTrials(e, 10).value();
+  REQUIRE(best.size() == 3);
+  CHECK(best[0].id == long_good);
+  CHECK(best[1].id == long_bad);
+  CHECK(best[2].id == short_good);
+}
+
+TEST_CASE("decisions and trial ends are stored", "[storage]") {
+  auto store = Memory();
+  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto t = store->AddTrial(exp, 0, {}).value();
+  core::RungDecision d{1, 3.0, 0.25, 4, 7, false};
+  REQUIRE(store->AppendDecision({t, d}).ok());
+  REQUIRE(store->FinishTrial(t, {core::TrialStatus::kStopped, 0, "rung 3", 3.0})
+              .ok());
+  auto decisions = store->ListDecisions(exp).value();
+  REQUIRE(decisions.size() == 1);
+  CHECK(decisions[0].decision.rank == 4);
+  CHECK(decisions[0].decision.n == 7);
+  CHECK_FALSE(decisions[0].decision.continues);
+  auto trial = store->ListTrials(exp).value()[0];
+  CHECK(trial.status == core::TrialStatus::kStopped);
+  CHECK(trial.reason == "rung 3");
+  CHECK(trial.last_time == 3.0);
+}
+
+TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
+  std::string path = std::filesystem::temp_directory_path() /
+                     ("tuner-store-" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  {
+    auto writer = TrialStore::Open(path).value();
+    auto exp = writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+    REQUIRE(writer->Commit().ok());
+    auto reader = TrialStore::OpenReadOnly(path).value();
+    writer->AddTrial(exp, 0, {}).value();
+    CHECK(reader->ListTrials(exp).value().empty());  // not committed yet
+    REQUIRE(writer->Commit().ok());
+    CHECK(reader->ListTrials(exp).value().size() == 1);
+    auto mode = Database::Open(path, true).value()->Prepare("PRAGMA journal_mode");
+    REQUIRE(mode.value().Step().value());
+    CHECK(mode.value().Text(0) == "wal");
+  }
+  CHECK_FALSE(TrialStore::OpenReadOnly(path + ".missing").ok());
+  for (auto suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+}
+
+TEST_CASE("migrations set the schema version and refuse newer ones",
+          "[storage]") {
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(Migrate(*db).ok());
+  auto v = db->Prepare("PRAGMA user_version").value();
+  REQUIRE(v.Step().value());
+  CHECK(v.Int(0) == CurrentSchemaVersion());
+  REQUIRE(Migrate(*db).ok());  // idempotent
+  REQUIRE(db->Execute("PRAGMA user_version = 999").ok());
+  CHECK_FALSE(Migrate(*db).ok());
+}
+
+}  // namespace
+}  // namespace tuner::storage

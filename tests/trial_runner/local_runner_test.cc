@@ -1,0 +1,177 @@
+#include "trial_runner/local_runner.h"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tests/catch.h"
+
+namespace tuner::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+// Collects what the runner reports; stops the loop after `expected` exits.
+class Recorder : public RunnerObserver {
+ public:
+  Recorder(boost::asio::io_context& io, int expected)
+      : io_(io), expected_(expected) {}
+  void OnMetrics(core::TrialId trial, core::Metrics metrics) override {
+    metrics_[trial].push_back(std::move(metrics));
+  }
+  void OnExit(core::TrialId trial, const TrialExit& exit) override {
+    exits_[trial] = exit;
+    if (static_cast<int>(exits_.size()) == expected_) io_.stop();
+  }
+  std::map<core::TrialId, std::vector<core::Metrics>> metrics_;
+  std::map<core::TrialId, TrialExit> exits_;
+
+ private:
+  boost::asio::io_context& io_;
+  int expected_;
+};
+
+struct Fixture {
+  Fixture() : dir(fs::temp_directory_path() /
+                  ("tuner-runner-" + std::to_string(getpid()))) {
+    fs::create_directories(dir);
+  }
+  ~Fixture() { fs::remove_all(dir); }
+
+  TrialLaunch Launch(core::TrialId id, std::vector<std::string> args) {
+    TrialLaunch launch;
+    launch.trial = id;
+    launch.spawn.argv = {TOY_TRAINER};
+    launch.spawn.argv.insert(launch.spawn.argv.end(), args.begin(), args.end());
+    launch.spawn.stdout_path = dir / (std::to_string(id) + ".out");
+    launch.spawn.stderr_path = dir / (std::to_string(id) + ".err");
+    launch.stop_grace = milliseconds(200);
+    return launch;
+  }
+  fs::path dir;
+};
+
+TEST_CASE("runner delivers the metrics of every output format",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 4);
+  LocalRunner runner(io, recorder);
+  const char* formats[] = {"json", "hf", "hf-quoted", "tune"};
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(runner.Start(f.Launch(i, {"--epochs", "3", "--format", formats[i],
+                                      "--quality", "0.8"}))
+                .ok());
+  }
+  CHECK(runner.running() == 4);
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.size() == 4);
+  CHECK(recorder.metrics_[0].size() == 3);
+  CHECK(recorder.metrics_[1].size() == 6);  // a loss line and an eval line
+  CHECK(core::FindMetric(recorder.metrics_[1][1], "eval_score") == 0.4);
+  CHECK(core::FindMetric(recorder.metrics_[2][2], "eval_score") == 0.6);
+  CHECK(core::FindMetric(recorder.metrics_[3][0], "score") == 0.4);
+  for (auto& [id, exit] : recorder.exits_) CHECK(exit.exit_code == 0);
+  CHECK(runner.running() == 0);
+}
+
+TEST_CASE("runner passes env and cwd and reports crashes",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder);
+  auto launch = f.Launch(1, {"--crash-at", "2", "--env-file", "env.txt"});
+  launch.spawn.env = {{"TUNER_TEST_VAR", "a b;$c"}};
+  launch.spawn.cwd = f.dir;
+  REQUIRE(runner.Start(launch).ok());
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.count(1));
+  CHECK(recorder.exits_[1].exit_code == 3);
+  CHECK(recorder.metrics_[1].size() == 2);
+  std::ifstream env(f.dir / "env.txt");
+  std::stringstream text;
+  text << env.rdbuf();
+  CHECK(text.str().find("\nTUNER_TEST_VAR=a b;$c\n") != std::string::npos);
+}
+
+TEST_CASE("runner stops and escalates to SIGKILL and times out",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 3);
+  LocalRunner runner(io, recorder);
+  REQUIRE(runner.Start(f.Launch(1, {"--hang-at", "1"})).ok());
+  REQUIRE(runner.Start(f.Launch(2, {"--hang-at", "1", "--ignore-sigterm"})).ok());
+  auto timed = f.Launch(3, {"--hang-at", "1"});
+  timed.timeout = milliseconds(300);
+  REQUIRE(runner.Start(timed).ok());
+  // Stop the first two once each has reported its first epoch.
+  boost::asio::steady_timer poll_timer(io);
+  std::function<void()> stop_when_ready = [&] {
+    if (recorder.metrics_[1].size() && recorder.metrics_[2].size()) {
+      runner.Stop(1);
+      runner.Stop(2);
+      return;
+    }
+    poll_timer.expires_after(milliseconds(10));
+    poll_timer.async_wait([&](auto) { stop_when_ready(); });
+  };
+  stop_when_ready();
+  auto start = std::chrono::steady_clock::now();
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.size() == 3);
+  CHECK(recorder.exits_[1].signal == SIGTERM);
+  CHECK(recorder.exits_[1].stop_requested);
+  CHECK(recorder.exits_[2].signal == SIGKILL);  // after the 200 ms grace
+  CHECK(recorder.exits_[3].timed_out);
+  CHECK(recorder.exits_[3].signal == SIGTERM);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("runner kills what a trial leaves in its process group",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder);
+  TrialLaunch launch = f.Launch(1, {});
+  std::string pid_file = f.dir / "child.pid";
+  launch.spawn.argv = {"/bin/sh", "-c",
+                       "sleep 100 & echo $! > " + pid_file + "; exit 0"};
+  REQUIRE(runner.Start(launch).ok());
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.count(1));
+  int pid = 0;
+  std::ifstream(pid_file) >> pid;
+  REQUIRE(pid > 0);
+  // Gone, or a zombie waiting for init: never running.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, comm, state;
+  if (stat >> pid_text >> comm >> state) CHECK(state == "Z");
+}
+
+TEST_CASE("runner refuses a command it cannot execute", "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder);
+  TrialLaunch launch = f.Launch(1, {});
+  launch.spawn.argv = {"/nonexistent/train.py"};
+  core::Status status = runner.Start(launch);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.message().find("cannot execute '/nonexistent/train.py'") !=
+        std::string::npos);
+  CHECK(runner.running() == 0);
+}
+
+}  // namespace
+}  // namespace tuner::runner

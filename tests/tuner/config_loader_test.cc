@@ -1,0 +1,131 @@
+#include "tuner/config_loader.h"
+
+#include <regex>
+
+#include "tests/catch.h"
+
+namespace tuner {
+namespace {
+
+const std::string kValid = R"(name: sweep-1
+command: python3 train.py --lr {lr} --hidden {hidden} --epochs {max_t}
+metric: eval_accuracy
+mode: max
+time_attr: epoch
+search_space:
+  lr:      {type: loguniform, low: 1.0e-4, high: 1.0}
+  hidden:  {type: choice, values: [16, 32, 64, 128]}
+  dropout: {type: uniform, low: 0.0, high: 0.5}
+  layers:  {type: randint, low: 1, high: 4}
+  seed:    {type: grid, values: [1, 2]}
+searcher: {type: random, seed: 7}
+num_trials: 32
+scheduler: {type: asha, max_t: 27, grace_period: 1, reduction_factor: 3}
+devices: {kind: cpu, slots: 2}
+trial: {timeout: 10m, max_failures: 2}
+env: {WANDB_MODE: disabled, OUT: "{trial_dir}/out"}
+)";
+
+core::Result<ExperimentConfig> Load(const std::string& text) {
+  return LoadConfigText(text, "x.yaml", "/base", "/work");
+}
+
+std::string Replace(std::string text, const std::string& from,
+                    const std::string& to) {
+  auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("the example config loads", "[tuner][config]") {
+  auto config = Load(kValid);
+  REQUIRE(config.ok());
+  const auto& c = config.value();
+  CHECK(c.name == "sweep-1");
+  CHECK(c.space.params.size() == 5);
+  CHECK(c.space.params[0].distribution == core::Distribution::kLogUniform);
+  CHECK(c.space.params[1].values[2] == core::ParamValue(int64_t{64}));
+  CHECK(c.searcher.seed == 7);
+  CHECK(c.num_trials == 32);
+  CHECK(c.scheduler.max_t == 27);
+  CHECK(c.devices.slots == 2);
+  CHECK(c.trial.timeout == std::chrono::minutes(10));
+  CHECK(c.trial.max_failures == 2);
+  CHECK(c.workdir == "/work");
+  CHECK(c.env.size() == 2);
+}
+
+// Every error is one line: file, line, key, message.
+void ExpectError(const std::string& text, const std::string& expected) {
+  auto config = Load(text);
+  REQUIRE_FALSE(config.ok());
+  INFO(config.message());
+  CHECK(config.message() == expected);
+  CHECK(config.message().find('\n') == std::string::npos);
+}
+
+TEST_CASE("bad configs get one line naming file and line and key",
+          "[tuner][config]") {
+  ExpectError("name: [unclosed\n",
+              "x.yaml:2: invalid YAML: end of sequence flow not found");
+  ExpectError(Replace(kValid, "metric:", "metrc:"),
+              "x.yaml:3: metrc: unknown key (did you mean 'metric'?)");
+  ExpectError(Replace(kValid, "slots: 2", "slots: two"),
+              "x.yaml:15: devices.slots: expected an integer, got 'two'");
+  ExpectError(Replace(kValid, "low: 1.0e-4", "low: 0"),
+              "x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)");
+  ExpectError(Replace(kValid, "low: 0.0, high: 0.5", "low: 0.5, high: 0.5"),
+              "x.yaml:9: search_space.dropout.high: uniform needs low < high "
+              "(got low 0.5, high 0.5)");
+  ExpectError(Replace(kValid, "values: [16, 32, 64, 128]", "values: []"),
+              "x.yaml:8: search_space.hidden.values: choice needs at least "
+              "one value");
+  ExpectError(Replace(kValid, "--lr {lr}", "--lr {lrr}"),
+              "x.yaml:2: command: placeholder {lrr} names no parameter (did "
+              "you mean {lr}?)");
+  ExpectError(Replace(kValid, "type: loguniform", "type: logunifrom"),
+              "x.yaml:7: search_space.lr.type: 'logunifrom' is not one of "
+              "uniform | loguniform | quniform | randint | lograndint | choice "
+              "| grid (did you mean 'loguniform'?)");
+  ExpectError(Replace(kValid, "mode: max", "mode: maximum"),
+              "x.yaml:4: mode: 'maximum' is not one of max | min");
+  ExpectError(Replace(kValid, "metric: eval_accuracy\n", ""),
+              "x.yaml:1: metric: required");
+  ExpectError(Replace(kValid, "max_t: 27, ", ""),
+              "x.yaml:14: scheduler.max_t: asha needs max_t");
+  ExpectError(Replace(kValid, "timeout: 10m", "timeout: soon"),
+              "x.yaml:16: trial.timeout: expected a duration such as 90, 90s, "
+              "10m or 2h, got 'soon'");
+  ExpectError(Replace(kValid, "searcher: {type: random", "searcher: {type: grid"),
+              "x.yaml:12: searcher.type: grid search needs every parameter to "
+              "be a grid or a choice; 'lr' is not");
+  ExpectError(Replace(kValid, "name: sweep-1", "name: a/b"),
+              "x.yaml:1: name: use letters, digits, '.', '_' and '-' (at most "
+              "128)");
+}
+
+TEST_CASE("grid search defaults num_trials to the grid size",
+          "[tuner][config]") {
+  auto config = Load(R"(name: g
+command: run {a} {b}
+metric: m
+mode: min
+search_space:
+  a: {type: grid, values: [1, 2, 3]}
+  b: {type: choice, values: [x, "y"]}
+searcher: {type: grid}
+)");
+  REQUIRE(config.ok());
+  CHECK(config.value().num_trials == 6);
+  CHECK(config.value().scheduler.type == core::SchedulerType::kFifo);
+  CHECK(config.value().time_attr == "report");
+}
+
+TEST_CASE("did you mean suggests only near misses", "[tuner][config]") {
+  CHECK(DidYouMean("serach_space", {"search_space", "scheduler"}) ==
+        "search_space");
+  CHECK(DidYouMean("xyz", {"search_space", "scheduler"}).empty());
+}
+
+}  // namespace
+}  // namespace tuner

@@ -1,0 +1,81 @@
+// Runs whole sweeps in-process for tests: real trial processes
+// (examples/toy_trainer), a real SQLite file in a temporary directory.
+#ifndef TUNER_TESTS_TUNER_SWEEP_HARNESS_H_
+#define TUNER_TESTS_TUNER_SWEEP_HARNESS_H_
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+#include "tuner/config_loader.h"
+#include "tuner/sweep.h"
+
+namespace tuner::testing {
+
+class NullProgress : public ProgressSink {
+ public:
+  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
+  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
+                     const SweepCounts&) override {}
+  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
+                  const SweepCounts&) override {}
+  void SweepEnded(const std::string&, const SweepCounts&) override {}
+};
+
+struct SweepResult {
+  SweepOutcome outcome = SweepOutcome::kRunning;
+  storage::ExperimentRecord experiment;
+  std::vector<storage::TrialRecord> trials;
+  std::unique_ptr<storage::TrialStore> store;
+  std::filesystem::path dir;
+  double seconds = 0;
+};
+
+// A fresh directory per call; `yaml` may say TOY for the toy trainer's path.
+inline SweepResult RunSweep(std::string yaml) {
+  static int counter = 0;
+  SweepResult result;
+  result.dir = std::filesystem::temp_directory_path() /
+               ("tuner-sweep-" + std::to_string(getpid()) + "-" +
+                std::to_string(counter++));
+  std::filesystem::remove_all(result.dir);
+  std::filesystem::create_directories(result.dir);
+  for (size_t at; (at = yaml.find("TOY")) != std::string::npos;) {
+    yaml.replace(at, 3, TOY_TRAINER);
+  }
+  auto config = LoadConfigText(yaml, "test.yaml", result.dir, result.dir);
+  INFO(config.status().message());
+  REQUIRE(config.ok());
+  auto store = storage::TrialStore::Open(result.dir / "tuner.db");
+  REQUIRE(store.ok());
+  result.store = std::move(store).value();
+  boost::asio::io_context io;
+  NullProgress progress;
+  Sweep::Options options;
+  options.trials_root = result.dir / "trials";
+  options.config_json = "{}";
+  options.on_finished = [&io] { io.stop(); };
+  auto start = std::chrono::steady_clock::now();
+  {
+    Sweep sweep(io, config.value(), *result.store, progress, options);
+    REQUIRE(sweep.Start().ok());
+    if (sweep.outcome() == SweepOutcome::kRunning) {
+      io.run_for(std::chrono::seconds(90));
+    }
+    result.outcome = sweep.outcome();
+  }
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  result.experiment = *result.store->FindExperiment(config.value().name).value();
+  result.trials = result.store->ListTrials(result.experiment.id).value();
+  return result;
+}
+
+}  // namespace tuner::testing
+
+#endif  // TUNER_TESTS_TUNER_SWEEP_HARNESS_H_
