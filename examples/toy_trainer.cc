@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
     PrintMetrics(o, epoch, score);
     std::fflush(stdout);
     if (epoch == o.crash_at) {
-      std::fprintf(stderr, "RuntimeError: simulated crash at epoch %d\n", epoch);
+      std::fprintf(stderr, "RuntimeError: simulated crash at epoch %d\n",
+                   epoch);
       return 3;
     }
     if (epoch == o.hang_at) {

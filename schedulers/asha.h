@@ -2,9 +2,9 @@
 #ifndef TUNER_SCHEDULERS_ASHA_H_
 #define TUNER_SCHEDULERS_ASHA_H_
 
+#include <cstdint>
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
-#include <cstdint>
 #include <unordered_map>
 #include <utility>
 #include <vector>

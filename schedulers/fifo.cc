@@ -6,7 +6,8 @@ namespace tuner::schedulers {
 
 core::Decision FifoScheduler::OnReport(core::TrialId, double time, double) {
   core::Decision decision;
-  if (max_t_ && Reached(time, *max_t_)) decision.action = core::Action::kComplete;
+  if (max_t_ && Reached(time, *max_t_))
+    decision.action = core::Action::kComplete;
   return decision;
 }
 

@@ -13,7 +13,8 @@ namespace tuner::schedulers {
 // completes the trial; without it, trials end when their process exits.
 class FifoScheduler : public TrialScheduler {
  public:
-  explicit FifoScheduler(const core::SchedulerSpec& spec) : max_t_(spec.max_t) {}
+  explicit FifoScheduler(const core::SchedulerSpec& spec)
+      : max_t_(spec.max_t) {}
 
   core::Decision OnReport(core::TrialId trial, double time,
                           double value) override;

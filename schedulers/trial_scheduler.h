@@ -28,7 +28,8 @@ class TrialScheduler {
 
   // Re-enters one rung record returned earlier by OnReport (for resume).
   // Records must be restored in the order they were returned.
-  virtual void Restore(core::TrialId trial, const core::RungDecision& record) = 0;
+  virtual void Restore(core::TrialId trial,
+                       const core::RungDecision& record) = 0;
 
   // The rung milestones, lowest first (empty for schedulers without rungs).
   virtual std::vector<double> Milestones() const = 0;

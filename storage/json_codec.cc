@@ -27,8 +27,8 @@ core::Metrics MetricsFromJson(const std::string& text) {
     if (value.is_number()) {
       metrics.emplace_back(name, value.get<double>());
     } else if (value.is_string()) {
-      metrics.emplace_back(name, std::strtod(value.get<std::string>().c_str(),
-                                             nullptr));
+      metrics.emplace_back(
+          name, std::strtod(value.get<std::string>().c_str(), nullptr));
     }
   }
   return metrics;

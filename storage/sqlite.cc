@@ -10,8 +10,8 @@ core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
   sqlite3* db = nullptr;
   int flags = read_only ? SQLITE_OPEN_READONLY
                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -27,7 +27,8 @@ Database::~Database() { sqlite3_close_v2(db_); }
 core::Status Database::Execute(std::string_view sql) {
   std::string text(sql);
   char* message = nullptr;
-  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message) !=
+      SQLITE_OK) {
     core::Error error =
         core::IoError(std::string(message ? message : "sqlite error"));
     sqlite3_free(message);

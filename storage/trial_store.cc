@@ -43,8 +43,8 @@ TrialRecord ReadTrial(const Statement& s) {
   r.id = s.Int(0);
   r.experiment_id = s.Int(1);
   r.index = s.Int(2);
-  r.status = core::ParseTrialStatus(s.Text(3)).value_or(
-      core::TrialStatus::kFailed);
+  r.status =
+      core::ParseTrialStatus(s.Text(3)).value_or(core::TrialStatus::kFailed);
   r.attempts = s.Int(4);
   if (!s.IsNull(5)) r.exit_code = s.Int(5);
   r.reason = s.Text(6);
@@ -96,9 +96,9 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
   auto db = Database::Open(path, false);
   if (!db.ok()) return db.error();
   Database& handle = *db.value();
-  TUNER_RETURN_IF_ERROR(handle.Execute(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-      "PRAGMA foreign_keys=ON;"));
+  TUNER_RETURN_IF_ERROR(
+      handle.Execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                     "PRAGMA foreign_keys=ON;"));
   if (auto s = Migrate(handle); !s.ok()) {
     return core::Error{s.error().code, path + ": " + s.message()};
   }
@@ -112,7 +112,8 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::OpenReadOnly(
     const std::string& path) {
   auto db = Database::Open(path, true);
   if (!db.ok()) return db.error();
-  std::unique_ptr<TrialStore> store(new TrialStore(std::move(db).value(), true));
+  std::unique_ptr<TrialStore> store(
+      new TrialStore(std::move(db).value(), true));
   if (auto s = store->PrepareStatements(); !s.ok()) {
     return core::IoError(path + " is not a tuner database: " + s.message());
   }
@@ -284,7 +285,8 @@ core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
   return params;
 }
 
-core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(Statement& stmt) {
+core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
+    Statement& stmt) {
   std::vector<TrialRecord> out;
   for (;;) {
     auto row = stmt.Step();

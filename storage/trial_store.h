@@ -25,7 +25,8 @@ class TrialStore {
  public:
   // Opens or creates the database at `path` (":memory:" for a private
   // in-memory one) and migrates its schema.
-  static core::Result<std::unique_ptr<TrialStore>> Open(const std::string& path);
+  static core::Result<std::unique_ptr<TrialStore>> Open(
+      const std::string& path);
   // Opens an existing database for reading only. Fails if it does not exist.
   static core::Result<std::unique_ptr<TrialStore>> OpenReadOnly(
       const std::string& path);

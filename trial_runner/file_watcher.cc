@@ -53,7 +53,8 @@ void FileWatcher::DrainEvents() {
     if (n <= 0) break;
     for (char* p = buffer; p < buffer + n;) {
       auto* event = reinterpret_cast<inotify_event*>(p);
-      if (event->mask & (IN_MODIFY | IN_CLOSE_WRITE)) changed.push_back(event->wd);
+      if (event->mask & (IN_MODIFY | IN_CLOSE_WRITE))
+        changed.push_back(event->wd);
       p += sizeof(inotify_event) + event->len;
     }
   }

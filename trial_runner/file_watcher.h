@@ -2,13 +2,12 @@
 #ifndef TUNER_TRIAL_RUNNER_FILE_WATCHER_H_
 #define TUNER_TRIAL_RUNNER_FILE_WATCHER_H_
 
-#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
-
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "tuner/core/result.h"
 

@@ -2,13 +2,12 @@
 #ifndef TUNER_TRIAL_RUNNER_LOCAL_RUNNER_H_
 #define TUNER_TRIAL_RUNNER_LOCAL_RUNNER_H_
 
-#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
-
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "trial_runner/file_watcher.h"
 #include "trial_runner/spawn.h"

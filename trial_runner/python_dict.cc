@@ -160,7 +160,8 @@ std::optional<double> ParseNumber(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) {
     text.remove_prefix(1);
   }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+  while (!text.empty() &&
+         std::isspace(static_cast<unsigned char>(text.back()))) {
     text.remove_suffix(1);
   }
   bool negative = false;
@@ -175,8 +176,8 @@ std::optional<double> ParseNumber(std::string_view text) {
   } else if (text == "NaN" || text == "nan") {
     value = std::numeric_limits<double>::quiet_NaN();
   } else {
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                     value);
+    auto [end, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size()) {
       return std::nullopt;
     }

@@ -69,7 +69,8 @@ std::vector<std::string> MergeEnvironment(char** base,
     for (const auto& [key, value] : overrides) overridden |= key == name;
     if (!overridden) merged.emplace_back(text);
   }
-  for (const auto& [key, value] : overrides) merged.push_back(key + "=" + value);
+  for (const auto& [key, value] : overrides)
+    merged.push_back(key + "=" + value);
   return merged;
 }
 
@@ -78,7 +79,8 @@ core::Result<SpawnedProcess> Spawn(const SpawnRequest& request) {
   SpawnSetup setup;
   Configure(setup, request);
   std::vector<char*> argv;
-  for (const auto& arg : request.argv) argv.push_back(const_cast<char*>(arg.c_str()));
+  for (const auto& arg : request.argv)
+    argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   std::vector<std::string> env = MergeEnvironment(environ, request.env);
   std::vector<char*> envp;
@@ -86,8 +88,8 @@ core::Result<SpawnedProcess> Spawn(const SpawnRequest& request) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, argv[0], &setup.actions, &setup.attr,
-                        argv.data(), envp.data());
+  int rc = posix_spawnp(&pid, argv[0], &setup.actions, &setup.attr, argv.data(),
+                        envp.data());
   if (rc != 0) {
     return core::InvalidArgument("cannot execute '" + Describe(request.argv) +
                                  "': " + std::strerror(rc));

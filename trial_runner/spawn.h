@@ -35,7 +35,8 @@ struct SpawnedProcess {
 core::Result<SpawnedProcess> Spawn(const SpawnRequest& request);
 
 // The environment `base` (NAME=value strings) with `overrides` applied.
-std::vector<std::string> MergeEnvironment(char** base, const EnvVars& overrides);
+std::vector<std::string> MergeEnvironment(char** base,
+                                          const EnvVars& overrides);
 
 }  // namespace tuner::runner
 

@@ -16,7 +16,8 @@ inline constexpr int kExitBadInput = 2;
 
 struct RunOptions {
   std::string config_path;
-  std::optional<std::string> db_path;  // --db; else the config's, else ./tuner.db
+  std::optional<std::string>
+      db_path;  // --db; else the config's, else ./tuner.db
 };
 int Run(const RunOptions& options);
 

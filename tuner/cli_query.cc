@@ -29,7 +29,8 @@ std::optional<ExperimentRecord> FindExperiment(TrialStore& store,
   if (found.value()) return found.value();
   std::string names;
   if (auto all = store.ListExperiments(); all.ok()) {
-    for (const auto& e : all.value()) names += (names.empty() ? "" : ", ") + e.name;
+    for (const auto& e : all.value())
+      names += (names.empty() ? "" : ", ") + e.name;
   }
   Fail(fmt::format("no experiment '{}' in {}{}", options.name, options.db_path,
                    names.empty() ? "" : " (it has: " + names + ")"));
@@ -66,7 +67,8 @@ int Best(const QueryOptions& options) {
   auto trials = store.value()->BestTrials(*experiment, options.top);
   if (!trials.ok()) return Fail(trials.message());
   if (trials.value().empty()) {
-    return Fail("experiment '" + options.name + "' has no trial with a value yet");
+    return Fail("experiment '" + options.name +
+                "' has no trial with a value yet");
   }
   return PrintTrials(trials.value(), *experiment, options.format);
 }

@@ -27,7 +27,8 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
     return std::make_unique<TableProgress>(stdout, config.metric,
                                            config.time_attr);
   }
-  return std::make_unique<LineProgress>(stdout, config.metric, config.time_attr);
+  return std::make_unique<LineProgress>(stdout, config.metric,
+                                        config.time_attr);
 }
 
 std::string TrialsRoot(const std::string& db_path) {
@@ -63,7 +64,8 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   Sweep::Options options;
   options.config_json = config_json;
   options.trials_root = TrialsRoot(db_path);
-  options.cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.cpus =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.on_finished = [&io] { io.stop(); };
   Sweep sweep(io, config, store, *progress, options);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);

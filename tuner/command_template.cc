@@ -60,9 +60,9 @@ core::Result<std::vector<std::string>> Placeholders(std::string_view text) {
   return names;
 }
 
-std::string Fill(std::string_view text,
-                 const std::function<std::optional<std::string>(
-                     std::string_view)>& lookup) {
+std::string Fill(
+    std::string_view text,
+    const std::function<std::optional<std::string>(std::string_view)>& lookup) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text.compare(i, 2, "{{") == 0 || text.compare(i, 2, "}}") == 0) {

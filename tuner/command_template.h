@@ -22,9 +22,9 @@ core::Result<std::vector<std::string>> Placeholders(std::string_view text);
 
 // `text` with each {name} replaced by lookup(name) (kept as is when lookup
 // returns nullopt) and {{ }} unescaped.
-std::string Fill(std::string_view text,
-                 const std::function<std::optional<std::string>(
-                     std::string_view)>& lookup);
+std::string Fill(
+    std::string_view text,
+    const std::function<std::optional<std::string>(std::string_view)>& lookup);
 
 // `text` quoted for /bin/sh: 'it'\''s'.
 std::string ShellQuote(std::string_view text);

@@ -21,9 +21,9 @@ using config::Fail;
 using config::Path;
 
 const std::vector<std::string> kTopKeys = {
-    "name",      "command",    "shell",   "metric",    "mode",
+    "name",      "command",      "shell",    "metric",     "mode",
     "time_attr", "search_space", "searcher", "num_trials", "scheduler",
-    "devices",   "env",        "workdir", "trial",     "storage"};
+    "devices",   "env",          "workdir",  "trial",      "storage"};
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
@@ -39,7 +39,8 @@ core::Distribution ReadDistribution(const config::Reader& r,
 }
 
 void ReadRange(const config::Reader& r, const YAML::Node& node,
-               const Path& path, core::ParamSpec& spec, const std::string& type) {
+               const Path& path, core::ParamSpec& spec,
+               const std::string& type) {
   bool integer = spec.distribution == core::Distribution::kRandInt ||
                  spec.distribution == core::Distribution::kLogRandInt;
   r.Keys(node, path, {"type", "low", "high", "q"});
@@ -57,8 +58,9 @@ void ReadRange(const config::Reader& r, const YAML::Node& node,
          "loguniform needs low > 0 (got " + core::FormatDouble(spec.low) + ")");
   }
   if (spec.distribution == core::Distribution::kLogRandInt && spec.low < 1) {
-    Fail(node["low"], path / "low",
-         "lograndint needs low >= 1 (got " + core::FormatDouble(spec.low) + ")");
+    Fail(
+        node["low"], path / "low",
+        "lograndint needs low >= 1 (got " + core::FormatDouble(spec.low) + ")");
   }
   if (spec.distribution == core::Distribution::kQUniform) {
     spec.q = r.Number(r.Required(node, path, "q"), path / "q");
@@ -73,8 +75,8 @@ core::ParamSpec ReadParam(const config::Reader& r, const std::string& name,
   r.Map(node, path);
   core::ParamSpec spec;
   spec.name = name;
-  spec.distribution = ReadDistribution(r, r.Required(node, path, "type"),
-                                       path / "type");
+  spec.distribution =
+      ReadDistribution(r, r.Required(node, path, "type"), path / "type");
   std::string type = node["type"].Scalar();
   if (spec.distribution == core::Distribution::kChoice ||
       spec.distribution == core::Distribution::kGrid) {
@@ -111,9 +113,10 @@ void ReadSearcher(const config::Reader& r, const YAML::Node& node,
   r.Map(node, path);
   r.Keys(node, path, {"type", "seed"});
   if (node["type"]) {
-    c.searcher.type = r.Enum<core::SearcherType>(node["type"], path / "type",
-                             {{"random", core::SearcherType::kRandom},
-                              {"grid", core::SearcherType::kGrid}});
+    c.searcher.type =
+        r.Enum<core::SearcherType>(node["type"], path / "type",
+                                   {{"random", core::SearcherType::kRandom},
+                                    {"grid", core::SearcherType::kGrid}});
   }
   if (node["seed"]) {
     c.searcher.seed = static_cast<uint64_t>(r.Int(node["seed"], path / "seed"));
@@ -136,9 +139,10 @@ void ReadScheduler(const config::Reader& r, const YAML::Node& node,
   r.Map(node, path);
   r.Keys(node, path, {"type", "max_t", "grace_period", "reduction_factor"});
   auto& s = c.scheduler;
-  s.type = r.Enum<core::SchedulerType>(r.Required(node, path, "type"), path / "type",
-                  {{"asha", core::SchedulerType::kAsha},
-                   {"fifo", core::SchedulerType::kFifo}});
+  s.type =
+      r.Enum<core::SchedulerType>(r.Required(node, path, "type"), path / "type",
+                                  {{"asha", core::SchedulerType::kAsha},
+                                   {"fifo", core::SchedulerType::kFifo}});
   if (node["max_t"]) s.max_t = r.Number(node["max_t"], path / "max_t");
   if (node["grace_period"]) {
     s.grace_period = r.Number(node["grace_period"], path / "grace_period");
@@ -150,7 +154,8 @@ void ReadScheduler(const config::Reader& r, const YAML::Node& node,
   if (s.type == core::SchedulerType::kAsha && !s.max_t) {
     Fail(node, path / "max_t", "asha needs max_t");
   }
-  if (s.max_t && *s.max_t <= 0) Fail(node["max_t"], path / "max_t", "must be > 0");
+  if (s.max_t && *s.max_t <= 0)
+    Fail(node["max_t"], path / "max_t", "must be > 0");
   if (s.grace_period <= 0) {
     Fail(node["grace_period"], path / "grace_period", "must be > 0");
   }
@@ -158,7 +163,8 @@ void ReadScheduler(const config::Reader& r, const YAML::Node& node,
     Fail(node["reduction_factor"], path / "reduction_factor", "must be > 1");
   }
   if (s.type == core::SchedulerType::kAsha && s.grace_period >= *s.max_t) {
-    Fail(node["grace_period"] ? node["grace_period"] : node, path / "grace_period",
+    Fail(node["grace_period"] ? node["grace_period"] : node,
+         path / "grace_period",
          "must be below max_t (" + core::FormatDouble(*s.max_t) + ")");
   }
 }
@@ -170,7 +176,7 @@ void ReadDevices(const config::Reader& r, const YAML::Node& node,
   r.Keys(node, path, {"kind", "slots"});
   if (node["kind"]) {
     c.devices.kind = r.Enum<std::string>(node["kind"], path / "kind",
-                            {{"cpu", std::string("cpu")}});
+                                         {{"cpu", std::string("cpu")}});
   }
   if (node["slots"]) {
     c.devices.slots = static_cast<int>(r.Int(node["slots"], path / "slots"));
@@ -185,7 +191,8 @@ void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
   Path path("trial");
   r.Map(node, path);
   r.Keys(node, path, {"timeout", "max_failures", "stop_grace"});
-  if (node["timeout"]) c.trial.timeout = r.Duration(node["timeout"], path / "timeout");
+  if (node["timeout"])
+    c.trial.timeout = r.Duration(node["timeout"], path / "timeout");
   if (node["stop_grace"]) {
     c.trial.stop_grace = r.Duration(node["stop_grace"], path / "stop_grace");
   }
@@ -248,7 +255,8 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
     for (const auto& entry : n) {
       std::string key = entry.first.Scalar();
       c.env.emplace_back(key, r.String(entry.second, Path("env") / key));
-      CheckPlaceholders(entry.second, Path("env") / key, c.env.back().second, c);
+      CheckPlaceholders(entry.second, Path("env") / key, c.env.back().second,
+                        c);
     }
   }
 }
@@ -291,8 +299,9 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   const YAML::Node& command = r.Required(root, Path(""), "command");
   c.command = ReadCommand(r, command);
   c.metric = r.String(r.Required(root, Path(""), "metric"), Path("metric"));
-  c.mode = r.Enum<core::Mode>(r.Required(root, Path(""), "mode"), Path("mode"),
-                  {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});
+  c.mode = r.Enum<core::Mode>(
+      r.Required(root, Path(""), "mode"), Path("mode"),
+      {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});
   c.space = ReadSpace(r, r.Required(root, Path(""), "search_space"),
                       Path("search_space"));
   ReadOptional(r, root, c);
@@ -327,23 +336,23 @@ std::string DidYouMean(const std::string& word,
   return best;
 }
 
-core::Result<ExperimentConfig> LoadConfigText(const std::string& text,
-                                              const std::string& origin,
-                                              const std::string& base_dir,
-                                              const std::string& default_workdir) {
+core::Result<ExperimentConfig> LoadConfigText(
+    const std::string& text, const std::string& origin,
+    const std::string& base_dir, const std::string& default_workdir) {
   try {
     YAML::Node root = YAML::Load(text);
     return ReadConfig(config::Reader(), root, base_dir, default_workdir);
   } catch (const config::LoadError& e) {
     return core::InvalidArgument(origin + ":" + e.what());
   } catch (const YAML::Exception& e) {
-    return core::InvalidArgument(origin + ":" + std::to_string(e.mark.line + 1) +
+    return core::InvalidArgument(origin + ":" +
+                                 std::to_string(e.mark.line + 1) +
                                  ": invalid YAML: " + e.msg);
   }
 }
 
-core::Result<ExperimentConfig> LoadConfigFile(const std::string& path,
-                                              const std::string& default_workdir) {
+core::Result<ExperimentConfig> LoadConfigFile(
+    const std::string& path, const std::string& default_workdir) {
   std::ifstream in(path);
   if (!in) return core::NotFound(path + ": cannot read the file");
   std::stringstream text;

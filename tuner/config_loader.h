@@ -14,14 +14,13 @@ namespace tuner {
 //   configs/x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)
 // A relative `workdir` is resolved against the file's directory; without
 // one, the trials run in `default_workdir`.
-core::Result<ExperimentConfig> LoadConfigFile(const std::string& path,
-                                              const std::string& default_workdir);
+core::Result<ExperimentConfig> LoadConfigFile(
+    const std::string& path, const std::string& default_workdir);
 
 // The same, for YAML text; `origin` names it in errors.
-core::Result<ExperimentConfig> LoadConfigText(const std::string& text,
-                                              const std::string& origin,
-                                              const std::string& base_dir,
-                                              const std::string& default_workdir);
+core::Result<ExperimentConfig> LoadConfigText(
+    const std::string& text, const std::string& origin,
+    const std::string& base_dir, const std::string& default_workdir);
 
 // The closest of `candidates` to `word`, if close enough to be a likely typo.
 std::string DidYouMean(const std::string& word,

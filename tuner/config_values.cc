@@ -24,7 +24,8 @@ bool IsPlainScalar(const YAML::Node& node) {
 
 }  // namespace
 
-void Fail(const YAML::Node& node, const Path& path, const std::string& message) {
+void Fail(const YAML::Node& node, const Path& path,
+          const std::string& message) {
   int line = 1;
   if (node.IsDefined() && node.Mark().line >= 0) line = node.Mark().line + 1;
   throw LoadError(std::to_string(line) + ": " +
@@ -32,7 +33,8 @@ void Fail(const YAML::Node& node, const Path& path, const std::string& message) 
 }
 
 void Reader::Map(const YAML::Node& node, const Path& path) const {
-  if (!node.IsMap()) Fail(node, path, "expected a mapping, got " + Describe(node));
+  if (!node.IsMap())
+    Fail(node, path, "expected a mapping, got " + Describe(node));
 }
 
 void Reader::Keys(const YAML::Node& node, const Path& path,
@@ -44,7 +46,8 @@ void Reader::Keys(const YAML::Node& node, const Path& path,
     }
     std::string hint = DidYouMean(key, allowed);
     Fail(entry.first, path / key,
-         "unknown key" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+         "unknown key" +
+             (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
   }
 }
 
@@ -56,7 +59,8 @@ YAML::Node Reader::Required(const YAML::Node& node, const Path& path,
 }
 
 std::string Reader::String(const YAML::Node& node, const Path& path) const {
-  if (!node.IsScalar()) Fail(node, path, "expected text, got " + Describe(node));
+  if (!node.IsScalar())
+    Fail(node, path, "expected text, got " + Describe(node));
   return node.Scalar();
 }
 
@@ -101,17 +105,20 @@ std::chrono::milliseconds Reader::Duration(const YAML::Node& node,
     }
   }
   double amount = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), amount);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), amount);
   if (ec != std::errc() || end != text.data() + text.size() || !(amount > 0)) {
     Fail(node, path,
-         "expected a duration such as 90, 90s, 10m or 2h, got " + Describe(node));
+         "expected a duration such as 90, 90s, 10m or 2h, got " +
+             Describe(node));
   }
   return std::chrono::milliseconds(static_cast<int64_t>(amount * scale));
 }
 
 std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
                                              const Path& path) const {
-  if (!node.IsSequence()) Fail(node, path, "expected a list, got " + Describe(node));
+  if (!node.IsSequence())
+    Fail(node, path, "expected a list, got " + Describe(node));
   std::vector<core::ParamValue> values;
   for (const auto& item : node) {
     if (!item.IsScalar()) Fail(item, path, "values must be scalars");

@@ -56,7 +56,8 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
     auto words = SplitCommand(config.command);
     if (!words.ok()) return words.error();
     Lookup lookup = MakeLookup(config, trial, false);
-    for (const auto& word : words.value()) request.argv.push_back(Fill(word, lookup));
+    for (const auto& word : words.value())
+      request.argv.push_back(Fill(word, lookup));
   }
   request.cwd = config.workdir;
   request.stdout_path = trial.trial_dir + "/stdout.log";
@@ -81,10 +82,11 @@ std::string ParamsJson(const core::Params& params) {
   return object.dump(2);
 }
 
-std::string FlagsFor(const ExperimentConfig& config, const core::Params& params) {
+std::string FlagsFor(const ExperimentConfig& config,
+                     const core::Params& params) {
   auto words = SplitCommand(config.command);
-  std::vector<std::string> argv = words.ok() ? words.value()
-                                             : std::vector<std::string>();
+  std::vector<std::string> argv =
+      words.ok() ? words.value() : std::vector<std::string>();
   TrialContext trial{0, &params, "{trial_dir}"};
   Lookup lookup = MakeLookup(config, trial, false);
   std::string out;
@@ -96,7 +98,8 @@ std::string FlagsFor(const ExperimentConfig& config, const core::Params& params)
     for (size_t i = 0; i < argv.size() && !found; ++i) {
       if (!UsesParam(argv[i], name)) continue;
       found = true;
-      if (i > 0 && argv[i - 1].starts_with("-") && !HasPlaceholder(argv[i - 1])) {
+      if (i > 0 && argv[i - 1].starts_with("-") &&
+          !HasPlaceholder(argv[i - 1])) {
         add(argv[i - 1]);
       }
       add(Fill(argv[i], lookup));

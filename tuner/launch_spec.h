@@ -34,7 +34,8 @@ std::string ParamsJson(const core::Params& params);
 // The command-line flags that carry `params` in the config's command
 // ("--lr 0.01 --hidden 64"); params the command does not use are given as
 // --name value.
-std::string FlagsFor(const ExperimentConfig& config, const core::Params& params);
+std::string FlagsFor(const ExperimentConfig& config,
+                     const core::Params& params);
 
 }  // namespace tuner
 

@@ -27,15 +27,16 @@ std::string DescribeDecision(const core::Decision& decision) {
 }
 
 std::string DescribeCounts(const SweepCounts& c) {
-  return fmt::format("{}/{} started, {} running, {} completed, {} stopped, {} failed",
-                     c.started, c.total, c.running, c.completed, c.stopped,
-                     c.failed);
+  return fmt::format(
+      "{}/{} started, {} running, {} completed, {} stopped, {} failed",
+      c.started, c.total, c.running, c.completed, c.stopped, c.failed);
 }
 
 void LineProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
-  fmt::print(out_, "trial {} started{}: {}\n", event.trial,
-             event.attempt > 1 ? fmt::format(" (attempt {})", event.attempt) : "",
-             FormatParams(*event.params));
+  fmt::print(
+      out_, "trial {} started{}: {}\n", event.trial,
+      event.attempt > 1 ? fmt::format(" (attempt {})", event.attempt) : "",
+      FormatParams(*event.params));
   std::fflush(out_);
 }
 
@@ -56,7 +57,8 @@ void LineProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status,
   std::fflush(out_);
 }
 
-void LineProgress::SweepEnded(const std::string& outcome, const SweepCounts& c) {
+void LineProgress::SweepEnded(const std::string& outcome,
+                              const SweepCounts& c) {
   fmt::print(out_, "sweep {}: {} completed, {} stopped early, {} failed\n",
              outcome, c.completed, c.stopped, c.failed);
   std::fflush(out_);

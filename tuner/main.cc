@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   logger->set_pattern("tuner: %^%l%$: %v");
   spdlog::set_default_logger(logger);
 
-  CLI::App app{"tuner: hyperparameter sweeps with asynchronous successive halving"};
+  CLI::App app{
+      "tuner: hyperparameter sweeps with asynchronous successive halving"};
   app.require_subcommand(1);
   std::string db = "tuner.db";
   app.add_option("--db", db, "SQLite database (default ./tuner.db)");

@@ -21,9 +21,9 @@ struct Sweep::LiveTrial {
   core::Params params;
   int slot = -1;
   int attempt = 0;
-  int64_t seq = 0;              // reports stored, all attempts
-  int64_t judged = 0;           // reports judged, all attempts
-  int64_t attempt_reports = 0;  // objective reports in this attempt
+  int64_t seq = 0;                     // reports stored, all attempts
+  int64_t judged = 0;                  // reports judged, all attempts
+  int64_t attempt_reports = 0;         // objective reports in this attempt
   std::optional<double> last_time;     // of the last judged report
   std::optional<double> replay_until;  // a retry repeats reports up to here
   core::Action verdict = core::Action::kContinue;
@@ -45,7 +45,8 @@ std::string DescribeExit(const runner::TrialExit& exit) {
 
 std::string KeysOf(const core::Metrics& metrics) {
   std::string keys;
-  for (const auto& [name, value] : metrics) keys += (keys.empty() ? "" : ", ") + name;
+  for (const auto& [name, value] : metrics)
+    keys += (keys.empty() ? "" : ", ") + name;
   return keys;
 }
 
@@ -152,16 +153,16 @@ bool Sweep::Launch(LiveTrial& trial) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
-  auto request = BuildSpawnRequest(config_, {trial.id, &trial.params, dir},
-                                   lease->env);
+  auto request =
+      BuildSpawnRequest(config_, {trial.id, &trial.params, dir}, lease->env);
   bool stored = request.ok() && Check(store_.MarkRunning(trial.id)) &&
                 Check(store_.Commit());
   core::Status started =
       request.ok() && stored
           ? runner_.Start({trial.id, request.value(), config_.trial.timeout,
                            config_.trial.stop_grace})
-          : core::Status(core::Internal(request.ok() ? error_
-                                                     : request.message()));
+          : core::Status(
+                core::Internal(request.ok() ? error_ : request.message()));
   if (!started.ok()) {
     slots_.Release(lease->slot);
     trial.reason = started.message();
@@ -183,11 +184,13 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
   if (value) ++trial.attempt_reports;
   std::optional<double> time =
       config_.time_attr == "report"
-          ? (value ? std::optional<double>(trial.attempt_reports) : std::nullopt)
+          ? (value ? std::optional<double>(trial.attempt_reports)
+                   : std::nullopt)
           : core::FindMetric(metrics, config_.time_attr);
   if (trial.replay_until && time && *time <= *trial.replay_until) return;
   if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
-  storage::ReportRecord report{id, ++trial.seq, time, value, std::move(metrics)};
+  storage::ReportRecord report{id, ++trial.seq, time, value,
+                               std::move(metrics)};
   if (!Check(store_.AppendReport(report, config_.mode))) return;
   ScheduleCommit();
   if (value && time && (!trial.last_time || *time > *trial.last_time)) {
@@ -223,9 +226,9 @@ void Sweep::Judge(LiveTrial& trial, double time, double value) {
   runner_.Stop(trial.id);
 }
 
-std::optional<core::TrialStatus> Sweep::EndStatus(
-    const LiveTrial& trial, const runner::TrialExit& exit,
-    std::string& reason) const {
+std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
+                                                  const runner::TrialExit& exit,
+                                                  std::string& reason) const {
   using core::TrialStatus;
   if (trial.verdict == core::Action::kStop) {
     reason = trial.reason;
@@ -243,10 +246,12 @@ std::optional<core::TrialStatus> Sweep::EndStatus(
   }
   if (exit.exit_code == 0) {
     if (trial.judged > 0) return TrialStatus::kCompleted;
-    reason = "exited 0 without reporting '" + config_.metric + "'" +
-             (config_.time_attr == "report" ? ""
-                                            : " with '" + config_.time_attr + "'");
-    if (!trial.seen_keys.empty()) reason += "; its reports had: " + trial.seen_keys;
+    reason =
+        "exited 0 without reporting '" + config_.metric + "'" +
+        (config_.time_attr == "report" ? ""
+                                       : " with '" + config_.time_attr + "'");
+    if (!trial.seen_keys.empty())
+      reason += "; its reports had: " + trial.seen_keys;
     return TrialStatus::kFailed;
   }
   reason = DescribeExit(exit);
@@ -309,11 +314,11 @@ void Sweep::CheckDone() {
   if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
   bool more = next_index_ < config_.num_trials && !exhausted_;
   if (more && !interrupting_) return;
-  outcome_ = !error_.empty()   ? SweepOutcome::kFailed
+  outcome_ = !error_.empty() ? SweepOutcome::kFailed
              : interrupting_ ? SweepOutcome::kInterrupted
                              : SweepOutcome::kFinished;
-  std::string status = outcome_ == SweepOutcome::kFinished ? "finished"
-                                                           : "interrupted";
+  std::string status =
+      outcome_ == SweepOutcome::kFinished ? "finished" : "interrupted";
   if (experiment_ != 0) {
     (void)store_.SetExperimentStatus(experiment_, status);
     (void)store_.Commit();

@@ -2,14 +2,13 @@
 #ifndef TUNER_TUNER_SWEEP_H_
 #define TUNER_TUNER_SWEEP_H_
 
-#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
-
 #include <boost/asio/io_context.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "schedulers/searcher.h"
 #include "schedulers/trial_scheduler.h"

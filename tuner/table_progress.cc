@@ -26,7 +26,8 @@ void TableProgress::Redraw(const SweepCounts& c, const std::string& permanent) {
   last_draw_ = std::chrono::steady_clock::now();
 }
 
-void TableProgress::TrialStarted(const TrialEvent& event, const SweepCounts& c) {
+void TableProgress::TrialStarted(const TrialEvent& event,
+                                 const SweepCounts& c) {
   Row row;
   row.params = FormatParams(*event.params);
   rows_[event.trial] = row;
@@ -47,8 +48,10 @@ void TableProgress::TrialReported(const TrialEvent& event, double time,
   }
 }
 
-void TableProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status,
-                               const std::string& reason, const SweepCounts& c) {
+void TableProgress::TrialEnded(const TrialEvent& event,
+                               core::TrialStatus status,
+                               const std::string& reason,
+                               const SweepCounts& c) {
   const Row& row = rows_[event.trial];
   std::string line = fmt::format(
       "trial {:>4} {:<9} {}={} {}={}{}  {}", event.trial,
@@ -58,7 +61,8 @@ void TableProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status
   Redraw(c, line);
 }
 
-void TableProgress::SweepEnded(const std::string& outcome, const SweepCounts& c) {
+void TableProgress::SweepEnded(const std::string& outcome,
+                               const SweepCounts& c) {
   Redraw(c, "");
   fmt::print(out_, "sweep {}: {} completed, {} stopped early, {} failed\n",
              outcome, c.completed, c.stopped, c.failed);

@@ -16,7 +16,9 @@ namespace tuner {
 class TableProgress : public ProgressSink {
  public:
   TableProgress(std::FILE* out, std::string metric, std::string time_attr)
-      : out_(out), metric_(std::move(metric)), time_attr_(std::move(time_attr)) {}
+      : out_(out),
+        metric_(std::move(metric)),
+        time_attr_(std::move(time_attr)) {}
 
   void TrialStarted(const TrialEvent& event, const SweepCounts& c) override;
   void TrialReported(const TrialEvent& event, double time, double value,

@@ -27,7 +27,8 @@ TEST_CASE("asha rungs sit at grace * rf^k below max_t", "[schedulers][asha]") {
   CHECK(AshaScheduler(spec).Milestones() == std::vector<double>{2, 8, 32});
 }
 
-TEST_CASE("asha keeps the top floor(n/rf) and at least one", "[schedulers][asha]") {
+TEST_CASE("asha keeps the top floor(n/rf) and at least one",
+          "[schedulers][asha]") {
   AshaScheduler asha(Spec(27));
   // n=1: rank 1 of 1 continues; n=2: keep 1, a worse value stops.
   CHECK(asha.OnReport(1, 1, 0.5).action == core::Action::kContinue);

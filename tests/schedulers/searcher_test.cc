@@ -78,8 +78,8 @@ TEST_CASE("grid search enumerates the cross product once",
   using D = core::Distribution;
   core::SearchSpace space{
       {List("a", D::kGrid, {int64_t{1}, int64_t{2}}),
-       List("b", D::kChoice, {std::string("x"), std::string("y"),
-                              std::string("z")})}};
+       List("b", D::kChoice,
+            {std::string("x"), std::string("y"), std::string("z")})}};
   GridSearcher grid(space);
   CHECK(grid.size() == 6);
   CHECK(*grid.Suggest(0) ==

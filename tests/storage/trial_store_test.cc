@@ -60,12 +60,20 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   auto store = Memory();
   auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMin)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
-  REQUIRE(store->AppendReport({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin).ok());
-  REQUIRE(store->AppendReport({t, 2, 2.0, 0.3, {{"acc", 0.3}}}, core::Mode::kMin).ok());
-  REQUIRE(store->AppendReport({t, 3, 3.0, 0.4, {{"acc", 0.4}, {"x", NAN}}},
-                              core::Mode::kMin).ok());
-  REQUIRE(store->AppendReport({t, 4, std::nullopt, std::nullopt, {{"loss", 1}}},
-                              core::Mode::kMin).ok());
+  REQUIRE(
+      store->AppendReport({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin)
+          .ok());
+  REQUIRE(
+      store->AppendReport({t, 2, 2.0, 0.3, {{"acc", 0.3}}}, core::Mode::kMin)
+          .ok());
+  REQUIRE(store
+              ->AppendReport({t, 3, 3.0, 0.4, {{"acc", 0.4}, {"x", NAN}}},
+                             core::Mode::kMin)
+              .ok());
+  REQUIRE(store
+              ->AppendReport({t, 4, std::nullopt, std::nullopt, {{"loss", 1}}},
+                             core::Mode::kMin)
+              .ok());
   auto trial = store->ListTrials(exp).value()[0];
   CHECK(trial.last_time == 3.0);
   CHECK(trial.last_value == 0.4);
@@ -76,7 +84,8 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   CHECK_FALSE(reports[3].time.has_value());
 }
 
-TEST_CASE("best trials are the longest trained first then by value", "[storage]") {
+TEST_CASE("best trials are the longest trained first then by value",
+          "[storage]") {
   auto store = Memory();
   auto e = Experiment("e", core::Mode::kMax);
   e.id = store->CreateExperiment(e).value();
@@ -122,19 +131,22 @@ TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
   std::filesystem::remove(path);
   {
     auto writer = TrialStore::Open(path).value();
-    auto exp = writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+    auto exp =
+        writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
     REQUIRE(writer->Commit().ok());
     auto reader = TrialStore::OpenReadOnly(path).value();
     writer->AddTrial(exp, 0, {}).value();
     CHECK(reader->ListTrials(exp).value().empty());  // not committed yet
     REQUIRE(writer->Commit().ok());
     CHECK(reader->ListTrials(exp).value().size() == 1);
-    auto mode = Database::Open(path, true).value()->Prepare("PRAGMA journal_mode");
+    auto mode =
+        Database::Open(path, true).value()->Prepare("PRAGMA journal_mode");
     REQUIRE(mode.value().Step().value());
     CHECK(mode.value().Text(0) == "wal");
   }
   CHECK_FALSE(TrialStore::OpenReadOnly(path + ".missing").ok());
-  for (auto suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  for (auto suffix : {"", "-wal", "-shm"})
+    std::filesystem::remove(path + suffix);
 }
 
 TEST_CASE("migrations set the schema version and refuse newer ones",

@@ -1,10 +1,9 @@
 #include "trial_runner/local_runner.h"
 
-#include <boost/asio/steady_timer.hpp>
-
 #include <signal.h>
 #include <unistd.h>
 
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -40,8 +39,9 @@ class Recorder : public RunnerObserver {
 };
 
 struct Fixture {
-  Fixture() : dir(fs::temp_directory_path() /
-                  ("tuner-runner-" + std::to_string(getpid()))) {
+  Fixture()
+      : dir(fs::temp_directory_path() /
+            ("tuner-runner-" + std::to_string(getpid()))) {
     fs::create_directories(dir);
   }
   ~Fixture() { fs::remove_all(dir); }
@@ -67,8 +67,9 @@ TEST_CASE("runner delivers the metrics of every output format",
   LocalRunner runner(io, recorder);
   const char* formats[] = {"json", "hf", "hf-quoted", "tune"};
   for (int i = 0; i < 4; ++i) {
-    REQUIRE(runner.Start(f.Launch(i, {"--epochs", "3", "--format", formats[i],
-                                      "--quality", "0.8"}))
+    REQUIRE(runner
+                .Start(f.Launch(i, {"--epochs", "3", "--format", formats[i],
+                                    "--quality", "0.8"}))
                 .ok());
   }
   CHECK(runner.running() == 4);
@@ -110,7 +111,8 @@ TEST_CASE("runner stops and escalates to SIGKILL and times out",
   Recorder recorder(io, 3);
   LocalRunner runner(io, recorder);
   REQUIRE(runner.Start(f.Launch(1, {"--hang-at", "1"})).ok());
-  REQUIRE(runner.Start(f.Launch(2, {"--hang-at", "1", "--ignore-sigterm"})).ok());
+  REQUIRE(
+      runner.Start(f.Launch(2, {"--hang-at", "1", "--ignore-sigterm"})).ok());
   auto timed = f.Launch(3, {"--hang-at", "1"});
   timed.timeout = milliseconds(300);
   REQUIRE(runner.Start(timed).ok());

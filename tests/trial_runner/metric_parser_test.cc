@@ -28,8 +28,8 @@ TEST_CASE("JSON lines and [tune-metric] lines", "[runner][parser]") {
 }
 
 TEST_CASE("Hugging Face Trainer dict lines", "[runner][parser]") {
-  auto raw = ParseMetricLine(
-      "{'eval_loss': 0.37, 'eval_f1': 0.91, 'epoch': 3.0}");
+  auto raw =
+      ParseMetricLine("{'eval_loss': 0.37, 'eval_f1': 0.91, 'epoch': 3.0}");
   REQUIRE(raw);
   CHECK(Get(*raw, "eval_f1") == 0.91);
   auto hf44 = ParseMetricLine(
@@ -63,17 +63,12 @@ TEST_CASE("Hugging Face Trainer dict lines", "[runner][parser]") {
 
 TEST_CASE("anything else is not a metric line", "[runner][parser]") {
   for (const char* line : {
-           "",
-           "Epoch 1/3",
-           "***** eval metrics *****",
+           "", "Epoch 1/3", "***** eval metrics *****",
            "{'loss': 0.5, 'epoch': ",  // truncated
            "{'loss': 0.5",             // unterminated
            "{'loss: 0.5}",             // unterminated key
            "{loss: 0.5}",              // unquoted key
-           "{'a': 0.5} trailing",
-           "}{",
-           "{'a': 1e999x}",
-           "[1, 2, 3]",
+           "{'a': 0.5} trailing", "}{", "{'a': 1e999x}", "[1, 2, 3]",
            "{'a': ((((((((((((((((((((1))))))))))))))))))))}",  // too deep
        }) {
     INFO(line);

@@ -85,7 +85,8 @@ TEST_CASE("tuner run with a bad config exits 2 with one line", "[tuner][cli]") {
   CHECK(f.Tuner("frobnicate").code == 2);
 }
 
-TEST_CASE("tuner run then best and trials and status", "[tuner][cli][process]") {
+TEST_CASE("tuner run then best and trials and status",
+          "[tuner][cli][process]") {
   CliFixture f;
   f.Write("sweep.yaml", kSweep);
   Output run = f.Tuner("run sweep.yaml");
@@ -133,7 +134,8 @@ TEST_CASE("tuner run then best and trials and status", "[tuner][cli][process]") 
   CHECK(status.out.find("finished") != std::string::npos);
   Output unknown = f.Tuner("best nope");
   CHECK(unknown.code == 1);
-  CHECK(unknown.err.find("no experiment 'nope' in tuner.db (it has: cli-sweep)") !=
+  CHECK(unknown.err.find(
+            "no experiment 'nope' in tuner.db (it has: cli-sweep)") !=
         std::string::npos);
 }
 

@@ -72,8 +72,9 @@ TEST_CASE("bad configs get one line naming file and line and key",
               "x.yaml:3: metrc: unknown key (did you mean 'metric'?)");
   ExpectError(Replace(kValid, "slots: 2", "slots: two"),
               "x.yaml:15: devices.slots: expected an integer, got 'two'");
-  ExpectError(Replace(kValid, "low: 1.0e-4", "low: 0"),
-              "x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)");
+  ExpectError(
+      Replace(kValid, "low: 1.0e-4", "low: 0"),
+      "x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)");
   ExpectError(Replace(kValid, "low: 0.0, high: 0.5", "low: 0.5, high: 0.5"),
               "x.yaml:9: search_space.dropout.high: uniform needs low < high "
               "(got low 0.5, high 0.5)");
@@ -96,9 +97,10 @@ TEST_CASE("bad configs get one line naming file and line and key",
   ExpectError(Replace(kValid, "timeout: 10m", "timeout: soon"),
               "x.yaml:16: trial.timeout: expected a duration such as 90, 90s, "
               "10m or 2h, got 'soon'");
-  ExpectError(Replace(kValid, "searcher: {type: random", "searcher: {type: grid"),
-              "x.yaml:12: searcher.type: grid search needs every parameter to "
-              "be a grid or a choice; 'lr' is not");
+  ExpectError(
+      Replace(kValid, "searcher: {type: random", "searcher: {type: grid"),
+      "x.yaml:12: searcher.type: grid search needs every parameter to "
+      "be a grid or a choice; 'lr' is not");
   ExpectError(Replace(kValid, "name: sweep-1", "name: a/b"),
               "x.yaml:1: name: use letters, digits, '.', '_' and '-' (at most "
               "128)");

@@ -68,10 +68,11 @@ inline SweepResult RunSweep(std::string yaml) {
     }
     result.outcome = sweep.outcome();
   }
-  result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  result.experiment = *result.store->FindExperiment(config.value().name).value();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  result.experiment =
+      *result.store->FindExperiment(config.value().name).value();
   result.trials = result.store->ListTrials(result.experiment.id).value();
   return result;
 }

@@ -89,8 +89,9 @@ devices: {kind: cpu, slots: 1}
   CHECK(at_rung[1] == 13);
 }
 
-TEST_CASE("crashing and hanging and garbage trials are data and the sweep goes on",
-          "[tuner][sweep][process]") {
+TEST_CASE(
+    "crashing and hanging and garbage trials are data and the sweep goes on",
+    "[tuner][sweep][process]") {
   auto result = RunSweep(R"(name: misbehaving
 shell: true
 command: |
@@ -178,8 +179,10 @@ trial: {max_failures: 2}
                                 "stderr.attempt-1.log"));
 }
 
-TEST_CASE("a trial gets its env and dir and params.json and values stay one argv word",
-          "[tuner][sweep][process]") {
+TEST_CASE(
+    "a trial gets its env and dir and params.json and values stay one argv "
+    "word",
+    "[tuner][sweep][process]") {
   auto result = RunSweep(R"(name: env
 command: TOY --quality 0.5 --epochs 1 --env-file {trial_dir}/env.txt --format {fmt}
 metric: score
@@ -196,10 +199,10 @@ env: {MY_VAR: "trial-{trial_id}"}
   std::stringstream env;
   env << env_file.rdbuf();
   std::string id = std::to_string(result.trials[0].id);
-  for (std::string var : {"MY_VAR=trial-" + id, "TUNER_TRIAL_ID=" + id,
-                          "TUNER_TRIAL_DIR=" + dir.string(),
-                          std::string("PYTHONUNBUFFERED=1"),
-                          std::string("TUNER_EXPERIMENT=env")}) {
+  for (std::string var :
+       {"MY_VAR=trial-" + id, "TUNER_TRIAL_ID=" + id,
+        "TUNER_TRIAL_DIR=" + dir.string(), std::string("PYTHONUNBUFFERED=1"),
+        std::string("TUNER_EXPERIMENT=env")}) {
     CHECK(env.str().find("\n" + var + "\n") != std::string::npos);
   }
   CHECK(std::ifstream(dir / "params.json").good());

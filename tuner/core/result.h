@@ -44,8 +44,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}          // NOLINT
-  Result(Error error) : data_(std::move(error)) {}      // NOLINT
+  Result(T value) : data_(std::move(value)) {}             // NOLINT
+  Result(Error error) : data_(std::move(error)) {}         // NOLINT
   Result(const Status& status) : data_(status.error()) {}  // NOLINT: !ok only
 
   bool ok() const { return std::holds_alternative<T>(data_); }
@@ -79,9 +79,9 @@ inline Error Internal(std::string message) {
 }  // namespace tuner::core
 
 // Returns the Status of `expr` from the enclosing function if it is an error.
-#define TUNER_RETURN_IF_ERROR(expr)              \
-  do {                                           \
-    auto tuner_status_ = (expr);                 \
+#define TUNER_RETURN_IF_ERROR(expr)                        \
+  do {                                                     \
+    auto tuner_status_ = (expr);                           \
     if (!tuner_status_.ok()) return tuner_status_.error(); \
   } while (0)
 

@@ -24,7 +24,7 @@ struct SchedulerSpec {
   std::optional<double> max_t;  // required by asha; optional for fifo
   double grace_period = 1;
   double reduction_factor = 3;
-  Mode mode = Mode::kMax;       // copied from the experiment's `mode`
+  Mode mode = Mode::kMax;  // copied from the experiment's `mode`
 };
 
 }  // namespace tuner::core

@@ -16,19 +16,24 @@ enum class TrialStatus { kPending, kRunning, kCompleted, kStopped, kFailed };
 
 inline std::string_view ToString(TrialStatus status) {
   switch (status) {
-    case TrialStatus::kPending: return "pending";
-    case TrialStatus::kRunning: return "running";
-    case TrialStatus::kCompleted: return "completed";
-    case TrialStatus::kStopped: return "stopped";
-    case TrialStatus::kFailed: return "failed";
+    case TrialStatus::kPending:
+      return "pending";
+    case TrialStatus::kRunning:
+      return "running";
+    case TrialStatus::kCompleted:
+      return "completed";
+    case TrialStatus::kStopped:
+      return "stopped";
+    case TrialStatus::kFailed:
+      return "failed";
   }
   return "unknown";
 }
 
 inline std::optional<TrialStatus> ParseTrialStatus(std::string_view text) {
-  for (auto s : {TrialStatus::kPending, TrialStatus::kRunning,
-                 TrialStatus::kCompleted, TrialStatus::kStopped,
-                 TrialStatus::kFailed}) {
+  for (auto s :
+       {TrialStatus::kPending, TrialStatus::kRunning, TrialStatus::kCompleted,
+        TrialStatus::kStopped, TrialStatus::kFailed}) {
     if (ToString(s) == text) return s;
   }
   return std::nullopt;
@@ -50,9 +55,12 @@ enum class Action {
 
 inline std::string_view ToString(Action action) {
   switch (action) {
-    case Action::kContinue: return "continue";
-    case Action::kStop: return "stop";
-    case Action::kComplete: return "complete";
+    case Action::kContinue:
+      return "continue";
+    case Action::kStop:
+      return "stop";
+    case Action::kComplete:
+      return "complete";
   }
   return "unknown";
 }
