@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "tests/catch.h"
 
@@ -155,10 +156,18 @@ TEST_CASE("runner kills what a trial leaves in its process group",
   int pid = 0;
   std::ifstream(pid_file) >> pid;
   REQUIRE(pid > 0);
-  // Gone, or a zombie waiting for init: never running.
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_text, comm, state;
-  if (stat >> pid_text >> comm >> state) CHECK(state == "Z");
+  // SIGKILL is asynchronous: within 2 s the child is gone, or a zombie
+  // waiting for init to reap it; never still running.
+  auto running = [pid] {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_text, comm, state;
+    return static_cast<bool>(stat >> pid_text >> comm >> state) && state != "Z";
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  CHECK_FALSE(running());
 }
 
 TEST_CASE("runner refuses a command it cannot execute", "[runner][process]") {
