@@ -119,11 +119,14 @@ void LocalRunner::WaitForExit(Process& process) {
 void LocalRunner::ReadOutput(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process) return;
-  process->stdout_reader.ReadAvailable([&](std::string_view line) {
-    if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
-      observer_.OnMetrics(trial, std::move(*metrics));
-    }
-  });
+  process->stdout_reader.ReadAvailable(
+      [&](std::string_view line) { DeliverLine(trial, line); });
+}
+
+void LocalRunner::DeliverLine(core::TrialId trial, std::string_view line) {
+  if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
+    observer_.OnMetrics(trial, std::move(*metrics));
+  }
 }
 
 void LocalRunner::Stop(core::TrialId trial) {
@@ -166,11 +169,8 @@ void LocalRunner::HandleExit(core::TrialId trial) {
   while (waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
   }
   ReadOutput(trial);
-  process.stdout_reader.Finish([&](std::string_view line) {
-    if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
-      observer_.OnMetrics(trial, std::move(*metrics));
-    }
-  });
+  process.stdout_reader.Finish(
+      [&](std::string_view line) { DeliverLine(trial, line); });
   TrialExit exit = DescribeStatus(status);
   exit.timed_out = process.timed_out;
   exit.stop_requested = process.stop_requested;

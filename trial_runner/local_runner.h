@@ -73,6 +73,7 @@ class LocalRunner {
   struct Process;
   void WaitForExit(Process& process);
   void ReadOutput(core::TrialId trial);
+  void DeliverLine(core::TrialId trial, std::string_view line);
   void HandleExit(core::TrialId trial);
   Process* Find(core::TrialId trial);
 

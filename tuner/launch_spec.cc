@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/command_template.h"
+#include "tuner/trial_format.h"
 
 namespace tuner {
 
@@ -75,11 +76,7 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
 }
 
 std::string ParamsJson(const core::Params& params) {
-  nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : params) {
-    std::visit([&](const auto& v) { object[name] = v; }, value);
-  }
-  return object.dump(2);
+  return ParamsObject(params).dump(2);
 }
 
 std::string FlagsFor(const ExperimentConfig& config,

@@ -17,14 +17,6 @@ nlohmann::ordered_json Number(const std::optional<double>& value) {
   return *value;
 }
 
-nlohmann::ordered_json ParamsObject(const core::Params& params) {
-  nlohmann::ordered_json object = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : params) {
-    std::visit([&](const auto& v) { object[name] = v; }, value);
-  }
-  return object;
-}
-
 std::string Cell(const std::optional<double>& value) {
   return value ? fmt::format("{:.6g}", *value) : "-";
 }
@@ -44,6 +36,14 @@ void EmitScalar(YAML::Emitter& out, const nlohmann::ordered_json& value) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json ParamsObject(const core::Params& params) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : params) {
+    std::visit([&](const auto& v) { object[name] = v; }, value);
+  }
+  return object;
+}
 
 nlohmann::ordered_json TrialJson(const storage::TrialRecord& t) {
   return {{"id", t.id},

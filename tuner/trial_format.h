@@ -10,6 +10,9 @@
 
 namespace tuner {
 
+// The params as a JSON object, in declaration order.
+nlohmann::ordered_json ParamsObject(const core::Params& params);
+
 // {id, status, params, last_time, last_value, best_value, attempts,
 //  exit_code, reason}; absent values are null, NaN and inf are strings.
 nlohmann::ordered_json TrialJson(const storage::TrialRecord& trial);
