@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace tuner::schedulers {
 
@@ -11,51 +10,87 @@ bool Reached(double time, double milestone) {
 }
 
 AshaScheduler::AshaScheduler(const core::SchedulerSpec& spec)
-    : max_t_(spec.max_t.value_or(0)),
+    : brackets_(PlanBrackets(spec)),
+      max_t_(spec.max_t.value_or(0)),
       reduction_factor_(spec.reduction_factor),
-      mode_(spec.mode) {
-  for (double m = spec.grace_period; !Reached(m, max_t_);
-       m *= spec.reduction_factor) {
-    milestones_.push_back(m);
+      mode_(spec.mode),
+      promotion_(spec.promotion),
+      seed_(spec.seed) {
+  for (int b = 0; b < static_cast<int>(brackets_.size()); ++b) {
+    rungs_.emplace_back(brackets_[b].milestones.size());
+    for (int r = 0; r < static_cast<int>(rungs_[b].size()); ++r)
+      promotion_order_.push_back({b, r});
   }
-  rungs_.resize(milestones_.size());
+  // Highest milestone first; on equal milestones the lower bracket first.
+  std::stable_sort(promotion_order_.begin(), promotion_order_.end(),
+                   [this](const RungRef& x, const RungRef& y) {
+                     return brackets_[x.bracket].milestones[x.rung] >
+                            brackets_[y.bracket].milestones[y.rung];
+                   });
 }
 
-double AshaScheduler::Internal(double value) const {
-  if (!std::isfinite(value)) return std::numeric_limits<double>::infinity();
-  return mode_ == core::Mode::kMax ? -value : value;
+int AshaScheduler::OnAdd(core::TrialId trial, int64_t index) {
+  int bracket = BracketOf(brackets_, seed_, index);
+  trials_[trial] = TrialState{bracket, 0};
+  return bracket;
 }
 
-core::RungDecision AshaScheduler::Record(int rung, double value) {
-  Rung& records = rungs_[rung];
-  double internal = Internal(value);
-  records.insert({internal, sequence_++});
-  auto n = static_cast<int64_t>(records.size());
-  // Strictly better values are those with a lower internal value.
-  auto better = static_cast<int64_t>(
-      records.order_of_key({internal, std::numeric_limits<int64_t>::min()}));
-  auto keep = std::max<int64_t>(
-      1, static_cast<int64_t>(std::floor(n / reduction_factor_)));
-  core::RungDecision decision;
-  decision.rung = rung;
-  decision.milestone = milestones_[rung];
-  decision.value = value;
-  decision.rank = better + 1;
-  decision.n = n;
-  decision.continues = std::isfinite(value) && decision.rank <= keep;
-  return decision;
+AshaScheduler::TrialState& AshaScheduler::StateOf(core::TrialId trial) {
+  return trials_.try_emplace(trial).first->second;  // unknown: bracket 0
+}
+
+core::RungDecision AshaScheduler::Record(core::TrialId trial,
+                                         const TrialState& state,
+                                         double value) {
+  RankedRung& rung = rungs_[state.bracket][state.next_rung];
+  double internal = Internal(value, mode_);
+  RankedRung::Key key = rung.Insert(internal);
+  core::RungDecision d;
+  d.bracket = state.bracket;
+  d.rung = state.next_rung;
+  d.milestone = brackets_[state.bracket].milestones[state.next_rung];
+  d.value = value;
+  d.rank = rung.RankOf(internal);
+  d.n = rung.size();
+  if (!std::isfinite(value)) {
+    d.verdict = core::RungVerdict::kStop;
+  } else if (promotion_) {
+    d.verdict = core::RungVerdict::kPause;
+    rung.AddCandidate(trial, key);
+  } else {
+    bool kept =
+        d.rank <= std::max<int64_t>(1, TopCount(d.n, reduction_factor_));
+    d.verdict = kept ? core::RungVerdict::kContinue : core::RungVerdict::kStop;
+  }
+  return d;
 }
 
 core::Decision AshaScheduler::OnReport(core::TrialId trial, double time,
                                        double value) {
+  core::Decision decision = Judge(trial, time, value);
+  if (decision.action == core::Action::kStop ||
+      decision.action == core::Action::kComplete) {
+    trials_.erase(trial);  // it reports no more
+  }
+  return decision;
+}
+
+core::Decision AshaScheduler::Judge(core::TrialId trial, double time,
+                                    double value) {
   core::Decision decision;
-  int& next = next_rung_[trial];
-  while (next < static_cast<int>(milestones_.size()) &&
-         Reached(time, milestones_[next])) {
-    decision.rungs.push_back(Record(next, value));
-    ++next;
-    if (!decision.rungs.back().continues) {
+  TrialState& state = StateOf(trial);
+  const auto& milestones = brackets_[state.bracket].milestones;
+  while (state.next_rung < static_cast<int>(milestones.size()) &&
+         Reached(time, milestones[state.next_rung])) {
+    decision.rungs.push_back(Record(trial, state, value));
+    ++state.next_rung;
+    core::RungVerdict verdict = decision.rungs.back().verdict;
+    if (verdict == core::RungVerdict::kStop) {
       decision.action = core::Action::kStop;
+      return decision;
+    }
+    if (verdict == core::RungVerdict::kPause) {
+      decision.action = core::Action::kPause;
       return decision;
     }
   }
@@ -67,12 +102,46 @@ core::Decision AshaScheduler::OnReport(core::TrialId trial, double time,
   return decision;
 }
 
+std::optional<RungEvent> AshaScheduler::NextPromotion() {
+  for (const RungRef& ref : promotion_order_) {
+    RankedRung& rung = rungs_[ref.bracket][ref.rung];
+    auto best = rung.BestCandidate();
+    if (!best) continue;
+    int64_t rank = rung.RankOf(best->second.first);
+    if (rank > TopCount(rung.size(), reduction_factor_)) continue;
+    rung.RemoveCandidate(best->first);
+    RungEvent event;
+    event.trial = best->first;
+    event.record.bracket = ref.bracket;
+    event.record.rung = ref.rung;
+    event.record.milestone = brackets_[ref.bracket].milestones[ref.rung];
+    double internal = best->second.first;
+    event.record.value = mode_ == core::Mode::kMax ? -internal : internal;
+    event.record.rank = rank;
+    event.record.n = rung.size();
+    event.record.verdict = core::RungVerdict::kPromote;
+    return event;
+  }
+  return std::nullopt;
+}
+
 void AshaScheduler::Restore(core::TrialId trial,
                             const core::RungDecision& record) {
-  if (record.rung < 0 || record.rung >= static_cast<int>(rungs_.size())) return;
-  rungs_[record.rung].insert({Internal(record.value), sequence_++});
-  int& next = next_rung_[trial];
-  next = std::max(next, record.rung + 1);
+  if (record.bracket < 0 || record.bracket >= static_cast<int>(rungs_.size()))
+    return;
+  auto& rungs = rungs_[record.bracket];
+  if (record.rung < 0 || record.rung >= static_cast<int>(rungs.size())) return;
+  RankedRung& rung = rungs[record.rung];
+  if (record.verdict == core::RungVerdict::kPromote) {
+    rung.RemoveCandidate(trial);
+    return;
+  }
+  RankedRung::Key key = rung.Insert(Internal(record.value, mode_));
+  if (record.verdict == core::RungVerdict::kPause)
+    rung.AddCandidate(trial, key);
+  TrialState& state = StateOf(trial);
+  state.bracket = record.bracket;
+  state.next_rung = std::max(state.next_rung, record.rung + 1);
 }
 
 }  // namespace tuner::schedulers

@@ -1,60 +1,77 @@
-// Asynchronous successive halving (ASHA), stopping type.
+// Asynchronous successive halving (ASHA) and async HyperBand, stopping or
+// promotion type.
 #ifndef TUNER_SCHEDULERS_ASHA_H_
 #define TUNER_SCHEDULERS_ASHA_H_
 
 #include <cstdint>
-#include <ext/pb_ds/assoc_container.hpp>
-#include <ext/pb_ds/tree_policy.hpp>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "schedulers/brackets.h"
+#include "schedulers/ranked_rung.h"
 #include "schedulers/trial_scheduler.h"
 #include "tuner/core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 
 // The rule (docs/schedulers.md):
-// - Rungs sit at grace_period * reduction_factor^k for every k with a
-//   milestone below max_t.
-// - When a report reaches a rung, its value is recorded there and the trial
-//   continues iff its rank is within the top max(1, floor(n / rf)) of the n
-//   values recorded at that rung, its own included. Rank 1 is best; only
-//   strictly better values count against it, so ties continue.
+// - Bracket b has its rungs at grace_period * rf^k for k >= b, below max_t;
+//   each trial belongs to one bracket (BracketOf) and competes only there.
+// - Stopping type: when a report reaches a rung, its value is recorded there
+//   and the trial continues iff its rank is within the top
+//   max(1, floor(n / rf)) of the n values recorded at that rung, its own
+//   included. Rank 1 is best; only strictly better values count against it,
+//   so ties continue.
+// - Promotion type: a trial reaching a rung is recorded and paused. When a
+//   slot frees, the best paused trial not yet promoted whose rank is within
+//   the top floor(n / rf) of its rung is promoted (highest milestone first,
+//   any bracket); else the caller starts a new trial.
 // - A non-finite value stops the trial; it is recorded as the worst value.
 // - A report that crosses several rungs is judged at each, lowest first, with
 //   the same value. A rung a trial has passed is never filled in later.
 // - A report at or past max_t that survives its rungs completes the trial.
-// Each judgement costs O(log n): every rung is an order-statistics tree.
+// Each judgement and each promotion costs O(log n).
 class AshaScheduler : public TrialScheduler {
  public:
   // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.
   explicit AshaScheduler(const core::SchedulerSpec& spec);
 
+  int OnAdd(core::TrialId trial, int64_t index) override;
   core::Decision OnReport(core::TrialId trial, double time,
                           double value) override;
+  void OnEnd(core::TrialId trial) override { trials_.erase(trial); }
+  std::optional<RungEvent> NextPromotion() override;
   void Restore(core::TrialId trial, const core::RungDecision& record) override;
-  std::vector<double> Milestones() const override { return milestones_; }
+  std::vector<double> Milestones() const override {
+    return brackets_[0].milestones;
+  }
+  const std::vector<Bracket>& brackets() const { return brackets_; }
 
  private:
-  // (internal value, insertion sequence): lower internal values are better.
-  using Key = std::pair<double, int64_t>;
-  using Rung = __gnu_pbds::tree<Key, __gnu_pbds::null_type, std::less<Key>,
-                                __gnu_pbds::rb_tree_tag,
-                                __gnu_pbds::tree_order_statistics_node_update>;
+  struct TrialState {
+    int bracket = 0;
+    int next_rung = 0;  // index of the next rung it can reach
+  };
+  struct RungRef {
+    int bracket;
+    int rung;
+  };
 
-  // Sign-flipped so that lower is better; non-finite values become +inf.
-  double Internal(double value) const;
-  core::RungDecision Record(int rung, double value);
+  core::Decision Judge(core::TrialId trial, double time, double value);
+  core::RungDecision Record(core::TrialId trial, const TrialState& state,
+                            double value);
+  TrialState& StateOf(core::TrialId trial);
 
-  std::vector<double> milestones_;
-  std::vector<Rung> rungs_;
+  std::vector<Bracket> brackets_;
+  std::vector<std::vector<RankedRung>> rungs_;  // [bracket][rung]
+  std::vector<RungRef> promotion_order_;        // highest milestone first
   double max_t_;
   double reduction_factor_;
   core::Mode mode_;
-  int64_t sequence_ = 0;
-  // Index of the next rung each trial can reach (absent = 0).
-  std::unordered_map<core::TrialId, int> next_rung_;
+  bool promotion_;
+  uint64_t seed_;
+  std::unordered_map<core::TrialId, TrialState> trials_;
 };
 
 // True iff `time` has reached `milestone`, allowing for float rounding.

@@ -13,7 +13,8 @@ namespace tuner::schedulers {
 
 // REQUIRES: `spec` was validated (see tuner/config_loader.h).
 std::unique_ptr<Searcher> MakeSearcher(const core::SearcherSpec& spec,
-                                       const core::SearchSpace& space);
+                                       const core::SearchSpace& space,
+                                       core::Mode mode);
 std::unique_ptr<TrialScheduler> MakeTrialScheduler(
     const core::SchedulerSpec& spec);
 

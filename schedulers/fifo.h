@@ -2,6 +2,7 @@
 #ifndef TUNER_SCHEDULERS_FIFO_H_
 #define TUNER_SCHEDULERS_FIFO_H_
 
+#include <cstdint>
 #include <optional>
 
 #include "schedulers/trial_scheduler.h"
@@ -16,6 +17,7 @@ class FifoScheduler : public TrialScheduler {
   explicit FifoScheduler(const core::SchedulerSpec& spec)
       : max_t_(spec.max_t) {}
 
+  int OnAdd(core::TrialId, int64_t) override { return 0; }
   core::Decision OnReport(core::TrialId trial, double time,
                           double value) override;
   void Restore(core::TrialId, const core::RungDecision&) override {}

@@ -20,19 +20,6 @@ std::vector<const core::ParamSpec*> Axes(const core::SearchSpace& space,
   return axes;
 }
 
-// Returns `params` reordered as `space` declares its params.
-core::Params InDeclarationOrder(const core::SearchSpace& space,
-                                core::Params params) {
-  core::Params ordered;
-  ordered.reserve(params.size());
-  for (const auto& spec : space.params) {
-    for (auto& [name, value] : params) {
-      if (name == spec.name) ordered.emplace_back(name, std::move(value));
-    }
-  }
-  return ordered;
-}
-
 }  // namespace
 
 RandomSearcher::RandomSearcher(core::SearchSpace space, uint64_t seed)
@@ -47,7 +34,9 @@ std::optional<core::Params> RandomSearcher::Suggest(int64_t index) {
       params.emplace_back(spec.name, Sample(spec, rng));
     }
   }
-  return InDeclarationOrder(space_, std::move(params));
+  params = InDeclarationOrder(space_, std::move(params));
+  DropInactive(space_, params);
+  return params;
 }
 
 GridSearcher::GridSearcher(core::SearchSpace space)

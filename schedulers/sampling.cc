@@ -32,8 +32,11 @@ uint64_t Rng::Next() {
 double Rng::NextUnit() { return (Next() >> 11) * 0x1.0p-53; }
 
 core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng) {
+  return FromUnit(spec, rng.NextUnit());
+}
+
+core::ParamValue FromUnit(const core::ParamSpec& spec, double u) {
   using core::Distribution;
-  double u = rng.NextUnit();
   switch (spec.distribution) {
     case Distribution::kUniform:
       return spec.low + u * (spec.high - spec.low);
@@ -61,6 +64,48 @@ core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng) {
     }
   }
   return 0.0;
+}
+
+}  // namespace tuner::schedulers
+
+namespace tuner::schedulers {
+
+core::Params InDeclarationOrder(const core::SearchSpace& space,
+                                core::Params params) {
+  core::Params ordered;
+  ordered.reserve(params.size());
+  for (const auto& spec : space.params) {
+    for (auto& [name, value] : params) {
+      if (name == spec.name) ordered.emplace_back(name, std::move(value));
+    }
+  }
+  return ordered;
+}
+
+bool IsActive(const core::ParamSpec& spec, const core::Params& chosen) {
+  if (!spec.when) return true;
+  for (const auto& [name, value] : chosen) {
+    if (name != spec.when->param) continue;
+    for (const auto& allowed : spec.when->values) {
+      if (value == allowed) return true;
+    }
+    return false;
+  }
+  return false;  // the parameter it depends on is inactive itself
+}
+
+void DropInactive(const core::SearchSpace& space, core::Params& params) {
+  core::Params kept;
+  kept.reserve(params.size());
+  for (const auto& spec : space.params) {
+    for (auto& entry : params) {
+      if (entry.first == spec.name && IsActive(spec, kept)) {
+        kept.push_back(std::move(entry));
+        break;
+      }
+    }
+  }
+  params = std::move(kept);
 }
 
 }  // namespace tuner::schedulers

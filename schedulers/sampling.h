@@ -28,6 +28,21 @@ class Rng {
 // Draws a value of `spec` (any distribution but kGrid) from `rng`.
 core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng);
 
+// The value of `spec` at quantile `u` in [0, 1) of its distribution (for a
+// choice or grid: value floor(u * size)).
+core::ParamValue FromUnit(const core::ParamSpec& spec, double u);
+
+// `params` reordered as `space` declares its params.
+core::Params InDeclarationOrder(const core::SearchSpace& space,
+                                core::Params params);
+
+// Whether conditional `spec` is sampled, given the params chosen before it.
+bool IsActive(const core::ParamSpec& spec, const core::Params& chosen);
+
+// Removes the params whose condition does not hold, in declaration order
+// (a param whose parent was removed goes too); keeps declaration order.
+void DropInactive(const core::SearchSpace& space, core::Params& params);
+
 }  // namespace tuner::schedulers
 
 #endif  // TUNER_SCHEDULERS_SAMPLING_H_

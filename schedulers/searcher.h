@@ -10,9 +10,10 @@
 namespace tuner::schedulers {
 
 // Suggests the parameters of the trial with a given index (0, 1, 2, ... in
-// launch order). Implementations are pure functions of their construction
-// arguments and the index: the same seed and index always give the same
-// params, so a resumed sweep needs no searcher state. Not thread-safe.
+// launch order). Model-free searchers are pure functions of their
+// construction arguments and the index; model-based ones also of the
+// observations they were given, in order. Either way a resumed sweep
+// rebuilds a searcher by replaying the stored observations. Not thread-safe.
 class Searcher {
  public:
   virtual ~Searcher() = default;
@@ -23,6 +24,15 @@ class Searcher {
   // The params of trial `index`, or nullopt when the searcher has no more
   // configurations to offer (e.g. a grid that is exhausted).
   virtual std::optional<core::Params> Suggest(int64_t index) = 0;
+
+  // Trial `index`, run with `params`, reached resource `time` (a rung
+  // milestone, or where it ended) with objective `value`. A repeated
+  // (index, time) replaces the earlier value. Ignored by model-free
+  // searchers.
+  virtual void Observe(int64_t index, const core::Params& params, double time,
+                       double value) {
+    (void)index, (void)params, (void)time, (void)value;
+  }
 };
 
 }  // namespace tuner::schedulers

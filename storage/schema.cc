@@ -71,6 +71,10 @@ CREATE TABLE decisions (
 CREATE INDEX decisions_by_trial ON decisions(trial_id);
 CREATE INDEX trials_by_experiment ON trials(experiment_id, status);
 )sql",
+      // 2: brackets (async HyperBand) and the pause/promote verdicts.
+      R"sql(
+ALTER TABLE decisions ADD COLUMN bracket INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

@@ -1,6 +1,7 @@
 #include "storage/trial_store.h"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "storage/json_codec.h"
@@ -140,7 +141,8 @@ core::Status TrialStore::PrepareStatements() {
       "WHEN ?4 = 'max' THEN max(best_value, ?3) ELSE min(best_value, ?3) END "
       "WHERE id = ?1",
       "INSERT INTO decisions (trial_id, rung, milestone, value, rank, n, "
-      "decision, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
+      "decision, bracket, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+      "$now)",
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
   };
@@ -350,7 +352,8 @@ core::Status TrialStore::AppendDecision(const DecisionRecord& record) {
       .Bind(4, d.value)
       .Bind(5, d.rank)
       .Bind(6, d.n)
-      .Bind(7, d.continues ? "continue" : "stop")
+      .Bind(7, core::ToString(d.verdict))
+      .Bind(8, static_cast<int64_t>(d.bracket))
       .Run();
 }
 
@@ -376,7 +379,8 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
     ExperimentId experiment) {
   auto stmt = db_->Prepare(
       "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
-      "d.decision FROM decisions d JOIN trials t ON t.id = d.trial_id "
+      "d.decision, d.bracket FROM decisions d JOIN trials t ON t.id = "
+      "d.trial_id "
       "WHERE t.experiment_id = ?1 ORDER BY d.id");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
@@ -390,10 +394,13 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
     r.trial = s.Int(0);
     r.decision.rung = static_cast<int>(s.Int(1));
     r.decision.milestone = s.Double(2);
-    r.decision.value = s.Double(3);
+    r.decision.value =
+        s.OptionalDouble(3).value_or(std::numeric_limits<double>::quiet_NaN());
     r.decision.rank = s.Int(4);
     r.decision.n = s.Int(5);
-    r.decision.continues = s.Text(6) == "continue";
+    r.decision.verdict =
+        core::ParseRungVerdict(s.Text(6)).value_or(core::RungVerdict::kStop);
+    r.decision.bracket = static_cast<int>(s.Int(7));
     out.push_back(r);
   }
 }

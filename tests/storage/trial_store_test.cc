@@ -110,7 +110,7 @@ TEST_CASE("decisions and trial ends are stored", "[storage]") {
   auto store = Memory();
   auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
-  core::RungDecision d{1, 3.0, 0.25, 4, 7, false};
+  core::RungDecision d{2, 1, 3.0, 0.25, 4, 7, core::RungVerdict::kPause};
   REQUIRE(store->AppendDecision({t, d}).ok());
   REQUIRE(store->FinishTrial(t, {core::TrialStatus::kStopped, 0, "rung 3", 3.0})
               .ok());
@@ -118,7 +118,8 @@ TEST_CASE("decisions and trial ends are stored", "[storage]") {
   REQUIRE(decisions.size() == 1);
   CHECK(decisions[0].decision.rank == 4);
   CHECK(decisions[0].decision.n == 7);
-  CHECK_FALSE(decisions[0].decision.continues);
+  CHECK(decisions[0].decision.verdict == core::RungVerdict::kPause);
+  CHECK(decisions[0].decision.bracket == 2);
   auto trial = store->ListTrials(exp).value()[0];
   CHECK(trial.status == core::TrialStatus::kStopped);
   CHECK(trial.reason == "rung 3");

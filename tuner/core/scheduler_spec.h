@@ -10,21 +10,30 @@
 
 namespace tuner::core {
 
-enum class SearcherType { kRandom, kGrid };
+enum class SearcherType { kRandom, kGrid, kSobol, kTpe };
 
 struct SearcherSpec {
   SearcherType type = SearcherType::kRandom;
   uint64_t seed = 0;
+  // tpe: configs drawn at random before the model is used, and the number
+  // of observations a rung needs before the model fits on it.
+  int n_startup = 10;
+  int n_candidates = 24;  // tpe: candidates scored per suggestion
+  double gamma = 0.15;    // tpe: the share of observations deemed good
 };
 
-enum class SchedulerType { kAsha, kFifo };
+enum class SchedulerType { kAsha, kHyperband, kMedian, kFifo };
 
 struct SchedulerSpec {
   SchedulerType type = SchedulerType::kAsha;
-  std::optional<double> max_t;  // required by asha; optional for fifo
+  std::optional<double> max_t;  // required by asha and hyperband
   double grace_period = 1;
   double reduction_factor = 3;
+  int brackets = 0;  // HyperBand brackets; 0: asha 1, hyperband all levels
+  bool promotion = false;  // asha: pause at rungs and promote (`mode`)
+  int min_samples = 5;     // median: values a step needs before it judges
   Mode mode = Mode::kMax;  // copied from the experiment's `mode`
+  uint64_t seed = 0;       // copied from the searcher's seed
 };
 
 }  // namespace tuner::core

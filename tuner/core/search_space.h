@@ -2,6 +2,7 @@
 #ifndef TUNER_CORE_SEARCH_SPACE_H_
 #define TUNER_CORE_SEARCH_SPACE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ enum class Distribution {
   kGrid,        // every one of `values`: the cross product of grid params
 };
 
+// A conditional parameter is sampled only when an earlier parameter took
+// one of `values` (config: `when: {optimizer: sgd}`).
+struct Condition {
+  std::string param;
+  std::vector<ParamValue> values;
+};
+
 struct ParamSpec {
   std::string name;
   Distribution distribution = Distribution::kUniform;
@@ -26,6 +34,7 @@ struct ParamSpec {
   double high = 0;
   double q = 0;                    // kQUniform only
   std::vector<ParamValue> values;  // kChoice and kGrid only
+  std::optional<Condition> when;   // absent: always sampled
 };
 
 struct SearchSpace {

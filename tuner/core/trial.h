@@ -12,7 +12,14 @@ namespace tuner::core {
 // Unique within a database; also the name of the trial's directory.
 using TrialId = int64_t;
 
-enum class TrialStatus { kPending, kRunning, kCompleted, kStopped, kFailed };
+enum class TrialStatus {
+  kPending,
+  kRunning,
+  kPaused,  // waiting at a rung for a promotion
+  kCompleted,
+  kStopped,
+  kFailed
+};
 
 inline std::string_view ToString(TrialStatus status) {
   switch (status) {
@@ -20,6 +27,8 @@ inline std::string_view ToString(TrialStatus status) {
       return "pending";
     case TrialStatus::kRunning:
       return "running";
+    case TrialStatus::kPaused:
+      return "paused";
     case TrialStatus::kCompleted:
       return "completed";
     case TrialStatus::kStopped:
@@ -32,8 +41,8 @@ inline std::string_view ToString(TrialStatus status) {
 
 inline std::optional<TrialStatus> ParseTrialStatus(std::string_view text) {
   for (auto s :
-       {TrialStatus::kPending, TrialStatus::kRunning, TrialStatus::kCompleted,
-        TrialStatus::kStopped, TrialStatus::kFailed}) {
+       {TrialStatus::kPending, TrialStatus::kRunning, TrialStatus::kPaused,
+        TrialStatus::kCompleted, TrialStatus::kStopped, TrialStatus::kFailed}) {
     if (ToString(s) == text) return s;
   }
   return std::nullopt;
@@ -51,6 +60,7 @@ enum class Action {
   kContinue,  // keep training
   kStop,      // stop it now: it lost at a rung (or reported a non-finite value)
   kComplete,  // it reached max_t: it is done
+  kPause,     // it reached a rung: stop it for now, it may be promoted later
 };
 
 inline std::string_view ToString(Action action) {
@@ -61,19 +71,54 @@ inline std::string_view ToString(Action action) {
       return "stop";
     case Action::kComplete:
       return "complete";
+    case Action::kPause:
+      return "pause";
   }
   return "unknown";
+}
+
+// What a rung record says happened to the trial there.
+enum class RungVerdict {
+  kContinue,  // it ranked well enough and goes on (stopping type)
+  kStop,      // it lost there
+  kPause,     // it was recorded there and paused (promotion type)
+  kPromote,   // it was promoted out of the rung it paused at
+};
+
+inline std::string_view ToString(RungVerdict verdict) {
+  switch (verdict) {
+    case RungVerdict::kContinue:
+      return "continue";
+    case RungVerdict::kStop:
+      return "stop";
+    case RungVerdict::kPause:
+      return "pause";
+    case RungVerdict::kPromote:
+      return "promote";
+  }
+  return "unknown";
+}
+
+inline std::optional<RungVerdict> ParseRungVerdict(std::string_view text) {
+  for (auto v : {RungVerdict::kContinue, RungVerdict::kStop,
+                 RungVerdict::kPause, RungVerdict::kPromote}) {
+    if (ToString(v) == text) return v;
+  }
+  return std::nullopt;
 }
 
 // The judgement of one trial at one rung: its value was ranked `rank` (1 is
 // best) among the `n` values recorded at that rung, its own included.
 struct RungDecision {
-  int rung = 0;          // index of the rung, 0 = lowest
+  int bracket = 0;       // the trial's bracket (0 = the most aggressive)
+  int rung = 0;          // index of the rung within its bracket, 0 = lowest
   double milestone = 0;  // the rung's resource level in time_attr units
   double value = 0;      // the objective as reported (not sign-flipped)
   int64_t rank = 0;
   int64_t n = 0;
-  bool continues = false;
+  RungVerdict verdict = RungVerdict::kStop;
+
+  bool continues() const { return verdict == RungVerdict::kContinue; }
 };
 
 // The outcome of one report: the action, and one RungDecision per rung the
