@@ -74,6 +74,9 @@ CREATE INDEX trials_by_experiment ON trials(experiment_id, status);
       // 2: brackets (async HyperBand) and the pause/promote verdicts.
       R"sql(
 ALTER TABLE decisions ADD COLUMN bracket INTEGER NOT NULL DEFAULT 0;
+-- UNIQUE (experiment_id, trial_index) indexes experiment_id already; the
+-- status column only made every status change update one more index.
+DROP INDEX trials_by_experiment;
 )sql",
   };
   return kMigrations;

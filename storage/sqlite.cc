@@ -1,5 +1,6 @@
 #include "storage/sqlite.h"
 
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -38,8 +39,13 @@ core::Status Database::Execute(std::string_view sql) {
 }
 
 core::Result<Statement> Database::Prepare(std::string_view sql) {
+  // $now becomes a numbered parameter: a named one takes the next free
+  // number where it first appears, which could collide with a later ?1.
+  std::string text(sql);
+  for (size_t at; (at = text.find("$now")) != std::string::npos;)
+    text.replace(at, 4, "?" + std::to_string(Statement::kNowParameter));
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+  int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return LastError("prepare");
   return Statement(stmt, db_);
@@ -54,13 +60,16 @@ core::Error Database::LastError(std::string_view what) const {
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      db_(other.db_),
+      now_index_(other.now_index_) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
     sqlite3_finalize(stmt_);
     stmt_ = std::exchange(other.stmt_, nullptr);
     db_ = other.db_;
+    now_index_ = other.now_index_;
   }
   return *this;
 }
@@ -93,7 +102,19 @@ Statement& Statement::BindNull(int index) {
   return *this;
 }
 
+Statement::Statement(sqlite3_stmt* stmt, sqlite3* db)
+    : stmt_(stmt),
+      db_(db),
+      now_index_(stmt && sqlite3_bind_parameter_count(stmt) == kNowParameter
+                     ? kNowParameter
+                     : 0) {}
+
 core::Result<bool> Statement::Step() {
+  if (now_index_ > 0 && !sqlite3_stmt_busy(stmt_)) {
+    auto now = std::chrono::system_clock::now().time_since_epoch();
+    sqlite3_bind_double(stmt_, now_index_,
+                        std::chrono::duration<double>(now).count());
+  }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

@@ -40,9 +40,13 @@ class Database {
 };
 
 // A prepared statement. Bind indexes start at 1, column indexes at 0.
+// `$now` in the SQL is bound to the current Unix time in seconds (a REAL)
+// each time the statement starts; it becomes parameter kNowParameter.
 class Statement {
  public:
-  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  static constexpr int kNowParameter = 20;
+
+  Statement(sqlite3_stmt* stmt, sqlite3* db);
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   ~Statement();
@@ -69,6 +73,7 @@ class Statement {
  private:
   sqlite3_stmt* stmt_;
   sqlite3* db_;
+  int now_index_ = 0;  // of $now, 0 if none
 };
 
 }  // namespace tuner::storage

@@ -11,18 +11,9 @@ namespace tuner::storage {
 
 namespace {
 
-constexpr const char* kNow = "(julianday('now') - 2440587.5) * 86400.0";
-
 constexpr const char* kTrialColumns =
     "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
     "last_time, last_value, best_value, created_at, started_at, ended_at";
-
-std::string WithNow(std::string sql) {
-  for (size_t at; (at = sql.find("$now")) != std::string::npos;) {
-    sql.replace(at, 4, kNow);
-  }
-  return sql;
-}
 
 ExperimentRecord ReadExperiment(const Statement& s) {
   ExperimentRecord r;
@@ -99,7 +90,7 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
   Database& handle = *db.value();
   TUNER_RETURN_IF_ERROR(
       handle.Execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                     "PRAGMA foreign_keys=ON;"));
+                     "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
   if (auto s = Migrate(handle); !s.ok()) {
     return core::Error{s.error().code, path + ": " + s.message()};
   }
@@ -122,9 +113,7 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::OpenReadOnly(
 }
 
 core::Status TrialStore::PrepareStatements() {
-  auto prepare = [&](const std::string& sql) {
-    return db_->Prepare(WithNow(sql));
-  };
+  auto prepare = [&](const std::string& sql) { return db_->Prepare(sql); };
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
       "VALUES (?1, ?2, 'pending', $now)",
@@ -137,8 +126,8 @@ core::Status TrialStore::PrepareStatements() {
       "INSERT INTO reports (trial_id, seq, time, value, metrics, created_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5, $now)",
       "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "
-      "CASE WHEN ?3 IS NULL THEN best_value WHEN best_value IS NULL THEN ?3 "
-      "WHEN ?4 = 'max' THEN max(best_value, ?3) ELSE min(best_value, ?3) END "
+      "CASE WHEN ?5 IS NULL THEN best_value WHEN best_value IS NULL THEN ?5 "
+      "WHEN ?4 = 'max' THEN max(best_value, ?5) ELSE min(best_value, ?5) END "
       "WHERE id = ?1",
       "INSERT INTO decisions (trial_id, rung, milestone, value, rank, n, "
       "decision, bracket, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
@@ -169,6 +158,7 @@ core::Status TrialStore::BeginIfNeeded() {
 
 core::Status TrialStore::Commit() {
   if (!in_transaction_) return core::Status::Ok();
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
   if (auto s = db_->Execute("COMMIT"); !s.ok()) {
     return core::IoError("cannot commit to the database: " + s.message());
   }
@@ -185,10 +175,10 @@ core::Result<ExperimentId> TrialStore::CreateExperiment(
     return core::AlreadyExists("experiment '" + record.name +
                                "' already exists");
   }
-  auto stmt = db_->Prepare(WithNow(
+  auto stmt = db_->Prepare(
       "INSERT INTO experiments (name, status, metric, mode, time_attr, max_t, "
       "config, created_at, updated_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now, $now)"));
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now, $now)");
   if (!stmt.ok()) return stmt.error();
   stmt.value()
       .Bind(1, record.name)
@@ -232,8 +222,8 @@ core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
 core::Status TrialStore::SetExperimentStatus(ExperimentId id,
                                              const std::string& status) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto stmt = db_->Prepare(WithNow(
-      "UPDATE experiments SET status = ?2, updated_at = $now WHERE id = ?1"));
+  auto stmt = db_->Prepare(
+      "UPDATE experiments SET status = ?2, updated_at = $now WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
   return stmt.value().Bind(1, id).Bind(2, status).Run();
 }
@@ -262,6 +252,7 @@ core::Status TrialStore::MarkRunning(core::TrialId trial) {
 
 core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
   Statement& s = statements_->finish_trial;
   s.Bind(1, trial).Bind(2, core::ToString(end.status));
   if (end.exit_code) {
@@ -306,6 +297,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
 
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
     ExperimentId experiment) {
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
   auto stmt = db_->Prepare(std::string("SELECT ") + kTrialColumns +
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
@@ -315,6 +307,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
 
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit) {
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
   std::string order = experiment.mode == core::Mode::kMax ? "DESC" : "ASC";
   auto stmt = db_->Prepare(
       std::string("SELECT ") + kTrialColumns +
@@ -336,11 +329,30 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
                             .Bind(5, MetricsToJson(report.metrics))
                             .Run());
   if (!report.time || !report.value) return core::Status::Ok();
-  return statements_->update_last.Bind(1, report.trial)
-      .Bind(2, report.time)
-      .Bind(3, report.value)
-      .Bind(4, core::ToString(mode))
-      .Run();
+  // The trial row is updated once per transaction, not once per report.
+  PendingLast& last = pending_last_[report.trial];
+  last.time = *report.time;
+  last.value = *report.value;
+  last.mode = mode;
+  if (std::isfinite(*report.value) &&
+      (!last.best || (mode == core::Mode::kMax ? *report.value > *last.best
+                                               : *report.value < *last.best))) {
+    last.best = *report.value;
+  }
+  return core::Status::Ok();
+}
+
+core::Status TrialStore::FlushLastValues() {
+  for (const auto& [trial, last] : pending_last_) {
+    TUNER_RETURN_IF_ERROR(statements_->update_last.Bind(1, trial)
+                              .Bind(2, last.time)
+                              .Bind(3, last.value)
+                              .Bind(4, core::ToString(last.mode))
+                              .Bind(5, last.best)
+                              .Run());
+  }
+  pending_last_.clear();
+  return core::Status::Ok();
 }
 
 core::Status TrialStore::AppendDecision(const DecisionRecord& record) {

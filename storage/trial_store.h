@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "storage/records.h"
@@ -73,7 +74,18 @@ class TrialStore {
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
 
+  // The newest time and value of a trial, and its best value, since the
+  // last flush; written to its row by FlushLastValues().
+  struct PendingLast {
+    double time = 0;
+    double value = 0;
+    std::optional<double> best;
+    core::Mode mode = core::Mode::kMax;
+  };
+  core::Status FlushLastValues();
+
   std::unique_ptr<Database> db_;
+  std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;
   bool read_only_;
   bool in_transaction_ = false;

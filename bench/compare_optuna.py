@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Runs bench/bookkeeping and the Optuna peer on the same workload in one run.
+
+Workload: ../shared/peers/optuna_overhead.py (N trials, R reports, lr
+log-uniform, the same curve, minimise, ASHA grace 1 rf 3). For each storage
+(SQLite file, memory) it runs the peer once and ours --repeat times (median),
+alternating, and prints one JSON object with both figures and the ratios.
+
+Usage: bench/compare_optuna.py [--trials 1000] [--reports 27]
+         [--build build] [--peer ../shared/peers/optuna_overhead.py]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--trials", type=int, default=1000)
+    p.add_argument("--reports", type=int, default=27)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--peer", default=os.path.join(
+        ROOT, "..", "shared", "peers", "optuna_overhead.py"))
+    a = p.parse_args()
+    ours_bin = os.path.join(a.build, "bench", "bookkeeping")
+    tmp = tempfile.mkdtemp(prefix="tuner-bench-")
+    result = {"trials": a.trials, "reports": a.reports}
+    for storage in ("sqlite", "memory"):
+        peer_arg = ("sqlite:///" + os.path.join(tmp, "optuna.db")
+                    if storage == "sqlite" else "memory")
+        ours_arg = os.path.join(tmp, "tuner.db") if storage == "sqlite" else "memory"
+        peer = run_json(["/usr/bin/python3", a.peer, str(a.trials),
+                         str(a.reports), peer_arg])
+        ours = [run_json([ours_bin, "--trials", str(a.trials), "--reports",
+                          str(a.reports), "--storage", ours_arg])
+                for _ in range(a.repeat)]
+        ours_rate = statistics.median(r["reports_per_s"] for r in ours)
+        result[storage] = {
+            "peer": peer["peer"],
+            "peer_reports_per_s": peer["reports_per_s"],
+            "peer_best": peer["best"],
+            "ours_reports_per_s_median": ours_rate,
+            "ours_reports_per_s_all": [r["reports_per_s"] for r in ours],
+            "ours_best": ours[0]["best"],
+            "ratio": round(ours_rate / peer["reports_per_s"], 1),
+        }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
