@@ -63,7 +63,10 @@ class Parzen {
     double mean = 0, var = 0;
     for (double p : points) mean += p / n;
     for (double p : points) var += (p - mean) * (p - mean) / n;
-    double h = std::clamp(1.06 * std::sqrt(var) * std::pow(n, -0.2), 0.02, 0.5);
+    // Scott's rule, floored as Optuna's "magic clip" does: few points give
+    // wide kernels, so a handful of good trials does not collapse the search.
+    double h = std::clamp(1.06 * std::sqrt(var) * std::pow(n, -0.2),
+                          1.0 / std::min(100.0, n + 1), 1.0);
     for (double p : points) Add(p, h, 1.0);
     Add(0.5, 1.0, 1.0);
   }

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "tuner/config_sections.h"
 #include "tuner/config_values.h"
 
 namespace tuner {
@@ -43,7 +44,7 @@ void ReadRange(const config::Reader& r, const YAML::Node& node,
                const std::string& type) {
   bool integer = spec.distribution == core::Distribution::kRandInt ||
                  spec.distribution == core::Distribution::kLogRandInt;
-  r.Keys(node, path, {"type", "low", "high", "q"});
+  r.Keys(node, path, {"type", "low", "high", "q", "when"});
   spec.low = integer ? r.Int(r.Required(node, path, "low"), path / "low")
                      : r.Number(r.Required(node, path, "low"), path / "low");
   spec.high = integer ? r.Int(r.Required(node, path, "high"), path / "high")
@@ -80,7 +81,7 @@ core::ParamSpec ReadParam(const config::Reader& r, const std::string& name,
   std::string type = node["type"].Scalar();
   if (spec.distribution == core::Distribution::kChoice ||
       spec.distribution == core::Distribution::kGrid) {
-    r.Keys(node, path, {"type", "values"});
+    r.Keys(node, path, {"type", "values", "when"});
     spec.values = r.Values(r.Required(node, path, "values"), path / "values");
     if (spec.values.empty()) {
       Fail(node["values"], path / "values", type + " needs at least one value");
@@ -89,6 +90,46 @@ core::ParamSpec ReadParam(const config::Reader& r, const std::string& name,
     ReadRange(r, node, path, spec, type);
   }
   return spec;
+}
+
+// `when: {param: value}` or `when: {param: [value, ...]}`; the param must be
+// declared earlier and be a choice or a grid.
+void ReadCondition(const config::Reader& r, const YAML::Node& node,
+                   const Path& path, const core::SearchSpace& space,
+                   core::ParamSpec& spec) {
+  r.Map(node, path);
+  if (node.size() != 1) Fail(node, path, "name exactly one earlier parameter");
+  const auto& entry = *node.begin();
+  std::string parent = entry.first.Scalar();
+  auto it = std::find_if(space.params.begin(), space.params.end(),
+                         [&](const auto& p) { return p.name == parent; });
+  if (it == space.params.end()) {
+    Fail(entry.first, path / parent,
+         "names no earlier parameter (conditions refer to parameters "
+         "declared above)");
+  }
+  if (it->distribution != core::Distribution::kChoice &&
+      it->distribution != core::Distribution::kGrid) {
+    Fail(entry.first, path / parent,
+         "'" + parent + "' must be a choice or a grid");
+  }
+  core::Condition condition{parent, {}};
+  if (entry.second.IsSequence()) {
+    condition.values = r.Values(entry.second, path / parent);
+  } else {
+    YAML::Node list(YAML::NodeType::Sequence);
+    list.push_back(entry.second);
+    condition.values = r.Values(list, path / parent);
+  }
+  for (const auto& value : condition.values) {
+    if (std::find(it->values.begin(), it->values.end(), value) ==
+        it->values.end()) {
+      Fail(entry.second, path / parent,
+           "'" + core::FormatParamValue(value) +
+               "' is not one of the values of '" + parent + "'");
+    }
+  }
+  spec.when = std::move(condition);
 }
 
 core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
@@ -102,71 +143,13 @@ core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
       Fail(entry.first, path / name,
            "parameter names use letters, digits and '_'");
     }
-    space.params.push_back(ReadParam(r, name, entry.second, path / name));
+    core::ParamSpec spec = ReadParam(r, name, entry.second, path / name);
+    if (auto when = entry.second["when"]) {
+      ReadCondition(r, when, path / name / "when", space, spec);
+    }
+    space.params.push_back(std::move(spec));
   }
   return space;
-}
-
-void ReadSearcher(const config::Reader& r, const YAML::Node& node,
-                  ExperimentConfig& c) {
-  Path path("searcher");
-  r.Map(node, path);
-  r.Keys(node, path, {"type", "seed"});
-  if (node["type"]) {
-    c.searcher.type =
-        r.Enum<core::SearcherType>(node["type"], path / "type",
-                                   {{"random", core::SearcherType::kRandom},
-                                    {"grid", core::SearcherType::kGrid}});
-  }
-  if (node["seed"]) {
-    c.searcher.seed = static_cast<uint64_t>(r.Int(node["seed"], path / "seed"));
-    c.seed_given = true;
-  }
-  if (c.searcher.type != core::SearcherType::kGrid) return;
-  for (const auto& spec : c.space.params) {
-    if (spec.distribution != core::Distribution::kGrid &&
-        spec.distribution != core::Distribution::kChoice) {
-      Fail(node["type"], path / "type",
-           "grid search needs every parameter to be a grid or a choice; '" +
-               spec.name + "' is not");
-    }
-  }
-}
-
-void ReadScheduler(const config::Reader& r, const YAML::Node& node,
-                   ExperimentConfig& c) {
-  Path path("scheduler");
-  r.Map(node, path);
-  r.Keys(node, path, {"type", "max_t", "grace_period", "reduction_factor"});
-  auto& s = c.scheduler;
-  s.type =
-      r.Enum<core::SchedulerType>(r.Required(node, path, "type"), path / "type",
-                                  {{"asha", core::SchedulerType::kAsha},
-                                   {"fifo", core::SchedulerType::kFifo}});
-  if (node["max_t"]) s.max_t = r.Number(node["max_t"], path / "max_t");
-  if (node["grace_period"]) {
-    s.grace_period = r.Number(node["grace_period"], path / "grace_period");
-  }
-  if (node["reduction_factor"]) {
-    s.reduction_factor =
-        r.Number(node["reduction_factor"], path / "reduction_factor");
-  }
-  if (s.type == core::SchedulerType::kAsha && !s.max_t) {
-    Fail(node, path / "max_t", "asha needs max_t");
-  }
-  if (s.max_t && *s.max_t <= 0)
-    Fail(node["max_t"], path / "max_t", "must be > 0");
-  if (s.grace_period <= 0) {
-    Fail(node["grace_period"], path / "grace_period", "must be > 0");
-  }
-  if (s.reduction_factor <= 1) {
-    Fail(node["reduction_factor"], path / "reduction_factor", "must be > 1");
-  }
-  if (s.type == core::SchedulerType::kAsha && s.grace_period >= *s.max_t) {
-    Fail(node["grace_period"] ? node["grace_period"] : node,
-         path / "grace_period",
-         "must be below max_t (" + core::FormatDouble(*s.max_t) + ")");
-  }
 }
 
 void ReadDevices(const config::Reader& r, const YAML::Node& node,
@@ -241,9 +224,9 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
                   ExperimentConfig& c) {
   if (auto n = root["shell"]) c.shell = r.Bool(n, Path("shell"));
   if (auto n = root["time_attr"]) c.time_attr = r.String(n, Path("time_attr"));
-  if (auto n = root["searcher"]) ReadSearcher(r, n, c);
+  if (auto n = root["searcher"]) config::ReadSearcher(r, n, c);
   if (auto n = root["scheduler"]) {
-    ReadScheduler(r, n, c);
+    config::ReadScheduler(r, n, c);
   } else {
     c.scheduler.type = core::SchedulerType::kFifo;
   }
@@ -281,7 +264,9 @@ void ReadNumTrials(const config::Reader& r, const YAML::Node& root,
   } else if (c.searcher.type == core::SearcherType::kGrid) {
     c.num_trials = grid_size;
   } else {
-    Fail(root, Path("num_trials"), "required with searcher random");
+    Fail(root, Path("num_trials"),
+         "required with searcher " +
+             std::string(core::ToString(c.searcher.type)));
   }
 }
 
@@ -317,6 +302,7 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   }
   c.workdir = fs::weakly_canonical(fs::absolute(workdir)).string();
   if (!c.seed_given) c.searcher.seed = std::random_device{}();
+  c.scheduler.seed = c.searcher.seed;
   return c;
 }
 

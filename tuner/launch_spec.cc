@@ -26,6 +26,10 @@ Lookup MakeLookup(const ExperimentConfig& config, const TrialContext& trial,
       for (const auto& [key, v] : *trial.params) {
         if (key == name) value = core::FormatParamValue(v);
       }
+      bool param =
+          std::any_of(config.space.params.begin(), config.space.params.end(),
+                      [&](const auto& p) { return p.name == name; });
+      if (!value && param) value = "";  // inactive conditional param
     }
     if (value && quote) value = ShellQuote(*value);
     return value;
@@ -37,6 +41,19 @@ bool UsesParam(std::string_view word, const std::string& name) {
   if (!names.ok()) return false;
   return std::find(names.value().begin(), names.value().end(), name) !=
          names.value().end();
+}
+
+// Whether `text` names a conditional param that this trial did not sample.
+bool NamesInactiveParam(std::string_view text, const ExperimentConfig& config,
+                        const TrialContext& trial) {
+  for (const auto& spec : config.space.params) {
+    if (!spec.when || !UsesParam(text, spec.name)) continue;
+    bool active =
+        std::any_of(trial.params->begin(), trial.params->end(),
+                    [&](const auto& p) { return p.first == spec.name; });
+    if (!active) return true;
+  }
+  return false;
 }
 
 bool HasPlaceholder(std::string_view word) {
@@ -57,8 +74,11 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
     auto words = SplitCommand(config.command);
     if (!words.ok()) return words.error();
     Lookup lookup = MakeLookup(config, trial, false);
-    for (const auto& word : words.value())
+    for (const auto& word : words.value()) {
+      // `--momentum={momentum}` is left out when momentum is inactive.
+      if (NamesInactiveParam(word, config, trial)) continue;
       request.argv.push_back(Fill(word, lookup));
+    }
   }
   request.cwd = config.workdir;
   request.stdout_path = trial.trial_dir + "/stdout.log";
@@ -70,6 +90,7 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
   request.env.insert(request.env.end(), slot_env.begin(), slot_env.end());
   Lookup lookup = MakeLookup(config, trial, false);
   for (const auto& [key, value] : config.env) {
+    if (NamesInactiveParam(value, config, trial)) continue;
     request.env.emplace_back(key, Fill(value, lookup));
   }
   return request;

@@ -15,6 +15,7 @@ struct SweepCounts {
   int64_t started = 0;
   int64_t total = 0;  // num_trials
   int64_t running = 0;
+  int64_t paused = 0;  // waiting at a rung for a promotion
   int64_t completed = 0;
   int64_t stopped = 0;
   int64_t failed = 0;

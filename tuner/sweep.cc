@@ -10,28 +10,11 @@
 
 #include "schedulers/factory.h"
 #include "tuner/launch_spec.h"
+#include "tuner/sweep_live_trial.h"
 
 namespace tuner {
 
 namespace fs = std::filesystem;
-
-struct Sweep::LiveTrial {
-  core::TrialId id = 0;
-  int64_t index = 0;
-  core::Params params;
-  int slot = -1;
-  int attempt = 0;
-  int64_t seq = 0;                     // reports stored, all attempts
-  int64_t judged = 0;                  // reports judged, all attempts
-  int64_t attempt_reports = 0;         // objective reports in this attempt
-  std::optional<double> last_time;     // of the last judged report
-  std::optional<double> replay_until;  // a retry repeats reports up to here
-  core::Action verdict = core::Action::kContinue;
-  std::optional<double> stop_time;
-  std::optional<int64_t> exit_code;
-  std::string reason;
-  std::string seen_keys;  // of the first report, for error hints
-};
 
 namespace {
 
@@ -60,8 +43,8 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       store_(store),
       progress_(progress),
       options_(std::move(options)),
-      searcher_(schedulers::MakeSearcher(config.searcher, config.space,
-                                           config.mode)),
+      searcher_(
+          schedulers::MakeSearcher(config.searcher, config.space, config.mode)),
       scheduler_(schedulers::MakeTrialScheduler(config.scheduler)),
       slots_(config.devices.slots, options_.cpus),
       runner_(io, *this) {
@@ -122,8 +105,9 @@ TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
 }
 
 void Sweep::FillSlots() {
-  while (!interrupting_ && !exhausted_ && next_index_ < config_.num_trials &&
-         slots_.free() > 0) {
+  while (!interrupting_ && slots_.free() > 0) {
+    if (PromoteNext()) continue;
+    if (exhausted_ || next_index_ >= config_.num_trials) break;
     auto params = searcher_->Suggest(next_index_);
     if (!params) {
       exhausted_ = true;
@@ -137,14 +121,17 @@ void Sweep::FillSlots() {
     trial->id = id.value();
     trial->index = next_index_ - 1;
     trial->params = std::move(*params);
+    scheduler_->OnAdd(trial->id, trial->index);
     LiveTrial& ref = *trial;
     live_.emplace(ref.id, std::move(trial));
     if (!Launch(ref)) {
       core::TrialId failed = ref.id;
+      scheduler_->OnEnd(failed);
       Finish(ref, core::TrialStatus::kFailed, ref.reason);
       live_.erase(failed);
     }
   }
+  if (exhausted_ || next_index_ >= config_.num_trials) NoteBudgetSpent();
 }
 
 bool Sweep::Launch(LiveTrial& trial) {
@@ -205,14 +192,18 @@ void Sweep::Judge(LiveTrial& trial, double time, double value) {
     if (!Check(store_.AppendDecision({trial.id, rung}))) return;
   }
   trial.last_time = time;
+  trial.last_value = value;
   ++trial.judged;
+  for (const auto& rung : decision.rungs)
+    Observe(trial, rung.milestone, rung.value);
+  if (decision.action == core::Action::kComplete) Observe(trial, time, value);
   progress_.TrialReported(EventOf(trial), time, value, decision, counts_);
-  if (decision.action == core::Action::kContinue) return;
+  if (decision.action == core::Action::kContinue) return EndStoppedPaused();
   trial.verdict = decision.action;
   if (!Check(store_.Commit())) return;
   if (decision.action == core::Action::kComplete) {
     runner_.StopAfter(trial.id, config_.trial.stop_grace);
-    return;
+    return EndStoppedPaused();
   }
   if (decision.rungs.empty()) {
     trial.stop_time = time;
@@ -220,11 +211,15 @@ void Sweep::Judge(LiveTrial& trial, double time, double value) {
   } else {
     const core::RungDecision& rung = decision.rungs.back();
     trial.stop_time = rung.milestone;
-    trial.reason = "rung " + core::FormatDouble(rung.milestone) + ": rank " +
-                   std::to_string(rung.rank) + " of " + std::to_string(rung.n);
+    trial.reason =
+        std::string(decision.action == core::Action::kPause ? "paused at rung "
+                                                            : "rung ") +
+        core::FormatDouble(rung.milestone) + ": rank " +
+        std::to_string(rung.rank) + " of " + std::to_string(rung.n);
     if (!std::isfinite(value)) trial.reason += ", non-finite value";
   }
   runner_.Stop(trial.id);
+  EndStoppedPaused();  // may override this trial's pause with a stop
 }
 
 std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
@@ -236,6 +231,10 @@ std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
     return TrialStatus::kStopped;
   }
   if (trial.verdict == core::Action::kComplete) return TrialStatus::kCompleted;
+  if (trial.verdict == core::Action::kPause) {
+    reason = trial.reason;
+    return TrialStatus::kPaused;
+  }
   if (interrupting_ && exit.stop_requested) {
     reason = "interrupted";
     return TrialStatus::kStopped;
@@ -256,7 +255,7 @@ std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
     return TrialStatus::kFailed;
   }
   reason = DescribeExit(exit);
-  if (trial.attempt <= config_.trial.max_failures && !interrupting_) {
+  if (trial.failures < config_.trial.max_failures && !interrupting_) {
     return std::nullopt;  // retry
   }
   return TrialStatus::kFailed;
@@ -274,27 +273,47 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   std::string reason;
   auto status = EndStatus(trial, exit, reason);
   if (!status) {
+    ++trial.failures;
     spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
-                 reason, trial.attempt + 1, config_.trial.max_failures + 1);
+                 reason, trial.failures + 1, config_.trial.max_failures + 1);
     Retry(trial);
+  } else if (*status == core::TrialStatus::kPaused && trial.resume_after_exit) {
+    Relaunch(trial);
+  } else if (*status == core::TrialStatus::kPaused) {
+    auto owned = std::move(it->second);
+    live_.erase(it);
+    Pause(std::move(owned));
   } else {
+    if (trial.verdict == core::Action::kContinue) scheduler_->OnEnd(id);
     Finish(trial, *status, reason);
     live_.erase(it);
   }
+  EndStoppedPaused();
   FillSlots();
   CheckDone();
 }
 
-void Sweep::Retry(LiveTrial& trial) {
+void Sweep::RotateLogs(const LiveTrial& trial) {
   std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
   std::string suffix = ".attempt-" + std::to_string(trial.attempt) + ".log";
   std::error_code ec;
   fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);
   fs::rename(dir + "/stderr.log", dir + "/stderr" + suffix, ec);
+}
+
+void Sweep::Retry(LiveTrial& trial) { Relaunch(trial); }
+
+void Sweep::Relaunch(LiveTrial& trial) {
+  RotateLogs(trial);
   trial.replay_until = trial.last_time;
   trial.attempt_reports = 0;
+  trial.verdict = core::Action::kContinue;
+  trial.resume_after_exit = false;
+  trial.reason.clear();
+  trial.stop_time.reset();
   if (!Launch(trial)) {
     core::TrialId failed = trial.id;
+    scheduler_->OnEnd(failed);
     Finish(trial, core::TrialStatus::kFailed, trial.reason);
     live_.erase(failed);
   }
@@ -305,6 +324,10 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
   Check(store_.FinishTrial(trial.id, end));
   Check(store_.Commit());
+  if (trial.last_time && trial.last_value &&
+      trial.verdict == core::Action::kContinue) {
+    Observe(trial, *trial.last_time, *trial.last_value);
+  }
   if (status == core::TrialStatus::kCompleted) ++counts_.completed;
   if (status == core::TrialStatus::kStopped) ++counts_.stopped;
   if (status == core::TrialStatus::kFailed) ++counts_.failed;
@@ -315,6 +338,7 @@ void Sweep::CheckDone() {
   if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
   bool more = next_index_ < config_.num_trials && !exhausted_;
   if (more && !interrupting_) return;
+  if (!interrupting_) EndUnpromoted();
   outcome_ = !error_.empty() ? SweepOutcome::kFailed
              : interrupting_ ? SweepOutcome::kInterrupted
                              : SweepOutcome::kFinished;

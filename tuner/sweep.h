@@ -63,6 +63,15 @@ class Sweep : public runner::RunnerObserver {
   bool Launch(LiveTrial& trial);
   void Judge(LiveTrial& trial, double time, double value);
   void Retry(LiveTrial& trial);
+  void Relaunch(LiveTrial& trial);
+  void RotateLogs(const LiveTrial& trial);
+  // Promotion-type schedulers (sweep_promotion.cc).
+  bool PromoteNext();
+  void Pause(std::unique_ptr<LiveTrial> trial);
+  void EndStoppedPaused();
+  void NoteBudgetSpent();
+  void EndUnpromoted();
+  void Observe(const LiveTrial& trial, double time, double value);
   std::optional<core::TrialStatus> EndStatus(const LiveTrial& trial,
                                              const runner::TrialExit& exit,
                                              std::string& reason) const;
@@ -84,6 +93,8 @@ class Sweep : public runner::RunnerObserver {
   runner::LocalRunner runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
+  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
+  bool budget_spent_ = false;
   int64_t next_index_ = 0;
   bool exhausted_ = false;
   bool interrupting_ = false;

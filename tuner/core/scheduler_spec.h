@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "tuner/core/trial.h"
 
@@ -35,6 +36,34 @@ struct SchedulerSpec {
   Mode mode = Mode::kMax;  // copied from the experiment's `mode`
   uint64_t seed = 0;       // copied from the searcher's seed
 };
+
+inline std::string_view ToString(SearcherType type) {
+  switch (type) {
+    case SearcherType::kRandom:
+      return "random";
+    case SearcherType::kGrid:
+      return "grid";
+    case SearcherType::kSobol:
+      return "sobol";
+    case SearcherType::kTpe:
+      return "tpe";
+  }
+  return "unknown";
+}
+
+inline std::string_view ToString(SchedulerType type) {
+  switch (type) {
+    case SchedulerType::kAsha:
+      return "asha";
+    case SchedulerType::kHyperband:
+      return "hyperband";
+    case SchedulerType::kMedian:
+      return "median";
+    case SchedulerType::kFifo:
+      return "fifo";
+  }
+  return "unknown";
+}
 
 }  // namespace tuner::core
 

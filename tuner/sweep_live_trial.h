@@ -1,0 +1,37 @@
+// Sweep::LiveTrial: what a sweep keeps about a trial it has started and
+// not ended yet (running, or paused at a rung). Private to sweep*.cc.
+#ifndef TUNER_TUNER_SWEEP_LIVE_TRIAL_H_
+#define TUNER_TUNER_SWEEP_LIVE_TRIAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tuner/sweep.h"
+
+namespace tuner {
+
+struct Sweep::LiveTrial {
+  core::TrialId id = 0;
+  int64_t index = 0;
+  core::Params params;
+  int slot = -1;
+  int attempt = 0;                     // launches, promotions included
+  int failures = 0;                    // failed attempts retried so far
+  int64_t seq = 0;                     // reports stored, all attempts
+  int64_t judged = 0;                  // reports judged, all attempts
+  int64_t attempt_reports = 0;         // objective reports in this attempt
+  std::optional<double> last_time;     // of the last judged report
+  std::optional<double> last_value;    // its objective
+  bool resume_after_exit = false;      // promoted while its pause was pending
+  std::optional<double> replay_until;  // a retry repeats reports up to here
+  core::Action verdict = core::Action::kContinue;
+  std::optional<double> stop_time;
+  std::optional<int64_t> exit_code;
+  std::string reason;
+  std::string seen_keys;  // of the first report, for error hints
+};
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_SWEEP_LIVE_TRIAL_H_
