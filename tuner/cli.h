@@ -28,6 +28,15 @@ struct QueryOptions {
   std::string format = "table";
 };
 int Best(const QueryOptions& options);
+
+struct PlanOptions {
+  std::string config_path;
+  std::optional<double> unit_seconds;    // seconds one time_attr unit takes
+  std::optional<double> price_per_hour;  // of the instance
+  std::string format = "text";
+};
+// A dry run: brackets, rungs, expected trials per rung, the budget.
+int Plan(const PlanOptions& options);
 int Trials(const QueryOptions& options);
 int Status(const QueryOptions& options);
 

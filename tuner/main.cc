@@ -21,6 +21,22 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "run a sweep to its end");
   run_cmd->add_option("config", run.config_path, "experiment YAML")->required();
 
+  tuner::cli::PlanOptions plan;
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "the expected budget of a sweep (brackets, rungs, cost)");
+  plan_cmd->add_option("config", plan.config_path, "experiment YAML")
+      ->required();
+  plan_cmd
+      ->add_option("--unit-seconds", plan.unit_seconds,
+                   "seconds one time_attr unit takes (for device-hours)")
+      ->check(CLI::PositiveNumber);
+  plan_cmd
+      ->add_option("--price-per-hour", plan.price_per_hour,
+                   "the instance's price per hour (for the cost)")
+      ->check(CLI::NonNegativeNumber);
+  plan_cmd->add_option("--format", plan.format, "text | json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   tuner::cli::QueryOptions query;
   auto* best = app.add_subcommand("best", "the best trials of an experiment");
   best->add_option("name", query.name, "experiment name")->required();
@@ -51,6 +67,7 @@ int main(int argc, char** argv) {
     if (app.count("--db") + run_cmd->count("--db") > 0) run.db_path = db;
     return tuner::cli::Run(run);
   }
+  if (*plan_cmd) return tuner::cli::Plan(plan);
   if (*best) return tuner::cli::Best(query);
   if (*trials) return tuner::cli::Trials(query);
   return tuner::cli::Status(query);

@@ -141,3 +141,37 @@ TEST_CASE("tuner run then best and trials and status",
 
 }  // namespace
 }  // namespace tuner
+
+namespace tuner {
+namespace {
+
+TEST_CASE("tuner plan works on every shipped config", "[tuner][cli][plan]") {
+  CliFixture cli;
+  int planned = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(SOURCE_DIR "/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path());
+    Output text = cli.Tuner("plan '" + entry.path().string() + "'");
+    CHECK(text.code == 0);
+    CHECK(text.err.empty());
+    CHECK(text.out.find("total: ") != std::string::npos);
+    Output json = cli.Tuner(
+        "plan --format json --unit-seconds 30 "
+        "--price-per-hour 13.11 '" +
+        entry.path().string() + "'");
+    REQUIRE(json.code == 0);
+    auto j = nlohmann::json::parse(json.out);
+    CHECK(j["num_trials"].get<int64_t>() > 0);
+    CHECK(j["total_units"].get<double>() > 0);
+    CHECK(j["devices"]["cost"].get<double>() > 0);
+    ++planned;
+  }
+  CHECK(planned >= 2);
+  Output missing = cli.Tuner("plan nope.yaml");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("nope.yaml") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner

@@ -131,3 +131,59 @@ TEST_CASE("did you mean suggests only near misses", "[tuner][config]") {
 
 }  // namespace
 }  // namespace tuner
+
+namespace tuner {
+namespace {
+
+TEST_CASE("the HyperBand family and model-based searchers load",
+          "[tuner][config]") {
+  auto c =
+      Load(Replace(Replace(kValid, "type: random, seed: 7",
+                           "type: tpe, seed: 7, n_startup: 5"),
+                   "type: asha,", "type: asha, mode: promotion, brackets: 2,"));
+  REQUIRE(c.ok());
+  CHECK(c.value().searcher.type == core::SearcherType::kTpe);
+  CHECK(c.value().searcher.n_startup == 5);
+  CHECK(c.value().scheduler.promotion);
+  CHECK(c.value().scheduler.brackets == 2);
+  CHECK(c.value().scheduler.seed == 7);
+  auto hb = Load(Replace(kValid, "type: asha,", "type: hyperband,"));
+  REQUIRE(hb.ok());
+  CHECK(hb.value().scheduler.type == core::SchedulerType::kHyperband);
+  auto when = Load(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
+                           "layers:  {type: randint, low: 1, high: 4, when: "
+                           "{hidden: [64, 128]}}"));
+  REQUIRE(when.ok());
+  const auto& layers = when.value().space.params[3];
+  REQUIRE(layers.when);
+  CHECK(layers.when->param == "hidden");
+  CHECK(layers.when->values.size() == 2);
+}
+
+TEST_CASE("bad scheduler and searcher keys say what and where",
+          "[tuner][config]") {
+  ExpectError(Replace(kValid, "type: asha,", "type: median, brackets: 2,"),
+              "x.yaml:14: scheduler.brackets: applies to asha and hyperband "
+              "only");
+  ExpectError(Replace(kValid, "type: asha,", "type: asha, mode: promtion,"),
+              "x.yaml:14: scheduler.mode: 'promtion' is not one of stopping | "
+              "promotion (did you mean 'promotion'?)");
+  ExpectError(Replace(kValid, "type: random, seed: 7",
+                      "type: random, seed: 7, gamma: 0.2"),
+              "x.yaml:12: searcher.gamma: applies to tpe only");
+  ExpectError(Replace(kValid, "type: random, seed: 7", "type: tpe, gamma: 2"),
+              "x.yaml:12: searcher.gamma: must be in (0, 1)");
+  ExpectError(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
+                      "layers:  {type: randint, low: 1, high: 4, when: "
+                      "{seeds: 1}}"),
+              "x.yaml:10: search_space.layers.when.seeds: names no earlier "
+              "parameter (conditions refer to parameters declared above)");
+  ExpectError(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
+                      "layers:  {type: randint, low: 1, high: 4, when: "
+                      "{hidden: 48}}"),
+              "x.yaml:10: search_space.layers.when.hidden: '48' is not one "
+              "of the values of 'hidden'");
+}
+
+}  // namespace
+}  // namespace tuner
