@@ -1,5 +1,6 @@
 #include "schedulers/ranked_rung.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,19 +19,76 @@ int64_t TopCount(int64_t n, double reduction_factor) {
   return keep;
 }
 
+void RankedRung::AddToBlockCount(size_t block, int64_t delta) {
+  for (size_t i = block + 1; i < fenwick_.size(); i += i & (~i + 1))
+    fenwick_[i] += delta;
+}
+
+int64_t RankedRung::CountBeforeBlock(size_t block) const {
+  int64_t sum = 0;
+  for (size_t i = block; i > 0; i -= i & (~i + 1)) sum += fenwick_[i];
+  return sum;
+}
+
+void RankedRung::SplitBlock(size_t block) {
+  std::vector<Key>& full = blocks_[block];
+  std::vector<Key> upper(full.begin() + full.size() / 2, full.end());
+  full.resize(full.size() / 2);
+  firsts_.insert(firsts_.begin() + block + 1, upper.front());
+  blocks_.insert(blocks_.begin() + block + 1, std::move(upper));
+  fenwick_.assign(blocks_.size() + 1, 0);  // rebuilt: O(blocks)
+  for (size_t i = 1; i <= blocks_.size(); ++i) {
+    fenwick_[i] += static_cast<int64_t>(blocks_[i - 1].size());
+    size_t parent = i + (i & (~i + 1));
+    if (parent <= blocks_.size()) fenwick_[parent] += fenwick_[i];
+  }
+}
+
 RankedRung::Key RankedRung::Insert(double internal) {
   Key key{internal, sequence_++};
-  values_.insert(key);
+  if (blocks_.empty()) {
+    blocks_.push_back({key});
+    firsts_.push_back(key);
+    fenwick_.assign(2, 1);
+    size_ = 1;
+    return key;
+  }
+  auto after = std::upper_bound(firsts_.begin(), firsts_.end(), key);
+  size_t block = after == firsts_.begin() ? 0 : (after - firsts_.begin()) - 1;
+  std::vector<Key>& keys = blocks_[block];
+  keys.insert(std::lower_bound(keys.begin(), keys.end(), key), key);
+  firsts_[block] = keys.front();
+  AddToBlockCount(block, 1);
+  ++size_;
+  if (keys.size() > 2 * kBlock) SplitBlock(block);
   return key;
 }
 
+int64_t RankedRung::CountBelow(const Key& key) const {
+  auto after = std::upper_bound(firsts_.begin(), firsts_.end(), key);
+  if (after == firsts_.begin()) return 0;
+  size_t block = (after - firsts_.begin()) - 1;
+  const std::vector<Key>& keys = blocks_[block];
+  return CountBeforeBlock(block) +
+         (std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+}
+
 int64_t RankedRung::RankOf(double internal) const {
-  Key lowest{internal, std::numeric_limits<int64_t>::min()};
-  return static_cast<int64_t>(values_.order_of_key(lowest)) + 1;
+  return CountBelow({internal, std::numeric_limits<int64_t>::min()}) + 1;
 }
 
 double RankedRung::ValueAt(int64_t order) const {
-  return values_.find_by_order(static_cast<size_t>(order))->first;
+  // Fenwick descent: the block holding the order-th key.
+  size_t pos = 0;
+  size_t step = 1;
+  while (step * 2 < fenwick_.size()) step *= 2;
+  for (; step > 0; step /= 2) {
+    if (pos + step < fenwick_.size() && fenwick_[pos + step] <= order) {
+      pos += step;
+      order -= fenwick_[pos];
+    }
+  }
+  return blocks_[pos][static_cast<size_t>(order)].first;
 }
 
 void RankedRung::AddCandidate(core::TrialId trial, Key key) {

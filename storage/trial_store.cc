@@ -88,9 +88,12 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
   auto db = Database::Open(path, false);
   if (!db.ok()) return db.error();
   Database& handle = *db.value();
-  TUNER_RETURN_IF_ERROR(
-      handle.Execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                     "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
+  // A private in-memory database (tests, benchmarks) needs no journal.
+  TUNER_RETURN_IF_ERROR(handle.Execute(
+      path == ":memory:"
+          ? "PRAGMA journal_mode=OFF; PRAGMA foreign_keys=ON;"
+          : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
   if (auto s = Migrate(handle); !s.ok()) {
     return core::Error{s.error().code, path + ": " + s.message()};
   }
