@@ -5,10 +5,6 @@
 
 namespace tuner::schedulers {
 
-bool Reached(double time, double milestone) {
-  return time >= milestone - 1e-9 * std::max(1.0, std::abs(milestone));
-}
-
 AshaScheduler::AshaScheduler(const core::SchedulerSpec& spec)
     : brackets_(PlanBrackets(spec)),
       max_t_(spec.max_t.value_or(0)),
@@ -115,8 +111,7 @@ std::optional<RungEvent> AshaScheduler::NextPromotion() {
     event.record.bracket = ref.bracket;
     event.record.rung = ref.rung;
     event.record.milestone = brackets_[ref.bracket].milestones[ref.rung];
-    double internal = best->second.first;
-    event.record.value = mode_ == core::Mode::kMax ? -internal : internal;
+    event.record.value = External(best->second.first, mode_);
     event.record.rank = rank;
     event.record.n = rung.size();
     event.record.verdict = core::RungVerdict::kPromote;

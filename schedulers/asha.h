@@ -74,9 +74,6 @@ class AshaScheduler : public TrialScheduler {
   std::unordered_map<core::TrialId, TrialState> trials_;
 };
 
-// True iff `time` has reached `milestone`, allowing for float rounding.
-bool Reached(double time, double milestone);
-
 }  // namespace tuner::schedulers
 
 #endif  // TUNER_SCHEDULERS_ASHA_H_

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "schedulers/asha.h"
-
 namespace tuner::schedulers {
+
+bool Reached(double time, double milestone) {
+  return time >= milestone - 1e-9 * std::max(1.0, std::abs(milestone));
+}
 
 std::vector<double> BaseMilestones(const core::SchedulerSpec& spec) {
   std::vector<double> milestones;
@@ -29,6 +31,12 @@ std::vector<Bracket> PlanBrackets(const core::SchedulerSpec& spec) {
     brackets[b].trials = static_cast<int64_t>(std::ceil(n - 1e-9));
   }
   return brackets;
+}
+
+std::vector<Bracket> HyperbandBrackets(const core::SchedulerSpec& spec) {
+  core::SchedulerSpec all = spec;
+  if (all.brackets <= 0) all.brackets = 1 << 20;  // clamped to the levels
+  return PlanBrackets(all);
 }
 
 int BracketOf(const std::vector<Bracket>& brackets, uint64_t seed,

@@ -19,6 +19,9 @@ struct Bracket {
   int64_t trials = 0;
 };
 
+// True iff `time` has reached `milestone`, allowing for float rounding.
+bool Reached(double time, double milestone);
+
 // The rung milestones of bracket 0: grace_period * rf^k below max_t.
 // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.
 std::vector<double> BaseMilestones(const core::SchedulerSpec& spec);
@@ -26,6 +29,10 @@ std::vector<double> BaseMilestones(const core::SchedulerSpec& spec);
 // Bracket b (0 <= b < spec.brackets) starts at grace_period * rf^b.
 // `spec.brackets` is clamped to the number of resource levels.
 std::vector<Bracket> PlanBrackets(const core::SchedulerSpec& spec);
+
+// Synchronous HyperBand's brackets: `spec.brackets` of them, or all the
+// resource levels allow when it is 0.
+std::vector<Bracket> HyperbandBrackets(const core::SchedulerSpec& spec);
 
 // The bracket of trial `index`: a seeded Weyl sequence (golden ratio)
 // mapped through the brackets' cumulative shares. Deterministic, O(1), and

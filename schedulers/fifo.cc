@@ -1,6 +1,6 @@
 #include "schedulers/fifo.h"
 
-#include "schedulers/asha.h"
+#include "schedulers/brackets.h"
 
 namespace tuner::schedulers {
 

@@ -4,6 +4,18 @@
 
 namespace tuner::schedulers {
 
+std::vector<const core::ParamSpec*> GridAxes(const core::SearchSpace& space,
+                                             bool include_choices) {
+  std::vector<const core::ParamSpec*> axes;
+  for (const auto& spec : space.params) {
+    if (spec.distribution == core::Distribution::kGrid ||
+        (include_choices && spec.distribution == core::Distribution::kChoice)) {
+      axes.push_back(&spec);
+    }
+  }
+  return axes;
+}
+
 Grid::Grid(std::vector<const core::ParamSpec*> axes) : axes_(std::move(axes)) {
   for (const auto* axis : axes_) {
     size_ *= static_cast<int64_t>(axis->values.size());

@@ -10,6 +10,11 @@
 
 namespace tuner::schedulers {
 
+// The params of `space` that a grid enumerates: every kGrid param, and every
+// kChoice param too when `include_choices` (grid search), in declaration order.
+std::vector<const core::ParamSpec*> GridAxes(const core::SearchSpace& space,
+                                             bool include_choices);
+
 // The cross product of the `values` of some params, in odometer order: the
 // last param varies fastest.
 class Grid {

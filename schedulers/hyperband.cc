@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "schedulers/asha.h"
 #include "schedulers/ranked_rung.h"
 
 namespace tuner::schedulers {
@@ -12,9 +11,7 @@ HyperbandScheduler::HyperbandScheduler(const core::SchedulerSpec& spec)
     : max_t_(spec.max_t.value_or(0)),
       reduction_factor_(spec.reduction_factor),
       mode_(spec.mode) {
-  core::SchedulerSpec all = spec;
-  all.brackets = spec.brackets > 0 ? spec.brackets : 1 << 20;
-  brackets_ = PlanBrackets(all);
+  brackets_ = HyperbandBrackets(spec);
   for (const auto& b : brackets_) period_ += b.trials;
 }
 
@@ -44,7 +41,7 @@ core::RungDecision HyperbandScheduler::RecordOf(
   d.bracket = group.bracket;
   d.rung = rung;
   d.milestone = brackets_[group.bracket].milestones[rung];
-  d.value = mode_ == core::Mode::kMax ? -internal : internal;
+  d.value = External(internal, mode_);
   d.rank = rank;
   d.n = n;
   d.verdict = verdict;

@@ -24,7 +24,8 @@ namespace tuner::schedulers {
 // judged: the best max(1, floor(n / rf)) of its n values are promoted, the
 // other paused trials are stopped. A non-finite value stops its trial at
 // once and counts as the worst. A report at or past max_t completes.
-// Judging a rung sorts it: O(n log n) per n trials, O(log n) amortised.
+// Recording ranks a value by a scan of its group's rung, and judging a rung
+// sorts it: groups are small (at most rf^s_max trials).
 class HyperbandScheduler : public TrialScheduler {
  public:
   // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "schedulers/asha.h"
+#include "schedulers/brackets.h"
 
 namespace tuner::schedulers {
 

@@ -45,9 +45,7 @@ BudgetPlan PlanAsha(const core::SchedulerSpec& spec, int64_t num_trials) {
 }
 
 BudgetPlan PlanHyperband(const core::SchedulerSpec& spec, int64_t num_trials) {
-  core::SchedulerSpec all = spec;
-  all.brackets = spec.brackets > 0 ? spec.brackets : 1 << 20;
-  auto brackets = PlanBrackets(all);
+  auto brackets = HyperbandBrackets(spec);
   int64_t period = 0;
   for (const auto& b : brackets) period += b.trials;
   BudgetPlan plan;

@@ -6,24 +6,8 @@
 
 namespace tuner::schedulers {
 
-namespace {
-
-std::vector<const core::ParamSpec*> Axes(const core::SearchSpace& space,
-                                         bool include_choices) {
-  std::vector<const core::ParamSpec*> axes;
-  for (const auto& spec : space.params) {
-    if (spec.distribution == core::Distribution::kGrid ||
-        (include_choices && spec.distribution == core::Distribution::kChoice)) {
-      axes.push_back(&spec);
-    }
-  }
-  return axes;
-}
-
-}  // namespace
-
 RandomSearcher::RandomSearcher(core::SearchSpace space, uint64_t seed)
-    : space_(std::move(space)), seed_(seed), grid_(Axes(space_, false)) {}
+    : space_(std::move(space)), seed_(seed), grid_(GridAxes(space_, false)) {}
 
 std::optional<core::Params> RandomSearcher::Suggest(int64_t index) {
   core::Params params;
@@ -40,7 +24,7 @@ std::optional<core::Params> RandomSearcher::Suggest(int64_t index) {
 }
 
 GridSearcher::GridSearcher(core::SearchSpace space)
-    : space_(std::move(space)), grid_(Axes(space_, true)) {}
+    : space_(std::move(space)), grid_(GridAxes(space_, true)) {}
 
 std::optional<core::Params> GridSearcher::Suggest(int64_t index) {
   if (index < 0 || index >= grid_.size()) return std::nullopt;

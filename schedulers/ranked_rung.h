@@ -61,6 +61,11 @@ class RankedRung {
 // that lower is better; NaN and ±inf become +inf, the worst.
 double Internal(double value, core::Mode mode);
 
+// The inverse of Internal() for finite values: the objective as reported.
+inline double External(double internal, core::Mode mode) {
+  return mode == core::Mode::kMax ? -internal : internal;
+}
+
 // floor(n / rf), computed so that exact multiples are not lost to rounding.
 int64_t TopCount(int64_t n, double reduction_factor);
 

@@ -100,13 +100,9 @@ double SobolSequence::At(uint64_t index, int dim) const {
 }
 
 SobolSearcher::SobolSearcher(core::SearchSpace space, uint64_t seed)
-    : space_(std::move(space)), sequence_(seed), grid_([this] {
-        std::vector<const core::ParamSpec*> axes;
-        for (const auto& spec : space_.params)
-          if (spec.distribution == core::Distribution::kGrid)
-            axes.push_back(&spec);
-        return axes;
-      }()) {}
+    : space_(std::move(space)),
+      sequence_(seed),
+      grid_(GridAxes(space_, false)) {}
 
 std::optional<core::Params> SobolSearcher::Suggest(int64_t index) {
   core::Params params;

@@ -123,12 +123,11 @@ std::vector<double> CountsOf(const core::ParamSpec& spec,
 
 TpeSearcher::TpeSearcher(core::SearchSpace space,
                          const core::SearcherSpec& spec, core::Mode mode)
-    : space_(std::move(space)), spec_(spec), mode_(mode), grid_([this] {
-        std::vector<const core::ParamSpec*> axes;
-        for (const auto& p : space_.params)
-          if (p.distribution == core::Distribution::kGrid) axes.push_back(&p);
-        return axes;
-      }()) {}
+    : space_(std::move(space)),
+      spec_(spec),
+      mode_(mode),
+      grid_(GridAxes(space_, false)),
+      random_(space_, spec.seed) {}
 
 void TpeSearcher::Observe(int64_t index, const core::Params& params,
                           double time, double value) {
@@ -148,7 +147,7 @@ const TpeSearcher::Level* TpeSearcher::FitLevel() const {
 
 std::optional<core::Params> TpeSearcher::Suggest(int64_t index) {
   const Level* level = index >= spec_.n_startup ? FitLevel() : nullptr;
-  if (!level) return RandomSearcher(space_, spec_.seed).Suggest(index);
+  if (!level) return random_.Suggest(index);
   std::vector<const Observation*> sorted;
   for (const auto& [i, obs] : *level) sorted.push_back(&obs);
   std::stable_sort(sorted.begin(), sorted.end(),

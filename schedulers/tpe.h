@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "schedulers/grid.h"
+#include "schedulers/random_searcher.h"
 #include "schedulers/sampling.h"
 #include "schedulers/searcher.h"
 #include "tuner/core/scheduler_spec.h"
@@ -53,6 +54,7 @@ class TpeSearcher : public Searcher {
   core::SearcherSpec spec_;
   core::Mode mode_;
   Grid grid_;
+  RandomSearcher random_;  // until the model has enough observations
   std::map<double, Level> levels_;
 };
 

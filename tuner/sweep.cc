@@ -276,7 +276,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
     ++trial.failures;
     spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
                  reason, trial.failures + 1, config_.trial.max_failures + 1);
-    Retry(trial);
+    Relaunch(trial);
   } else if (*status == core::TrialStatus::kPaused && trial.resume_after_exit) {
     Relaunch(trial);
   } else if (*status == core::TrialStatus::kPaused) {
@@ -300,8 +300,6 @@ void Sweep::RotateLogs(const LiveTrial& trial) {
   fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);
   fs::rename(dir + "/stderr.log", dir + "/stderr" + suffix, ec);
 }
-
-void Sweep::Retry(LiveTrial& trial) { Relaunch(trial); }
 
 void Sweep::Relaunch(LiveTrial& trial) {
   RotateLogs(trial);

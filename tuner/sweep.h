@@ -62,7 +62,8 @@ class Sweep : public runner::RunnerObserver {
   void FillSlots();
   bool Launch(LiveTrial& trial);
   void Judge(LiveTrial& trial, double time, double value);
-  void Retry(LiveTrial& trial);
+  // Starts `trial` again (a retry or a promotion): keeps its old logs as
+  // .attempt-N.log and skips the reports it already made.
   void Relaunch(LiveTrial& trial);
   void RotateLogs(const LiveTrial& trial);
   // Promotion-type schedulers (sweep_promotion.cc).
