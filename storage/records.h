@@ -57,6 +57,18 @@ struct DecisionRecord {
   core::RungDecision decision;
 };
 
+// Devices one attempt of a trial held, and when.
+struct LeaseRecord {
+  int64_t id = 0;
+  core::TrialId trial = 0;
+  int64_t attempt = 0;
+  std::string kind;
+  std::string devices;  // "4,5"
+  std::string cpus;     // "0-11", empty when not pinned
+  double acquired_at = 0;
+  std::optional<double> released_at;
+};
+
 // What a trial's row says after it ended.
 struct TrialEnd {
   core::TrialStatus status = core::TrialStatus::kCompleted;

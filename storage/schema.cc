@@ -78,6 +78,20 @@ ALTER TABLE decisions ADD COLUMN bracket INTEGER NOT NULL DEFAULT 0;
 -- status column only made every status change update one more index.
 DROP INDEX trials_by_experiment;
 )sql",
+      // 3: device leases, one row per attempt that held devices.
+      R"sql(
+CREATE TABLE leases (
+  id          INTEGER PRIMARY KEY,
+  trial_id    INTEGER NOT NULL REFERENCES trials(id),
+  attempt     INTEGER NOT NULL,
+  kind        TEXT NOT NULL,             -- habana | neuron | cuda | cpu
+  devices     TEXT NOT NULL,             -- ids, comma-separated ("4,5")
+  cpus        TEXT NOT NULL DEFAULT '',  -- pinned CPUs ("0-11"), '' if none
+  acquired_at REAL NOT NULL,
+  released_at REAL                       -- NULL while held
+);
+CREATE INDEX leases_by_trial ON leases(trial_id);
+)sql",
   };
   return kMigrations;
 }

@@ -66,6 +66,14 @@ class TrialStore {
   core::Result<std::vector<DecisionRecord>> ListDecisions(
       ExperimentId experiment);
 
+  // --- device leases (trial_store_leases.cc)
+  // Records that an attempt holds devices from now on; returns the lease id.
+  core::Result<int64_t> OpenLease(const LeaseRecord& lease);
+  // Records that the lease's devices were given back now.
+  core::Status CloseLease(int64_t lease);
+  // Every lease of the experiment's trials, oldest first.
+  core::Result<std::vector<LeaseRecord>> ListLeases(ExperimentId experiment);
+
  private:
   struct Statements;
   TrialStore(std::unique_ptr<Database> db, bool read_only);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +26,8 @@ struct LocalRunner::Process {
         stdout_reader(launch.spawn.stdout_path, kMaxMetricLineBytes),
         timeout_timer(io),
         kill_timer(io),
-        stop_grace(launch.stop_grace) {}
+        stop_grace(launch.stop_grace),
+        cleanup(launch.cleanup) {}
 
   core::TrialId trial;
   pid_t pid;
@@ -35,8 +37,13 @@ struct LocalRunner::Process {
   asio::steady_timer timeout_timer;
   asio::steady_timer kill_timer;
   std::chrono::milliseconds stop_grace;
+  std::vector<std::string> cleanup;
   bool timed_out = false;
   bool stop_requested = false;
+  bool kill_armed = false;
+  bool group_gone = false;  // its pgid may belong to someone else now
+  int status = 0;           // the main process's wait status
+  int cleanup_pid = -1;
 };
 
 namespace {
@@ -55,6 +62,14 @@ core::Status CreateLogFiles(const SpawnRequest& request) {
   return core::Status::Ok();
 }
 
+// Reaps the group's zombies that are this process's children (orphans
+// re-parented to it as a subreaper), then asks whether any process is left.
+bool GroupAlive(pid_t pgid) {
+  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+  }
+  return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
 TrialExit DescribeStatus(int status) {
   TrialExit exit;
   if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
@@ -65,7 +80,9 @@ TrialExit DescribeStatus(int status) {
 }  // namespace
 
 LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer)
-    : io_(io), observer_(observer), watcher_(io) {}
+    : io_(io), observer_(observer), watcher_(io) {
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
 
 LocalRunner::~LocalRunner() {
   for (auto& [trial, process] : processes_) {
@@ -133,12 +150,18 @@ void LocalRunner::Stop(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process || process->stop_requested) return;
   process->stop_requested = true;
-  kill(-process->pid, SIGTERM);
+  Signal(*process, SIGTERM);
+  if (process->kill_armed) return;
+  process->kill_armed = true;
   process->kill_timer.expires_after(process->stop_grace);
   process->kill_timer.async_wait([this, trial](auto ec) {
     Process* p = ec ? nullptr : Find(trial);
-    if (p) kill(-p->pid, SIGKILL);
+    if (p) Signal(*p, SIGKILL);
   });
+}
+
+void LocalRunner::Signal(Process& process, int signal) {
+  if (!process.group_gone) kill(-process.pid, signal);
 }
 
 void LocalRunner::StopAfter(core::TrialId trial,
@@ -154,24 +177,70 @@ void LocalRunner::StopAfter(core::TrialId trial,
 void LocalRunner::KillAll() {
   for (auto& [trial, process] : processes_) {
     process->stop_requested = true;
-    kill(-process->pid, SIGKILL);
+    Signal(*process, SIGKILL);
   }
 }
 
 void LocalRunner::HandleExit(core::TrialId trial) {
+  Process* process = Find(trial);
+  if (!process) return;
+  while (waitpid(process->pid, &process->status, 0) < 0 && errno == EINTR) {
+  }
+  process->pidfd.close();
+  if (!GroupAlive(process->pid)) return GroupGone(trial);
+  // What the main process left behind gets the same treatment as a stopped
+  // trial: SIGTERM, then SIGKILL after the grace period. The group id stays
+  // reserved while any member lives, so signalling it stays safe.
+  bool stopping = process->stop_requested;
+  Stop(trial);
+  process->stop_requested = stopping;
+  WaitForGroup(trial, std::chrono::milliseconds(1));
+}
+
+void LocalRunner::WaitForGroup(core::TrialId trial,
+                               std::chrono::milliseconds delay) {
+  Process* process = Find(trial);
+  if (!process) return;
+  if (!GroupAlive(process->pid)) return GroupGone(trial);
+  ReadOutput(trial);
+  process->timeout_timer.expires_after(delay);
+  process->timeout_timer.async_wait([this, trial, delay](auto ec) {
+    if (!ec) WaitForGroup(trial, std::min(delay * 2, std::chrono::milliseconds(50)));
+  });
+}
+
+void LocalRunner::GroupGone(core::TrialId trial) {
+  Process* process = Find(trial);
+  if (!process) return;
+  process->group_gone = true;
+  process->kill_timer.cancel();
+  process->timeout_timer.cancel();
+  if (process->cleanup.empty()) return Deliver(trial);
+  SpawnRequest request;
+  request.argv = process->cleanup;
+  request.stdout_path = request.stderr_path = "/dev/null";
+  auto spawned = Spawn(request);
+  process->cleanup.clear();
+  if (!spawned.ok()) return Deliver(trial);
+  process->cleanup_pid = spawned.value().pid;
+  auto waiter = std::make_shared<asio::posix::stream_descriptor>(
+      io_, spawned.value().pidfd);
+  waiter->async_wait(asio::posix::stream_descriptor::wait_read,
+                     [this, trial, waiter](const boost::system::error_code&) {
+                       Process* p = Find(trial);
+                       if (p) waitpid(p->cleanup_pid, nullptr, 0);
+                       Deliver(trial);
+                     });
+}
+
+void LocalRunner::Deliver(core::TrialId trial) {
   auto it = processes_.find(trial);
   if (it == processes_.end()) return;
   Process& process = *it->second;
-  // The leader is a zombie until reaped, so its group id cannot be reused
-  // yet: kill what it left behind, then reap it.
-  kill(-process.pid, SIGKILL);
-  int status = 0;
-  while (waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
-  }
   ReadOutput(trial);
   process.stdout_reader.Finish(
       [&](std::string_view line) { DeliverLine(trial, line); });
-  TrialExit exit = DescribeStatus(status);
+  TrialExit exit = DescribeStatus(process.status);
   exit.timed_out = process.timed_out;
   exit.stop_requested = process.stop_requested;
   watcher_.Unwatch(process.watch);

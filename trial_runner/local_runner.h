@@ -6,7 +6,9 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "trial_runner/file_watcher.h"
@@ -21,8 +23,12 @@ struct TrialLaunch {
   core::TrialId trial = 0;
   SpawnRequest spawn;
   std::chrono::milliseconds timeout{0};  // wall clock; 0 = none
-  // Between SIGTERM and SIGKILL when the trial is stopped.
+  // Between SIGTERM and SIGKILL when the trial is stopped, and for what its
+  // main process leaves behind when it exits.
   std::chrono::milliseconds stop_grace{10000};
+  // Run once the trial's process group is gone, before OnExit (e.g.
+  // `docker rm -f NAME`); empty: none.
+  std::vector<std::string> cleanup;
 };
 
 struct TrialExit {
@@ -38,15 +44,19 @@ class RunnerObserver {
   virtual ~RunnerObserver() = default;
   // A metric line of the trial's stdout. May call LocalRunner::Stop().
   virtual void OnMetrics(core::TrialId trial, core::Metrics metrics) = 0;
-  // The trial's process exited; every line it wrote was delivered before.
-  // The trial is no longer running: Start() may reuse its resources.
+  // The trial's main process exited and every other process of its group
+  // is gone too (what it left behind got SIGTERM, then SIGKILL after the
+  // stop grace); every line it wrote was delivered before. The trial's
+  // devices may be handed out again.
   virtual void OnExit(core::TrialId trial, const TrialExit& exit) = 0;
 };
 
 // Starts trials as process groups whose stdout and stderr go to files; the
 // runner follows stdout (inotify) and learns of exits from a pidfd, so it
-// never polls and uses no thread per trial. When a trial's main process
-// exits, whatever it left running in its process group is killed.
+// uses no thread per trial. When a trial's main process exits, what it left
+// running in its process group is stopped, and the runner waits (polling,
+// 1 to 50 ms) until the group is empty. The runner makes this process a
+// child subreaper, so that the group's orphans are its to reap.
 // Not thread-safe: call it on the thread that runs the io_context.
 class LocalRunner {
  public:
@@ -75,6 +85,10 @@ class LocalRunner {
   void ReadOutput(core::TrialId trial);
   void DeliverLine(core::TrialId trial, std::string_view line);
   void HandleExit(core::TrialId trial);
+  void WaitForGroup(core::TrialId trial, std::chrono::milliseconds delay);
+  void GroupGone(core::TrialId trial);
+  void Deliver(core::TrialId trial);
+  void Signal(Process& process, int signal);
   Process* Find(core::TrialId trial);
 
   boost::asio::io_context& io_;

@@ -1,6 +1,7 @@
 #include "trial_runner/spawn.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -48,10 +49,36 @@ void Configure(SpawnSetup& setup, const SpawnRequest& request) {
                                    kOutFlags, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, request.stderr_path.c_str(),
                                    kOutFlags, 0644);
+  for (int fd : request.inherit_fds) {
+    posix_spawn_file_actions_adddup2(&actions, fd, fd);  // clears CLOEXEC
+  }
   if (!request.cwd.empty()) {
     posix_spawn_file_actions_addchdir_np(&actions, request.cwd.c_str());
   }
 }
+
+// Sets the calling thread's CPU affinity for as long as it lives, so that a
+// process spawned meanwhile inherits it (posix_spawn has no attribute for
+// it), and restores the old one.
+class ScopedAffinity {
+ public:
+  explicit ScopedAffinity(const std::vector<int>& cpus) {
+    if (cpus.empty() || sched_getaffinity(0, sizeof saved_, &saved_) != 0)
+      return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu : cpus)
+      if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+    active_ = sched_setaffinity(0, sizeof set, &set) == 0;
+  }
+  ~ScopedAffinity() {
+    if (active_) sched_setaffinity(0, sizeof saved_, &saved_);
+  }
+
+ private:
+  cpu_set_t saved_;
+  bool active_ = false;
+};
 
 std::string Describe(const std::vector<std::string>& argv) {
   return argv.empty() ? std::string("(empty command)") : argv[0];
@@ -88,6 +115,7 @@ core::Result<SpawnedProcess> Spawn(const SpawnRequest& request) {
   envp.push_back(nullptr);
 
   pid_t pid = -1;
+  ScopedAffinity affinity(request.cpus);
   int rc = posix_spawnp(&pid, argv[0], &setup.actions, &setup.attr, argv.data(),
                         envp.data());
   if (rc != 0) {

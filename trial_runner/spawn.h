@@ -20,6 +20,9 @@ struct SpawnRequest {
   std::string cwd;                // empty: the tuner's
   std::string stdout_path;        // created or truncated
   std::string stderr_path;
+  std::vector<int> cpus;         // CPU affinity; empty: the tuner's
+  std::vector<int> inherit_fds;  // close-on-exec fds the process keeps
+                                 // (device lease locks)
 };
 
 struct SpawnedProcess {

@@ -38,6 +38,16 @@ struct PlanOptions {
 // A dry run: brackets, rungs, expected trials per rung, the budget.
 int Plan(const PlanOptions& options);
 int Trials(const QueryOptions& options);
+
+struct DevicesOptions {
+  std::optional<std::string> config_path;  // take its devices section
+  std::string kind = "auto";               // without a config
+  std::optional<std::string> lock_dir;     // else the config's/default
+  std::string format = "text";             // text | json
+};
+// The inventory: each device's ids, memory, and whether it is free, leased
+// (by which tuner, experiment and trial) or busy with a foreign process.
+int Devices(const DevicesOptions& options);
 int Status(const QueryOptions& options);
 
 }  // namespace tuner::cli

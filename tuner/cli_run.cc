@@ -11,6 +11,7 @@
 #include "storage/trial_store.h"
 #include "tuner/cli.h"
 #include "tuner/config_loader.h"
+#include "tuner/device_setup.h"
 #include "tuner/line_progress.h"
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
@@ -59,6 +60,11 @@ int ExitCode(const Sweep& sweep, int signal) {
 
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store) {
+  auto pool = SetUpDevices(config.devices, config.workdir);
+  if (!pool.ok()) {
+    std::fprintf(stderr, "error: %s\n", pool.message().c_str());
+    return kExitBadInput;
+  }
   boost::asio::io_context io;
   auto progress = MakeProgress(config);
   Sweep::Options options;
@@ -66,6 +72,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   options.trials_root = TrialsRoot(db_path);
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.pool = &pool.value();
   options.on_finished = [&io] { io.stop(); };
   Sweep sweep(io, config, store, *progress, options);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -152,23 +152,6 @@ core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
   return space;
 }
 
-void ReadDevices(const config::Reader& r, const YAML::Node& node,
-                 ExperimentConfig& c) {
-  Path path("devices");
-  r.Map(node, path);
-  r.Keys(node, path, {"kind", "slots"});
-  if (node["kind"]) {
-    c.devices.kind = r.Enum<std::string>(node["kind"], path / "kind",
-                                         {{"cpu", std::string("cpu")}});
-  }
-  if (node["slots"]) {
-    c.devices.slots = static_cast<int>(r.Int(node["slots"], path / "slots"));
-    if (c.devices.slots < 1 || c.devices.slots > 4096) {
-      Fail(node["slots"], path / "slots", "must be between 1 and 4096");
-    }
-  }
-}
-
 void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
                      ExperimentConfig& c) {
   Path path("trial");
@@ -205,7 +188,8 @@ void CheckPlaceholders(const YAML::Node& node, const Path& path,
                        const std::string& text, const ExperimentConfig& c) {
   auto names = Placeholders(text);
   if (!names.ok()) Fail(node, path, names.message());
-  std::vector<std::string> known = {"max_t", "trial_id", "trial_dir"};
+  std::vector<std::string> known = {"max_t",   "trial_id",    "trial_dir",
+                                    "devices", "num_devices", "master_port"};
   for (const auto& spec : c.space.params) known.push_back(spec.name);
   for (const auto& name : names.value()) {
     if (name == "max_t" && !c.scheduler.max_t) {
@@ -230,7 +214,7 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
   } else {
     c.scheduler.type = core::SchedulerType::kFifo;
   }
-  if (auto n = root["devices"]) ReadDevices(r, n, c);
+  if (auto n = root["devices"]) config::ReadDevices(r, n, c);
   if (auto n = root["trial"]) ReadTrialPolicy(r, n, c);
   if (auto n = root["storage"]) c.storage = r.String(n, Path("storage"));
   if (auto n = root["env"]) {

@@ -1,4 +1,4 @@
-// Reading the `searcher` and `scheduler` sections of an experiment config.
+// Reading the `searcher`, `scheduler` and `devices` sections of a config.
 #ifndef TUNER_TUNER_CONFIG_SECTIONS_H_
 #define TUNER_TUNER_CONFIG_SECTIONS_H_
 
@@ -14,6 +14,8 @@ namespace tuner::config {
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
+// The `devices` section (config_devices.cc).
+void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 
 }  // namespace tuner::config
 

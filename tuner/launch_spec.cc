@@ -22,6 +22,13 @@ Lookup MakeLookup(const ExperimentConfig& config, const TrialContext& trial,
       value = std::to_string(trial.id);
     } else if (name == "trial_dir") {
       value = trial.trial_dir;
+    } else if (name == "devices" || name == "num_devices" ||
+               name == "master_port") {
+      const runner::TrialDevices* d = trial.devices;
+      value = !d                     ? std::string()
+              : name == "devices"    ? d->ids
+              : name == "num_devices" ? std::to_string(d->count)
+                                      : std::to_string(d->master_port);
     } else {
       for (const auto& [key, v] : *trial.params) {
         if (key == name) value = core::FormatParamValue(v);
@@ -61,11 +68,45 @@ bool HasPlaceholder(std::string_view word) {
   return !names.ok() || !names.value().empty();
 }
 
+// `docker run` around the trial's argv; each env var goes in by name.
+std::vector<std::string> DockerArgv(const ExperimentConfig& config,
+                                    const TrialContext& trial,
+                                    const runner::SpawnRequest& request) {
+  const DevicesSpec& d = config.devices;
+  std::vector<std::string> argv = {"docker",
+                                   "run",
+                                   "--rm",
+                                   "--init",
+                                   "--name",
+                                   DockerName(config, trial),
+                                   "--runtime=habana",
+                                   "--net=host",
+                                   "--ipc=host",
+                                   "-e",
+                                   "HABANA_VISIBLE_DEVICES=" +
+                                       trial.card_indices};
+  for (const auto& [key, value] : request.env) {
+    argv.insert(argv.end(), {"-e", key});
+  }
+  argv.insert(argv.end(), {"-v", trial.trial_dir + ":" + trial.trial_dir,
+                           "-v", config.workdir + ":" + config.workdir, "-w",
+                           config.workdir});
+  argv.insert(argv.end(), d.docker_options.begin(), d.docker_options.end());
+  argv.push_back(d.image);
+  argv.insert(argv.end(), request.argv.begin(), request.argv.end());
+  return argv;
+}
+
 }  // namespace
 
+std::string DockerName(const ExperimentConfig& config,
+                       const TrialContext& trial) {
+  return "tuner-" + config.name + "-" + std::to_string(trial.id) + "-" +
+         std::to_string(trial.attempt);
+}
+
 core::Result<runner::SpawnRequest> BuildSpawnRequest(
-    const ExperimentConfig& config, const TrialContext& trial,
-    const runner::EnvVars& slot_env) {
+    const ExperimentConfig& config, const TrialContext& trial) {
   runner::SpawnRequest request;
   if (config.shell) {
     request.argv = {"/bin/sh", "-c",
@@ -87,11 +128,17 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
                  {"TUNER_TRIAL_DIR", trial.trial_dir},
                  {"TUNER_EXPERIMENT", config.name},
                  {"PYTHONUNBUFFERED", "1"}};
-  request.env.insert(request.env.end(), slot_env.begin(), slot_env.end());
+  if (trial.devices) {
+    request.env.insert(request.env.end(), trial.devices->env.begin(),
+                       trial.devices->env.end());
+  }
   Lookup lookup = MakeLookup(config, trial, false);
   for (const auto& [key, value] : config.env) {
     if (NamesInactiveParam(value, config, trial)) continue;
     request.env.emplace_back(key, Fill(value, lookup));
+  }
+  if (config.devices.launcher == "docker") {
+    request.argv = DockerArgv(config, trial, request);
   }
   return request;
 }
@@ -105,7 +152,9 @@ std::string FlagsFor(const ExperimentConfig& config,
   auto words = SplitCommand(config.command);
   std::vector<std::string> argv =
       words.ok() ? words.value() : std::vector<std::string>();
-  TrialContext trial{0, &params, "{trial_dir}"};
+  TrialContext trial;
+  trial.params = &params;
+  trial.trial_dir = "{trial_dir}";
   Lookup lookup = MakeLookup(config, trial, false);
   std::string out;
   auto add = [&out](const std::string& word) {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "trial_runner/device_env.h"
 #include "trial_runner/spawn.h"
 #include "tuner/core/param_value.h"
 #include "tuner/core/result.h"
@@ -16,6 +17,9 @@ struct TrialContext {
   core::TrialId id = 0;
   const core::Params* params = nullptr;
   std::string trial_dir;  // absolute
+  const runner::TrialDevices* devices = nullptr;  // its lease; may be null
+  std::string card_indices;  // habana under docker: HABANA_VISIBLE_DEVICES
+  int attempt = 1;
 };
 
 // The trial's command with every placeholder filled. Without `shell`, the
@@ -23,10 +27,15 @@ struct TrialContext {
 // is always exactly one argument and never shell syntax; with `shell`, the
 // values are shell-quoted into `/bin/sh -c`. The env is: the tuner's own,
 // then TUNER_TRIAL_ID, TUNER_TRIAL_DIR, TUNER_EXPERIMENT, PYTHONUNBUFFERED=1,
-// then `slot_env`, then the config's `env` (filled too).
+// then the devices' env, then the config's `env` (filled too). With
+// launcher docker the command runs in `docker run` (see DockerName), which
+// gets every one of those variables by name and HABANA_VISIBLE_DEVICES.
 core::Result<runner::SpawnRequest> BuildSpawnRequest(
-    const ExperimentConfig& config, const TrialContext& trial,
-    const runner::EnvVars& slot_env);
+    const ExperimentConfig& config, const TrialContext& trial);
+
+// The container name of a trial's attempt under launcher docker.
+std::string DockerName(const ExperimentConfig& config,
+                       const TrialContext& trial);
 
 // The params as a JSON object (written to the trial dir as params.json).
 std::string ParamsJson(const core::Params& params);

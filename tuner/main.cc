@@ -53,6 +53,19 @@ int main(int argc, char** argv) {
   auto* status = app.add_subcommand("status", "experiments and their progress");
   status->add_option("name", query.name, "only this experiment");
 
+  tuner::cli::DevicesOptions devices;
+  auto* devices_cmd = app.add_subcommand(
+      "devices", "the machine's devices: free, leased by a trial, or busy");
+  devices_cmd->add_option("--config", devices.config_path,
+                          "use this experiment's devices section");
+  devices_cmd->add_option("--kind", devices.kind, "auto | habana | neuron | cuda | cpu")
+      ->check(CLI::IsMember({"auto", "habana", "neuron", "cuda", "cpu"}));
+  devices_cmd->add_option("--lock-dir", devices.lock_dir,
+                          "where leases live (default $TUNER_LOCK_DIR or "
+                          "/tmp/tuner-locks)");
+  devices_cmd->add_option("--format", devices.format, "text | json")
+      ->check(CLI::IsMember({"text", "json"}));
+
   for (auto* sub : {run_cmd, best, trials, status}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
@@ -68,6 +81,7 @@ int main(int argc, char** argv) {
     return tuner::cli::Run(run);
   }
   if (*plan_cmd) return tuner::cli::Plan(plan);
+  if (*devices_cmd) return tuner::cli::Devices(devices);
   if (*best) return tuner::cli::Best(query);
   if (*trials) return tuner::cli::Trials(query);
   return tuner::cli::Status(query);

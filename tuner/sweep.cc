@@ -46,7 +46,8 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       searcher_(
           schedulers::MakeSearcher(config.searcher, config.space, config.mode)),
       scheduler_(schedulers::MakeTrialScheduler(config.scheduler)),
-      slots_(config.devices.slots, options_.cpus),
+      pool_(*options_.pool),
+      retry_timer_(io),
       runner_(io, *this) {
   counts_.total = config.num_trials;
 }
@@ -73,6 +74,7 @@ core::Status Sweep::Start() {
 
 void Sweep::Interrupt(bool force) {
   interrupting_ = true;
+  EndWaiting();
   if (force) {
     runner_.KillAll();
   } else {
@@ -105,8 +107,15 @@ TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
 }
 
 void Sweep::FillSlots() {
-  while (!interrupting_ && slots_.free() > 0) {
-    if (PromoteNext()) continue;
+  while (!interrupting_ && pool_.free() > 0) {
+    if (!waiting_.empty()) {
+      if (!LaunchWaiting()) break;
+      continue;
+    }
+    if (PromoteNext()) {
+      if (!waiting_.empty()) break;
+      continue;
+    }
     if (exhausted_ || next_index_ >= config_.num_trials) break;
     auto params = searcher_->Suggest(next_index_);
     if (!params) {
@@ -124,43 +133,10 @@ void Sweep::FillSlots() {
     scheduler_->OnAdd(trial->id, trial->index);
     LiveTrial& ref = *trial;
     live_.emplace(ref.id, std::move(trial));
-    if (!Launch(ref)) {
-      core::TrialId failed = ref.id;
-      scheduler_->OnEnd(failed);
-      Finish(ref, core::TrialStatus::kFailed, ref.reason);
-      live_.erase(failed);
-    }
+    StartOrQueue(ref);
+    if (!waiting_.empty()) break;
   }
   if (exhausted_ || next_index_ >= config_.num_trials) NoteBudgetSpent();
-}
-
-bool Sweep::Launch(LiveTrial& trial) {
-  auto lease = slots_.Acquire();
-  if (!lease) return (trial.reason = "no free slot"), false;
-  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
-  auto request =
-      BuildSpawnRequest(config_, {trial.id, &trial.params, dir}, lease->env);
-  bool stored = request.ok() && Check(store_.MarkRunning(trial.id)) &&
-                Check(store_.Commit());
-  core::Status started =
-      request.ok() && stored
-          ? runner_.Start({trial.id, request.value(), config_.trial.timeout,
-                           config_.trial.stop_grace})
-          : core::Status(
-                core::Internal(request.ok() ? error_ : request.message()));
-  if (!started.ok()) {
-    slots_.Release(lease->slot);
-    trial.reason = started.message();
-    return false;
-  }
-  trial.slot = lease->slot;
-  ++trial.attempt;
-  ++counts_.running;
-  progress_.TrialStarted(EventOf(trial), counts_);
-  return true;
 }
 
 void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
@@ -265,8 +241,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
-  slots_.Release(trial.slot);
-  trial.slot = -1;
+  ReleaseDevices(trial);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
   if (exit.signal) trial.exit_code = -exit.signal;
@@ -309,12 +284,7 @@ void Sweep::Relaunch(LiveTrial& trial) {
   trial.resume_after_exit = false;
   trial.reason.clear();
   trial.stop_time.reset();
-  if (!Launch(trial)) {
-    core::TrialId failed = trial.id;
-    scheduler_->OnEnd(failed);
-    Finish(trial, core::TrialStatus::kFailed, trial.reason);
-    live_.erase(failed);
-  }
+  StartOrQueue(trial);
 }
 
 void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,

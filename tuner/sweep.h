@@ -3,9 +3,12 @@
 #define TUNER_TUNER_SWEEP_H_
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
@@ -14,7 +17,7 @@
 #include "schedulers/trial_scheduler.h"
 #include "storage/trial_store.h"
 #include "trial_runner/local_runner.h"
-#include "trial_runner/slot_pool.h"
+#include "trial_runner/device_pool.h"
 #include "tuner/experiment_config.h"
 #include "tuner/progress.h"
 
@@ -34,7 +37,8 @@ class Sweep : public runner::RunnerObserver {
     std::string config_json;  // stored with the experiment
     std::string trials_root;  // trials/<id>/ live here
     int cpus = 1;
-    std::function<void()> on_finished;  // called once, when the sweep ends
+    runner::DevicePool* pool = nullptr;  // required; outlives the sweep
+    std::function<void()> on_finished;   // called once, when the sweep ends
   };
 
   Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
@@ -59,8 +63,15 @@ class Sweep : public runner::RunnerObserver {
 
  private:
   struct LiveTrial;
+  enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
-  bool Launch(LiveTrial& trial);
+  LaunchResult Launch(LiveTrial& trial);
+  // Launch(), else queues the trial for a device or ends it as failed.
+  void StartOrQueue(LiveTrial& trial);
+  bool LaunchWaiting();
+  void ArmRetry();
+  void ReleaseDevices(LiveTrial& trial);
+  void EndWaiting();
   void Judge(LiveTrial& trial, double time, double value);
   // Starts `trial` again (a retry or a promotion): keeps its old logs as
   // .attempt-N.log and skips the reports it already made.
@@ -90,7 +101,11 @@ class Sweep : public runner::RunnerObserver {
   Options options_;
   std::unique_ptr<schedulers::Searcher> searcher_;
   std::unique_ptr<schedulers::TrialScheduler> scheduler_;
-  runner::SlotPool slots_;
+  runner::DevicePool& pool_;
+  std::set<int> ports_;  // handed to running trials
+  std::deque<core::TrialId> waiting_;  // live trials without a device yet
+  boost::asio::steady_timer retry_timer_;  // other processes hold devices
+  bool retry_armed_ = false;
   runner::LocalRunner runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;

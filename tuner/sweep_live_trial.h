@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tuner/sweep.h"
 
@@ -15,7 +16,9 @@ struct Sweep::LiveTrial {
   core::TrialId id = 0;
   int64_t index = 0;
   core::Params params;
-  int slot = -1;
+  std::optional<runner::DeviceLease> lease;  // while it runs
+  std::vector<int> ports;                    // its MASTER_PORT and the like
+  int64_t lease_row = 0;                     // storage's id of the lease
   int attempt = 0;                     // launches, promotions included
   int failures = 0;                    // failed attempts retried so far
   int64_t seq = 0;                     // reports stored, all attempts

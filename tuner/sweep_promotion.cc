@@ -71,7 +71,7 @@ void Sweep::NoteBudgetSpent() {
 
 void Sweep::EndUnpromoted() {
   if (!live_.empty()) return;
-  while (slots_.free() > 0 && PromoteNext()) {
+  while (pool_.free() > 0 && PromoteNext()) {
   }
   if (!live_.empty()) return;
   EndStoppedPaused();

@@ -12,6 +12,7 @@
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tuner/config_loader.h"
+#include "tuner/device_setup.h"
 #include "tuner/sweep.h"
 
 namespace tuner::testing {
@@ -53,11 +54,16 @@ inline SweepResult RunSweep(std::string yaml) {
   auto store = storage::TrialStore::Open(result.dir / "tuner.db");
   REQUIRE(store.ok());
   result.store = std::move(store).value();
+  auto pool = SetUpDevices(config.value().devices, config.value().workdir);
+  INFO(pool.status().message());
+  REQUIRE(pool.ok());
   boost::asio::io_context io;
   NullProgress progress;
   Sweep::Options options;
   options.trials_root = result.dir / "trials";
   options.config_json = "{}";
+  options.pool = &pool.value();
+  options.cpus = 2;
   options.on_finished = [&io] { io.stop(); };
   auto start = std::chrono::steady_clock::now();
   {

@@ -1,0 +1,119 @@
+// device_trainer: a stand-in trial that records what device tests check.
+//
+// Appends to $TUNER_TRIAL_DIR/lifetime.jsonl (or --record FILE) one JSON
+// line when it starts (pid, time, the device env vars, its CPU affinity)
+// and one when it ends (normally or on SIGTERM); prints one metric line per
+// epoch. --child-ignores-sigterm MS forks a child in its process group that
+// ignores SIGTERM and writes a heartbeat line every 5 ms for MS ms (0:
+// until killed), as a stuck dataloader worker would.
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+namespace {
+
+volatile sig_atomic_t g_terminate = 0;
+
+void OnSigterm(int) { g_terminate = 1; }
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Append(const std::string& path, const nlohmann::json& line) {
+  std::ofstream(path, std::ios::app) << line.dump() << "\n";
+}
+
+std::string Affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::string out;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) out += (out.empty() ? "" : ",") + std::to_string(cpu);
+  }
+  return out;
+}
+
+nlohmann::json DeviceEnv() {
+  nlohmann::json env = nlohmann::json::object();
+  for (const char* name :
+       {"HLS_MODULE_ID", "HABANA_VISIBLE_MODULES", "HABANA_VISIBLE_DEVICES",
+        "HABANA_LOGS", "PT_HPU_RECIPE_CACHE_CONFIG", "NEURON_RT_VISIBLE_CORES",
+        "NEURON_RT_ROOT_COMM_ID", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+        "MASTER_ADDR", "MASTER_PORT", "TUNER_DEVICES", "TUNER_CPUS",
+        "OMP_NUM_THREADS", "TUNER_TRIAL_ID", "FAKE_DOCKER_IMAGE"}) {
+    if (const char* value = std::getenv(name)) env[name] = value;
+  }
+  return env;
+}
+
+// Runs in the forked child: ignores SIGTERM, beats until `ms` pass.
+[[noreturn]] void Linger(const std::string& record, int ms) {
+  signal(SIGTERM, SIG_IGN);
+  auto start = std::chrono::steady_clock::now();
+  while (ms == 0 || std::chrono::steady_clock::now() - start <
+                        std::chrono::milliseconds(ms)) {
+    Append(record, {{"event", "child"}, {"pid", getpid()}, {"t", NowNs()}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  _exit(0);
+}
+
+// Sleeps `ms`, waking every millisecond to notice SIGTERM.
+bool SleepUnlessTerminated(int ms) {
+  for (int i = 0; i < ms && !g_terminate; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return !g_terminate;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double lr = 0.01;
+  int epochs = 3, sleep_ms = 10, child_ms = -1;
+  std::string record;
+  CLI::App app{"a trial that records its devices and its lifetime"};
+  app.add_option("--lr", lr);
+  app.add_option("--epochs", epochs);
+  app.add_option("--sleep-ms", sleep_ms);
+  app.add_option("--child-ignores-sigterm", child_ms);
+  app.add_option("--record", record);
+  CLI11_PARSE(app, argc, argv);
+  if (record.empty()) {
+    const char* dir = std::getenv("TUNER_TRIAL_DIR");
+    record = std::string(dir ? dir : ".") + "/lifetime.jsonl";
+  }
+  signal(SIGTERM, OnSigterm);
+  Append(record, {{"event", "start"},
+                  {"pid", getpid()},
+                  {"t", NowNs()},
+                  {"cpus", Affinity()},
+                  {"env", DeviceEnv()}});
+  if (child_ms >= 0 && fork() == 0) Linger(record, child_ms);
+  double quality = 1.0 / (1.0 + std::abs(std::log10(lr) + 2.0));
+  int code = 0;
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    if (!SleepUnlessTerminated(sleep_ms)) {
+      code = 143;
+      break;
+    }
+    std::printf("{\"epoch\": %d, \"score\": %.17g}\n", epoch,
+                quality * epoch / (epoch + 1.0));
+    std::fflush(stdout);
+  }
+  Append(record, {{"event", "end"}, {"pid", getpid()}, {"t", NowNs()}});
+  return code;
+}

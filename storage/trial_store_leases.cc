@@ -1,0 +1,48 @@
+// TrialStore's device leases (the rest: trial_store.cc).
+#include "storage/trial_store.h"
+
+namespace tuner::storage {
+
+core::Result<int64_t> TrialStore::OpenLease(const LeaseRecord& lease) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(
+      "INSERT INTO leases (trial_id, attempt, kind, devices, cpus, "
+      "acquired_at) VALUES (?1, ?2, ?3, ?4, ?5, $now)");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, lease.trial).Bind(2, lease.attempt).Bind(3, lease.kind);
+  s.Bind(4, lease.devices).Bind(5, lease.cpus);
+  TUNER_RETURN_IF_ERROR(s.Run());
+  return db_->LastInsertRowId();
+}
+
+core::Status TrialStore::CloseLease(int64_t lease) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(
+      "UPDATE leases SET released_at = $now WHERE id = ?1 AND "
+      "released_at IS NULL");
+  if (!stmt.ok()) return stmt.status();
+  stmt.value().Bind(1, lease);
+  return stmt.value().Run();
+}
+
+core::Result<std::vector<LeaseRecord>> TrialStore::ListLeases(
+    ExperimentId experiment) {
+  auto stmt = db_->Prepare(
+      "SELECT l.id, l.trial_id, l.attempt, l.kind, l.devices, l.cpus, "
+      "l.acquired_at, l.released_at FROM leases l JOIN trials t ON t.id = "
+      "l.trial_id WHERE t.experiment_id = ?1 ORDER BY l.id");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  std::vector<LeaseRecord> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
+                   s.Text(5), s.Double(6), s.OptionalDouble(7)});
+  }
+}
+
+}  // namespace tuner::storage

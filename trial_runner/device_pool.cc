@@ -1,0 +1,250 @@
+#include "trial_runner/device_pool.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <unistd.h>
+
+#include "trial_runner/device_parsers.h"
+
+namespace tuner::runner {
+
+namespace {
+
+bool Wanted(const PoolOptions& options, int id) {
+  return options.ids.empty() || std::find(options.ids.begin(),
+                                          options.ids.end(),
+                                          id) != options.ids.end();
+}
+
+// The CPUs of the device at `position` of `count`: an equal share.
+std::vector<int> CpuShare(const std::vector<int>& cpus, size_t position,
+                          size_t count) {
+  size_t per = count ? cpus.size() / count : 0;
+  if (per == 0) return {};
+  return std::vector<int>(cpus.begin() + static_cast<long>(position * per),
+                          cpus.begin() + static_cast<long>((position + 1) * per));
+}
+
+bool AlignedKind(DeviceKind kind) {
+  return kind == DeviceKind::kHabana || kind == DeviceKind::kNeuron;
+}
+
+core::Status CheckPerTrial(DeviceKind kind, int k) {
+  if (k < 1) return core::InvalidArgument("devices.per_trial must be >= 1");
+  if (kind == DeviceKind::kHabana && k != 1 && k != 2 && k != 4 && k != 8) {
+    return core::InvalidArgument(
+        "devices.per_trial: Gaudi trials use 1, 2, 4 or 8 cards (aligned "
+        "module groups), not " + std::to_string(k));
+  }
+  return core::Status::Ok();
+}
+
+}  // namespace
+
+std::vector<int> DeviceLease::ids() const {
+  std::vector<int> out;
+  for (const auto& d : devices) out.push_back(d.id);
+  return out;
+}
+
+std::vector<int> DeviceLease::lock_fds() const {
+  std::vector<int> out;
+  for (const auto& lock : locks) out.push_back(lock.fd());
+  return out;
+}
+
+void DeviceLease::Label(const std::string& owner) {
+  for (auto& lock : locks) lock.WriteOwner(owner);
+}
+
+core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
+                                            const PoolOptions& options) {
+  DevicePool pool;
+  pool.kind_ = inventory.kind;
+  pool.options_ = options;
+  int k = options.per_trial;
+  TUNER_RETURN_IF_ERROR(CheckPerTrial(inventory.kind, k));
+  if (options.shared_slots > 0) {
+    for (int slot = 0; slot < options.shared_slots; ++slot) {
+      Device device;
+      device.id = device.index = slot;
+      device.name = "shared cpu slot";
+      pool.groups_.push_back({{device}, {}, false});
+    }
+    pool.options_.lock_dir.clear();
+    return pool;
+  }
+  // Position in the inventory decides the CPU share; the id the alignment.
+  std::vector<std::pair<Device, std::vector<int>>> usable;
+  size_t count = inventory.devices.size();
+  for (size_t p = 0; p < count; ++p) {
+    const Device& d = inventory.devices[p];
+    if (!Wanted(options, d.id)) continue;
+    if (!d.busy.empty()) {
+      pool.warnings_.push_back(std::string(ToString(inventory.kind)) + " " +
+                               std::to_string(d.id) + " is in use by a "
+                               "process that is not ours (" + d.busy +
+                               "): skipped");
+      continue;
+    }
+    std::vector<int> cpus;
+    if (inventory.kind == DeviceKind::kCpu) {
+      cpus = {d.id};
+    } else if (options.pin_cpus) {
+      cpus = CpuShare(options.cpus, p, count);
+    }
+    usable.emplace_back(d, std::move(cpus));
+  }
+  for (size_t i = 0; i + static_cast<size_t>(k) <= usable.size();) {
+    bool aligned = true;
+    for (int j = 0; j < k; ++j) {
+      aligned &= usable[i + j].first.id == usable[i].first.id + j;
+    }
+    if (AlignedKind(inventory.kind) &&
+        (usable[i].first.id % k != 0 || !aligned)) {
+      ++i;
+      continue;
+    }
+    Group group;
+    for (int j = 0; j < k; ++j) {
+      group.devices.push_back(usable[i + j].first);
+      const auto& cpus = usable[i + j].second;
+      group.cpus.insert(group.cpus.end(), cpus.begin(), cpus.end());
+    }
+    if (!options.pin_cpus) group.cpus.clear();
+    pool.groups_.push_back(std::move(group));
+    i += static_cast<size_t>(k);
+  }
+  if (pool.groups_.empty()) {
+    return core::InvalidArgument(
+        "no group of " + std::to_string(k) + " " +
+        std::string(ToString(inventory.kind)) + " device(s) is free: " +
+        std::to_string(usable.size()) + " usable of " + std::to_string(count) +
+        (AlignedKind(inventory.kind) ? " (groups must be aligned)" : ""));
+  }
+  size_t idle = usable.size() - pool.groups_.size() * static_cast<size_t>(k);
+  if (options.max_groups > 0 &&
+      pool.groups_.size() > static_cast<size_t>(options.max_groups)) {
+    pool.groups_.resize(static_cast<size_t>(options.max_groups));
+    idle = 0;  // asked for
+  }
+  if (idle > 0) {
+    pool.warnings_.push_back(std::to_string(idle) + " usable device(s) fit no "
+                             "group of " + std::to_string(k) + " and stay idle");
+  }
+  std::string error;
+  if (!options.lock_dir.empty() && !EnsureLockDir(options.lock_dir, &error)) {
+    return core::IoError("devices.lock_dir: " + error);
+  }
+  return pool;
+}
+
+std::string DevicePool::LockPath(const Device& device,
+                                 const char* suffix) const {
+  return options_.lock_dir + "/" + LockName(kind_, device) + suffix;
+}
+
+bool DevicePool::ReservedByOthers(const Group& group) const {
+  for (const auto& d : group.devices) {
+    if (ProbeLock(LockPath(d, ".reserve")).held) return true;
+  }
+  return false;
+}
+
+std::optional<std::vector<LockFile>> DevicePool::LockGroup(
+    const Group& group, size_t& held_elsewhere) {
+  std::vector<LockFile> locks;
+  held_elsewhere = 0;
+  for (const auto& d : group.devices) {
+    auto lock = LockFile::TryAcquire(LockPath(d, ".lock"));
+    if (lock) {
+      locks.push_back(std::move(*lock));
+    } else {
+      ++held_elsewhere;
+    }
+  }
+  if (held_elsewhere > 0) return std::nullopt;
+  return locks;
+}
+
+std::optional<DeviceLease> DevicePool::TryAcquire() {
+  contended_ = false;
+  bool locking = !options_.lock_dir.empty();
+  size_t best = groups_.size();
+  size_t best_held = std::numeric_limits<size_t>::max();
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group& group = groups_[i];
+    if (group.leased) continue;
+    DeviceLease lease;
+    if (locking) {
+      if (reserved_group_ != i && ReservedByOthers(group)) {
+        contended_ = true;
+        continue;
+      }
+      size_t held = 0;
+      auto locks = LockGroup(group, held);
+      if (!locks) {
+        contended_ = true;
+        if (held < best_held) best = i, best_held = held;
+        continue;
+      }
+      lease.locks = std::move(*locks);
+    }
+    group.leased = true;
+    StopWaiting();
+    lease.group = static_cast<int>(i);
+    lease.kind = kind_;
+    lease.devices = group.devices;
+    lease.cpus = group.cpus;
+    return lease;
+  }
+  if (contended_ && options_.per_trial > 1 && !reserved_group_ &&
+      best < groups_.size()) {
+    Reserve(best);
+  }
+  return std::nullopt;
+}
+
+void DevicePool::Reserve(size_t group) {
+  std::vector<LockFile> locks;
+  for (const auto& d : groups_[group].devices) {
+    auto lock = LockFile::TryAcquire(LockPath(d, ".reserve"));
+    if (!lock) return;  // someone else reserves it: try again later
+    lock->WriteOwner("reserved by pid " + std::to_string(getpid()));
+    locks.push_back(std::move(*lock));
+  }
+  reservation_ = std::move(locks);
+  reserved_group_ = group;
+}
+
+void DevicePool::StopWaiting() {
+  reservation_.clear();
+  reserved_group_.reset();
+}
+
+void DevicePool::Release(DeviceLease lease) {
+  if (lease.group >= 0 && static_cast<size_t>(lease.group) < groups_.size())
+    groups_[static_cast<size_t>(lease.group)].leased = false;
+}
+
+size_t DevicePool::free() const {
+  return static_cast<size_t>(std::count_if(
+      groups_.begin(), groups_.end(), [](const Group& g) { return !g.leased; }));
+}
+
+std::string DevicePool::Describe() const {
+  size_t k = groups_.empty() ? 0 : groups_.front().devices.size();
+  std::string text = std::to_string(groups_.size() * k) + " " +
+                     std::string(ToString(kind_)) + " device(s) in " +
+                     std::to_string(groups_.size()) + " group(s) of " +
+                     std::to_string(k) + ":";
+  for (const auto& g : groups_) {
+    std::vector<int> ids;
+    for (const auto& d : g.devices) ids.push_back(d.id);
+    text += " [" + FormatCpuList(ids) + "]";
+  }
+  return text;
+}
+
+}  // namespace tuner::runner

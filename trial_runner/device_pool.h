@@ -1,0 +1,96 @@
+// DevicePool: hands out disjoint groups of devices to trials, leased across
+// processes by DeviceLocks-style flock files.
+#ifndef TUNER_TRIAL_RUNNER_DEVICE_POOL_H_
+#define TUNER_TRIAL_RUNNER_DEVICE_POOL_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trial_runner/device.h"
+#include "trial_runner/device_locks.h"
+#include "tuner/core/result.h"
+
+namespace tuner::runner {
+
+struct PoolOptions {
+  int per_trial = 1;          // devices per trial (cpu kind: CPUs per trial)
+  std::vector<int> ids;       // restrict the pool to these ids; empty: all
+  std::string lock_dir;       // empty: no cross-process leases
+  std::vector<int> cpus;      // the machine's CPUs, shared out by device
+  bool pin_cpus = true;       // pin each group to its share of `cpus`
+  int shared_slots = 0;       // cpu kind, more slots than CPUs: unpinned
+                              // slots that share the CPUs, no leases
+  int max_groups = 0;         // at most this many groups; 0: all that fit
+};
+
+// One group of devices held by one trial. Move-only: its locks are held
+// until it is destroyed (and until every process that inherited them dies).
+struct DeviceLease {
+  int group = -1;
+  DeviceKind kind = DeviceKind::kCpu;
+  std::vector<Device> devices;
+  std::vector<int> cpus;  // the CPUs to pin to; empty: not pinned
+  std::vector<LockFile> locks;
+
+  std::vector<int> ids() const;
+  std::vector<int> lock_fds() const;
+  // Records who holds the lease in its lock files (for `tuner devices`).
+  void Label(const std::string& owner);
+};
+
+// The groups: Gaudi cards in aligned module groups of 1, 2, 4 or 8
+// ({0,1},{2,3},… / {0-3},{4-7}); NeuronCores in aligned contiguous ranges;
+// GPUs and CPUs in consecutive runs. Fixed groups mean one pool never
+// fragments. Across processes, a pool whose trials need more than one device
+// reserves the group it waits for (one `.reserve` lock per device), and
+// every pool skips devices another process has reserved, so a stream of
+// 1-card trials cannot starve a 4-card trial. Not thread-safe.
+class DevicePool {
+ public:
+  // Fails when no group fits (wrong per_trial, too few free devices).
+  // Busy devices (inventory's `busy`) are left out, with a warning.
+  static core::Result<DevicePool> Create(const Inventory& inventory,
+                                         const PoolOptions& options);
+
+  // A free group whose locks this process could take; nullopt when every
+  // group is in use here or held (or reserved) by another process.
+  std::optional<DeviceLease> TryAcquire();
+  // The group may be handed out again (its locks close with the lease).
+  void Release(DeviceLease lease);
+  // Drops a reservation made while waiting (nothing more to start).
+  void StopWaiting();
+
+  size_t groups() const { return groups_.size(); }
+  size_t free() const;  // groups not leased by this pool
+  // Whether the last TryAcquire found free groups held by other processes.
+  bool contended() const { return contended_; }
+  DeviceKind kind() const { return kind_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  std::string Describe() const;  // "8 habana devices in 4 groups of 2"
+
+ private:
+  struct Group {
+    std::vector<Device> devices;
+    std::vector<int> cpus;
+    bool leased = false;
+  };
+  DevicePool() = default;
+  std::string LockPath(const Device& device, const char* suffix) const;
+  bool ReservedByOthers(const Group& group) const;
+  std::optional<std::vector<LockFile>> LockGroup(const Group& group,
+                                                 size_t& held_elsewhere);
+  void Reserve(size_t group);
+
+  DeviceKind kind_ = DeviceKind::kCpu;
+  PoolOptions options_;
+  std::vector<Group> groups_;
+  std::vector<std::string> warnings_;
+  bool contended_ = false;
+  std::optional<size_t> reserved_group_;
+  std::vector<LockFile> reservation_;
+};
+
+}  // namespace tuner::runner
+
+#endif  // TUNER_TRIAL_RUNNER_DEVICE_POOL_H_

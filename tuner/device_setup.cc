@@ -1,0 +1,89 @@
+#include "tuner/device_setup.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace tuner {
+
+namespace {
+
+std::string Absolute(const std::string& path, const std::string& workdir) {
+  std::filesystem::path p(path);
+  return p.is_absolute() ? path : (std::filesystem::path(workdir) / p).string();
+}
+
+runner::PoolOptions CpuPoolOptions(const DevicesSpec& spec,
+                                   const runner::Inventory& inventory) {
+  runner::PoolOptions options;
+  int cpus = static_cast<int>(inventory.devices.size());
+  if (spec.slots > cpus || (!spec.pin_cpus && spec.kind == "cpu")) {
+    options.shared_slots = spec.slots > 0 ? spec.slots : cpus;
+    return options;
+  }
+  options.per_trial = spec.per_trial > 0 ? spec.per_trial
+                      : spec.slots > 0   ? cpus / spec.slots
+                                         : 1;
+  options.max_groups = spec.slots;
+  return options;
+}
+
+}  // namespace
+
+std::string LockDir(const DevicesSpec& spec, const std::string& workdir) {
+  if (!spec.lock_dir.empty()) return Absolute(spec.lock_dir, workdir);
+  if (const char* env = std::getenv("TUNER_LOCK_DIR"); env && *env) return env;
+  return "/tmp/tuner-locks";
+}
+
+runner::DetectOptions DetectOptionsFor(const DevicesSpec& spec) {
+  runner::DetectOptions options;
+  if (const char* root = std::getenv("TUNER_SYSFS_ROOT"); root && *root)
+    options.sysfs_root = root;
+  options.busy_memory_mib = spec.busy_memory_mib;
+  return options;
+}
+
+std::optional<runner::DeviceKind> RequestedKind(const DevicesSpec& spec) {
+  return runner::ParseDeviceKind(spec.kind);
+}
+
+core::Result<runner::DevicePool> MakeDevicePool(
+    const DevicesSpec& spec, const runner::Inventory& inventory,
+    const std::string& workdir) {
+  runner::PoolOptions options;
+  if (inventory.kind == runner::DeviceKind::kCpu) {
+    options = CpuPoolOptions(spec, inventory);
+  } else {
+    if (spec.slots > 0) {
+      spdlog::warn("devices.slots is for kind cpu; {} trials get {} device(s) "
+                   "each", runner::ToString(inventory.kind),
+                   std::max(1, spec.per_trial));
+    }
+    options.per_trial = std::max(1, spec.per_trial);
+    options.cpus = runner::AllowedCpus();
+    options.pin_cpus = spec.pin_cpus;
+  }
+  options.ids = spec.ids;
+  if (options.shared_slots == 0) options.lock_dir = LockDir(spec, workdir);
+  return runner::DevicePool::Create(inventory, options);
+}
+
+core::Result<runner::DevicePool> SetUpDevices(const DevicesSpec& spec,
+                                              const std::string& workdir) {
+  auto inventory =
+      runner::DetectDevices(RequestedKind(spec), DetectOptionsFor(spec));
+  if (!inventory.ok()) return core::NotFound("devices: " + inventory.message());
+  for (const auto& warning : inventory.value().warnings)
+    spdlog::warn("devices: {}", warning);
+  auto pool = MakeDevicePool(spec, inventory.value(), workdir);
+  if (!pool.ok()) return core::InvalidArgument("devices: " + pool.message());
+  for (const auto& warning : pool.value().warnings())
+    spdlog::warn("devices: {}", warning);
+  spdlog::info("devices: {} (from {})", pool.value().Describe(),
+               inventory.value().source);
+  return pool;
+}
+
+}  // namespace tuner

@@ -1,0 +1,40 @@
+// From a config's `devices` section to a DevicePool: detection, the busy
+// check, the lock directory.
+#ifndef TUNER_TUNER_DEVICE_SETUP_H_
+#define TUNER_TUNER_DEVICE_SETUP_H_
+
+#include <optional>
+#include <string>
+
+#include "trial_runner/device_detect.h"
+#include "trial_runner/device_pool.h"
+#include "tuner/core/result.h"
+#include "tuner/experiment_config.h"
+
+namespace tuner {
+
+// devices.lock_dir (relative to `workdir`), else $TUNER_LOCK_DIR, else
+// /tmp/tuner-locks: every tuner on the machine must agree on it.
+std::string LockDir(const DevicesSpec& spec, const std::string& workdir);
+
+// Detection settings; $TUNER_SYSFS_ROOT replaces /sys (tests, containers).
+runner::DetectOptions DetectOptionsFor(const DevicesSpec& spec);
+
+// nullopt for kind auto.
+std::optional<runner::DeviceKind> RequestedKind(const DevicesSpec& spec);
+
+// The pool the config describes on `inventory`. For kind cpu: `slots`
+// trials (or one per `per_trial` CPUs; default one per CPU), each pinned to
+// its own CPUs and leased across processes; more slots than CPUs (or
+// pin_cpus: false) gives unpinned slots that share the CPUs.
+core::Result<runner::DevicePool> MakeDevicePool(
+    const DevicesSpec& spec, const runner::Inventory& inventory,
+    const std::string& workdir);
+
+// Detects the devices and makes the pool; warnings are logged.
+core::Result<runner::DevicePool> SetUpDevices(const DevicesSpec& spec,
+                                              const std::string& workdir);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_DEVICE_SETUP_H_

@@ -1,0 +1,154 @@
+// The parts of Sweep that put trials on devices: leases, their env, the
+// launch itself, and trials that wait for a device other processes hold.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "trial_runner/device_env.h"
+#include "trial_runner/device_parsers.h"
+#include "tuner/launch_spec.h"
+#include "tuner/sweep.h"
+#include "tuner/sweep_live_trial.h"
+
+namespace tuner {
+
+namespace fs = std::filesystem;
+
+void Sweep::StartOrQueue(LiveTrial& trial) {
+  LaunchResult result = Launch(trial);
+  if (result == LaunchResult::kNoDevice) waiting_.push_back(trial.id);
+  if (result != LaunchResult::kFailed) return;
+  core::TrialId failed = trial.id;
+  scheduler_->OnEnd(failed);
+  Finish(trial, core::TrialStatus::kFailed, trial.reason);
+  live_.erase(failed);
+}
+
+bool Sweep::LaunchWaiting() {
+  auto it = live_.find(waiting_.front());
+  if (it == live_.end()) {
+    waiting_.pop_front();
+    return true;
+  }
+  LiveTrial& trial = *it->second;
+  LaunchResult result = Launch(trial);
+  if (result == LaunchResult::kNoDevice) return false;
+  waiting_.pop_front();
+  if (result == LaunchResult::kFailed) {
+    scheduler_->OnEnd(trial.id);
+    Finish(trial, core::TrialStatus::kFailed, trial.reason);
+    live_.erase(it);
+  }
+  return true;
+}
+
+void Sweep::ArmRetry() {
+  if (retry_armed_ || interrupting_) return;
+  retry_armed_ = true;
+  retry_timer_.expires_after(std::chrono::milliseconds(100));
+  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    retry_armed_ = false;
+    if (ec) return;
+    FillSlots();
+    CheckDone();
+  });
+}
+
+void Sweep::EndWaiting() {
+  retry_timer_.cancel();
+  pool_.StopWaiting();
+  for (core::TrialId id : waiting_) {
+    auto it = live_.find(id);
+    if (it == live_.end()) continue;
+    if (it->second->verdict == core::Action::kContinue) scheduler_->OnEnd(id);
+    Finish(*it->second, core::TrialStatus::kStopped,
+           "interrupted while waiting for a device");
+    live_.erase(it);
+  }
+  waiting_.clear();
+}
+
+Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
+  auto lease = pool_.TryAcquire();
+  if (!lease) {
+    if (pool_.contended()) ArmRetry();
+    trial.reason = "no free device";
+    return LaunchResult::kNoDevice;
+  }
+  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
+  runner::DeviceEnvOptions env_options;
+  env_options.docker = config_.devices.launcher == "docker";
+  env_options.trial_dir = dir;
+  env_options.recipe_cache = config_.devices.recipe_cache;
+  env_options.recipe_cache_mb = config_.devices.recipe_cache_mb;
+  env_options.threads =
+      std::max<int>(1, options_.cpus / std::max<int>(1, pool_.groups()));
+  auto devices = runner::DeviceEnvironment(*lease, env_options, ports_);
+  TrialContext context;
+  context.id = trial.id;
+  context.params = &trial.params;
+  context.trial_dir = dir;
+  context.attempt = trial.attempt + 1;
+  context.card_indices = runner::CardIndices(*lease);
+  if (devices.ok()) context.devices = &devices.value();
+  auto request = devices.ok() ? BuildSpawnRequest(config_, context)
+                              : core::Result<runner::SpawnRequest>(devices.error());
+  bool stored = false;
+  if (request.ok()) {
+    request.value().cpus = lease->cpus;
+    request.value().inherit_fds = lease->lock_fds();
+    lease->Label(fmt::format("pid={} experiment={} trial={} attempt={}",
+                             getpid(), config_.name, trial.id, context.attempt));
+    storage::LeaseRecord record;
+    record.trial = trial.id;
+    record.attempt = context.attempt;
+    record.kind = runner::ToString(lease->kind);
+    record.devices = devices.value().ids;
+    record.cpus = runner::FormatCpuList(lease->cpus);
+    auto row = store_.OpenLease(record);
+    stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
+             Check(store_.Commit());
+    if (row.ok()) trial.lease_row = row.value();
+  }
+  runner::TrialLaunch launch;
+  if (request.ok()) {
+    launch.trial = trial.id;
+    launch.spawn = request.value();
+    launch.timeout = config_.trial.timeout;
+    launch.stop_grace = config_.trial.stop_grace;
+    if (env_options.docker)
+      launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
+  }
+  core::Status started =
+      request.ok() && stored
+          ? runner_.Start(launch)
+          : core::Status(
+                core::Internal(request.ok() ? error_ : request.message()));
+  if (devices.ok()) trial.ports = devices.value().ports;
+  trial.lease = std::move(*lease);
+  if (!started.ok()) {
+    ReleaseDevices(trial);
+    trial.reason = started.message();
+    return LaunchResult::kFailed;
+  }
+  ++trial.attempt;
+  ++counts_.running;
+  progress_.TrialStarted(EventOf(trial), counts_);
+  return LaunchResult::kStarted;
+}
+
+void Sweep::ReleaseDevices(LiveTrial& trial) {
+  for (int port : trial.ports) ports_.erase(port);
+  trial.ports.clear();
+  if (trial.lease_row != 0) Check(store_.CloseLease(trial.lease_row));
+  trial.lease_row = 0;
+  if (trial.lease) pool_.Release(std::move(*trial.lease));
+  trial.lease.reset();
+}
+
+}  // namespace tuner
