@@ -36,7 +36,8 @@ struct SweepResult {
   double seconds = 0;
 };
 
-// A fresh directory per call; `yaml` may say TOY for the toy trainer's path.
+// A fresh directory per call; `yaml` may say TOY for the toy trainer's path
+// and DEVTRAINER for examples/device_trainer's.
 inline SweepResult RunSweep(std::string yaml) {
   static int counter = 0;
   SweepResult result;
@@ -47,6 +48,9 @@ inline SweepResult RunSweep(std::string yaml) {
   std::filesystem::create_directories(result.dir);
   for (size_t at; (at = yaml.find("TOY")) != std::string::npos;) {
     yaml.replace(at, 3, TOY_TRAINER);
+  }
+  for (size_t at; (at = yaml.find("DEVTRAINER")) != std::string::npos;) {
+    yaml.replace(at, 10, DEVICE_TRAINER);
   }
   auto config = LoadConfigText(yaml, "test.yaml", result.dir, result.dir);
   INFO(config.status().message());

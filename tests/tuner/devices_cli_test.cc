@@ -1,0 +1,194 @@
+// `tuner devices` on each recorded machine, and two `tuner run` processes
+// sharing one machine's cards.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/catch.h"
+#include "tests/fake_machine.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Capture(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe);
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+nlohmann::json Inventory(const std::string& machine,
+                         const std::string& flags = "") {
+  UseFakeMachine(machine);
+  std::string out =
+      Capture("'" TUNER_BINARY "' devices --format json " + flags + " 2>&1");
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  INFO(out);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+TEST_CASE("tuner devices: a DL1 whose card indices are not its module ids",
+          "[devices][cli]") {
+  auto j = Inventory("dl1");
+  CHECK(j["kind"] == "habana");
+  REQUIRE(j["devices"].size() == 8);
+  const std::map<int, int> index_of = {{5, 0}, {4, 1}, {7, 2}, {6, 3},
+                                       {2, 4}, {3, 5}, {0, 6}, {1, 7}};
+  for (int m = 0; m < 8; ++m) {
+    const auto& d = j["devices"][m];
+    CHECK(d["id"] == m);
+    CHECK(d["index"] == index_of.at(m));
+    CHECK(d["name"] == "HL-205");
+    CHECK(d["memory_total_mib"] == 32768);
+    CHECK(d["state"] == "free");
+  }
+  auto busy = Inventory("dl1-busy");
+  CHECK(busy["devices"][2]["state"] == "busy");
+  CHECK(busy["devices"][3]["state"] == "free");
+}
+
+TEST_CASE("tuner devices: trn1.32xlarge (new JSON) and trn1.2xlarge (old)",
+          "[devices][cli]") {
+  auto big = Inventory("trn1-32xl", "--kind neuron");
+  CHECK(big["kind"] == "neuron");
+  CHECK(big["source"] == "neuron-ls --output-format json");
+  REQUIRE(big["devices"].size() == 32);
+  CHECK(big["devices"][31]["id"] == 31);
+  CHECK(big["devices"][31]["index"] == 15);  // its chip
+  auto small = Inventory("trn1-2xl");
+  CHECK(small["source"] == "neuron-ls --json-output");
+  REQUIRE(small["devices"].size() == 2);
+  CHECK(small["devices"][1]["memory_total_mib"] == 16384);
+}
+
+TEST_CASE("tuner devices: a p4d's A100s by UUID, a foreign process marks busy",
+          "[devices][cli]") {
+  auto j = Inventory("p4d");
+  CHECK(j["kind"] == "cuda");
+  REQUIRE(j["devices"].size() == 8);
+  CHECK(j["devices"][3]["name"] == "NVIDIA A100-SXM4-40GB");
+  CHECK(std::string(j["devices"][3]["uuid"]).starts_with("GPU-33"));
+  auto busy = Inventory("p4d-busy");
+  CHECK(busy["devices"][3]["state"] == "busy");
+  CHECK(busy["devices"][2]["state"] == "free");
+  auto none = Inventory("nothing");  // no accelerator: the CPUs
+  CHECK(none["kind"] == "cpu");
+}
+
+// A `tuner run` in the background, in its own directory.
+struct Tuner {
+  fs::path dir;
+  pid_t pid = -1;
+};
+
+Tuner StartTuner(const fs::path& root, const std::string& name,
+                 const std::string& lock_dir, int trials, int sleep_ms) {
+  Tuner t;
+  t.dir = root / name;
+  fs::create_directories(t.dir);
+  std::ofstream(t.dir / "sweep.yaml")
+      << "name: " << name << "\ncommand: " << DEVICE_TRAINER
+      << " --lr {lr} --epochs 3 --sleep-ms " << sleep_ms
+      << "\nmetric: score\nmode: max\ntime_attr: epoch\n"
+         "search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}\n"
+         "num_trials: "
+      << trials << "\ndevices: {kind: habana, lock_dir: " << lock_dir << "}\n";
+  std::string command = "cd '" + t.dir.string() + "' && exec '" TUNER_BINARY
+                        "' run sweep.yaml > out.log 2>&1";
+  t.pid = fork();
+  if (t.pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
+    _exit(127);
+  }
+  return t;
+}
+
+int Wait(const Tuner& t) {
+  int status = 0;
+  waitpid(t.pid, &status, 0);
+  return status;
+}
+
+std::vector<int> ModulesOf(const Lifetime& l) {
+  return IdsOf(l.env.value("HABANA_VISIBLE_MODULES", "-1"));
+}
+
+TEST_CASE("two tuner processes on one DL1 never share a card", "[devices][cli]") {
+  UseFakeMachine("dl1");
+  fs::path root = fs::temp_directory_path() /
+                  ("two-tuners-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  std::string locks = (root / "locks").string();
+  Tuner a = StartTuner(root, "a", locks, 40, 20);
+  Tuner b = StartTuner(root, "b", locks, 40, 20);
+  CHECK(WEXITSTATUS(Wait(a)) == 0);
+  CHECK(WEXITSTATUS(Wait(b)) == 0);
+  auto lifetimes = ReadLifetimes(root / "a" / "trials");
+  auto more = ReadLifetimes(root / "b" / "trials");
+  REQUIRE(lifetimes.size() == 40);
+  REQUIRE(more.size() == 40);
+  lifetimes.insert(lifetimes.end(), more.begin(), more.end());
+  CHECK(FirstOverlap(lifetimes, ModulesOf) == "");
+  CHECK(MaxConcurrent(lifetimes) == 8);
+  fs::remove_all(root);
+}
+
+TEST_CASE("a SIGKILLed tuner's cards go to the other one within a second of "
+          "its trials' end",
+          "[devices][cli]") {
+  UseFakeMachine("dl1");
+  fs::path root = fs::temp_directory_path() /
+                  ("killed-tuner-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  std::string locks = (root / "locks").string();
+  Tuner a = StartTuner(root, "a", locks, 8, 400);  // 8 trials of ~1.2 s
+  // Wait until a's 8 trials run, then start b and kill a.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (ReadLifetimes(root / "a" / "trials").size() < 8 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Tuner b = StartTuner(root, "b", locks, 8, 10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(a.pid, SIGKILL);
+  Wait(a);
+  CHECK(WEXITSTATUS(Wait(b)) == 0);
+  auto orphans = ReadLifetimes(root / "a" / "trials");
+  auto later = ReadLifetimes(root / "b" / "trials");
+  REQUIRE(orphans.size() == 8);
+  REQUIRE(later.size() == 8);
+  std::map<int, double> freed;  // module -> when a's trial on it ended
+  for (const auto& l : orphans) {
+    REQUIRE(std::isfinite(l.end));  // they ran to their end without a tuner
+    freed[ModulesOf(l)[0]] = l.end;
+  }
+  for (const auto& l : later) {
+    int module = ModulesOf(l)[0];
+    INFO("module " << module);
+    CHECK(l.start > freed[module]);
+  }
+  // b's first trial started within a second of the first card coming free.
+  double first_free = 1e300, first_start = 1e300;
+  for (const auto& [module, t] : freed) first_free = std::min(first_free, t);
+  for (const auto& l : later) first_start = std::min(first_start, l.start);
+  CHECK(first_start - first_free < 1.0);
+  std::vector<Lifetime> all = orphans;
+  all.insert(all.end(), later.begin(), later.end());
+  CHECK(FirstOverlap(all, ModulesOf) == "");
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace tuner::testing
