@@ -33,6 +33,7 @@ struct PlanOptions {
   std::string config_path;
   std::optional<double> unit_seconds;    // seconds one time_attr unit takes
   std::optional<double> price_per_hour;  // of the instance
+  std::optional<int> devices;  // the target machine's, if not this one
   std::string format = "text";
 };
 // A dry run: brackets, rungs, expected trials per rung, the budget.

@@ -8,6 +8,7 @@
 
 #include "schedulers/plan.h"
 #include "tuner/cli.h"
+#include "tuner/device_setup.h"
 #include "tuner/config_loader.h"
 
 namespace tuner::cli {
@@ -26,17 +27,46 @@ std::string SchedulerName(const core::SchedulerSpec& s) {
   return name;
 }
 
+// How many trials this machine runs at once for `c`, and with how many
+// devices each; nullopt when its devices are not here (planning a Gaudi
+// sweep on a laptop).
+struct Concurrency {
+  std::string kind;
+  int per_trial = 1;
+  std::optional<int> trials;
+};
+
+Concurrency ConcurrencyHere(const ExperimentConfig& c,
+                            std::optional<int> devices_elsewhere) {
+  Concurrency out{c.devices.kind, std::max(1, c.devices.per_trial), {}};
+  auto inventory = runner::DetectDevices(RequestedKind(c.devices),
+                                         DetectOptionsFor(c.devices));
+  if (!inventory.ok()) {
+    if (devices_elsewhere) out.trials = *devices_elsewhere / out.per_trial;
+    return out;
+  }
+  auto pool = MakeDevicePool(c.devices, inventory.value(), c.workdir);
+  if (!pool.ok()) return out;
+  out.kind = runner::ToString(inventory.value().kind);
+  out.trials = static_cast<int>(pool.value().groups());
+  if (inventory.value().kind == runner::DeviceKind::kCpu) out.per_trial = 1;
+  return out;
+}
+
 // Device time and cost; absent figures stay out of the JSON.
 nlohmann::json Costs(const ExperimentConfig& c,
                      const schedulers::BudgetPlan& plan,
                      const PlanOptions& options) {
-  nlohmann::json out = {{"kind", c.devices.kind},
-                        {"slots", c.devices.slots},
-                        {"devices_per_trial", 1}};
+  Concurrency here = ConcurrencyHere(c, options.devices);
+  nlohmann::json out = {{"kind", here.kind},
+                        {"concurrent_trials", nullptr},
+                        {"devices_per_trial", here.per_trial}};
+  if (here.trials) out["concurrent_trials"] = *here.trials;
   if (!plan.bounded || !options.unit_seconds) return out;
-  double device_hours = plan.total_units * *options.unit_seconds / 3600.0;
-  double wall_hours = device_hours / c.devices.slots;
-  out["device_hours"] = Round(device_hours, 3);
+  double trial_hours = plan.total_units * *options.unit_seconds / 3600.0;
+  out["device_hours"] = Round(trial_hours * here.per_trial, 3);
+  if (!here.trials || *here.trials < 1) return out;
+  double wall_hours = trial_hours / *here.trials;
   out["wall_hours_at_full_occupancy"] = Round(wall_hours, 3);
   if (options.price_per_hour)
     out["cost"] = Round(wall_hours * *options.price_per_hour, 2);
@@ -95,12 +125,15 @@ void PrintText(const nlohmann::json& j) {
     std::cout << "total: unbounded (no max_t: trials run until they exit)\n";
   }
   const auto& d = j["devices"];
-  std::cout << fmt::format("devices: {} x {} slots, {} per trial",
-                           d["kind"].get<std::string>(), d["slots"].dump(),
-                           d["devices_per_trial"].dump());
-  if (d.contains("device_hours")) {
-    std::cout << fmt::format(", {} device-hours, {} h wall",
-                             d["device_hours"].dump(),
+  std::cout << fmt::format(
+      "devices: {}, {} per trial, {} trials at once",
+      d["kind"].get<std::string>(), d["devices_per_trial"].dump(),
+      d["concurrent_trials"].is_null() ? std::string("? (not on this machine)")
+                                       : d["concurrent_trials"].dump());
+  if (d.contains("device_hours"))
+    std::cout << fmt::format(", {} device-hours", d["device_hours"].dump());
+  if (d.contains("wall_hours_at_full_occupancy")) {
+    std::cout << fmt::format(", {} h wall",
                              d["wall_hours_at_full_occupancy"].dump());
   }
   if (d.contains("cost")) std::cout << ", cost " << d["cost"].dump();

@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
       ->add_option("--price-per-hour", plan.price_per_hour,
                    "the instance's price per hour (for the cost)")
       ->check(CLI::NonNegativeNumber);
+  plan_cmd
+      ->add_option("--devices", plan.devices,
+                   "devices of the target machine, when its kind is not "
+                   "on this one (e.g. 8 Gaudi cards)")
+      ->check(CLI::PositiveNumber);
   plan_cmd->add_option("--format", plan.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
 

@@ -162,5 +162,33 @@ TEST_CASE("migrations set the schema version and refuse newer ones",
   CHECK_FALSE(Migrate(*db).ok());
 }
 
+TEST_CASE("device leases are stored with their span", "[storage]") {
+  auto store = Memory();
+  auto experiment = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+  REQUIRE(experiment.ok());
+  auto trial = store->AddTrial(experiment.value(), 0, {{"lr", 0.1}});
+  REQUIRE(trial.ok());
+  LeaseRecord lease;
+  lease.trial = trial.value();
+  lease.attempt = 1;
+  lease.kind = "habana";
+  lease.devices = "4,5";
+  lease.cpus = "48-71";
+  auto id = store->OpenLease(lease);
+  REQUIRE(id.ok());
+  REQUIRE(store->Commit().ok());
+  auto held = store->ListLeases(experiment.value());
+  REQUIRE(held.ok());
+  REQUIRE(held.value().size() == 1);
+  CHECK(held.value()[0].devices == "4,5");
+  CHECK(held.value()[0].cpus == "48-71");
+  CHECK_FALSE(held.value()[0].released_at.has_value());
+  REQUIRE(store->CloseLease(id.value()).ok());
+  auto done = store->ListLeases(experiment.value());
+  REQUIRE(done.ok());
+  REQUIRE(done.value()[0].released_at.has_value());
+  CHECK(*done.value()[0].released_at >= done.value()[0].acquired_at);
+}
+
 }  // namespace
 }  // namespace tuner::storage

@@ -157,7 +157,7 @@ TEST_CASE("tuner plan works on every shipped config", "[tuner][cli][plan]") {
     CHECK(text.err.empty());
     CHECK(text.out.find("total: ") != std::string::npos);
     Output json = cli.Tuner(
-        "plan --format json --unit-seconds 30 "
+        "plan --format json --unit-seconds 30 --devices 8 "
         "--price-per-hour 13.11 '" +
         entry.path().string() + "'");
     REQUIRE(json.code == 0);
