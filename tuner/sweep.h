@@ -66,6 +66,10 @@ class Sweep : public runner::RunnerObserver {
   enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
   LaunchResult Launch(LiveTrial& trial);
+  // The trial's dir, env and command on its lease (sweep_launch.cc).
+  core::Result<runner::TrialLaunch> PrepareLaunch(LiveTrial& trial);
+  // Labels and stores the lease, marks the trial running, commits.
+  core::Status RecordLaunch(LiveTrial& trial);
   // Launch(), else queues the trial for a device or ends it as failed.
   void StartOrQueue(LiveTrial& trial);
   bool LaunchWaiting();

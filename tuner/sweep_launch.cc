@@ -1,6 +1,7 @@
 // The parts of Sweep that put trials on devices: leases, their env, the
 // launch itself, and trials that wait for a device other processes hold.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -77,6 +78,23 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
     trial.reason = "no free device";
     return LaunchResult::kNoDevice;
   }
+  trial.lease = std::move(*lease);
+  auto launch = PrepareLaunch(trial);
+  core::Status started = launch.ok() ? RecordLaunch(trial) : launch.status();
+  if (started.ok()) started = runner_.Start(launch.value());
+  if (!started.ok()) {
+    ReleaseDevices(trial);
+    trial.reason = started.message();
+    return LaunchResult::kFailed;
+  }
+  ++trial.attempt;
+  ++counts_.running;
+  progress_.TrialStarted(EventOf(trial), counts_);
+  return LaunchResult::kStarted;
+}
+
+core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
+  const runner::DeviceLease& lease = *trial.lease;
   std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -88,58 +106,46 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   env_options.recipe_cache_mb = config_.devices.recipe_cache_mb;
   env_options.threads =
       std::max<int>(1, options_.cpus / std::max<int>(1, pool_.groups()));
-  auto devices = runner::DeviceEnvironment(*lease, env_options, ports_);
+  auto devices = runner::DeviceEnvironment(lease, env_options, ports_);
+  if (!devices.ok()) return devices.error();
+  trial.ports = devices.value().ports;
   TrialContext context;
   context.id = trial.id;
   context.params = &trial.params;
   context.trial_dir = dir;
   context.attempt = trial.attempt + 1;
-  context.card_indices = runner::CardIndices(*lease);
-  if (devices.ok()) context.devices = &devices.value();
-  auto request = devices.ok() ? BuildSpawnRequest(config_, context)
-                              : core::Result<runner::SpawnRequest>(devices.error());
-  bool stored = false;
-  if (request.ok()) {
-    request.value().cpus = lease->cpus;
-    request.value().inherit_fds = lease->lock_fds();
-    lease->Label(fmt::format("pid={} experiment={} trial={} attempt={}",
-                             getpid(), config_.name, trial.id, context.attempt));
-    storage::LeaseRecord record;
-    record.trial = trial.id;
-    record.attempt = context.attempt;
-    record.kind = runner::ToString(lease->kind);
-    record.devices = devices.value().ids;
-    record.cpus = runner::FormatCpuList(lease->cpus);
-    auto row = store_.OpenLease(record);
-    stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
-             Check(store_.Commit());
-    if (row.ok()) trial.lease_row = row.value();
-  }
+  context.card_indices = runner::CardIndices(lease);
+  context.devices = &devices.value();
+  auto request = BuildSpawnRequest(config_, context);
+  if (!request.ok()) return request.error();
   runner::TrialLaunch launch;
-  if (request.ok()) {
-    launch.trial = trial.id;
-    launch.spawn = request.value();
-    launch.timeout = config_.trial.timeout;
-    launch.stop_grace = config_.trial.stop_grace;
-    if (env_options.docker)
-      launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
-  }
-  core::Status started =
-      request.ok() && stored
-          ? runner_.Start(launch)
-          : core::Status(
-                core::Internal(request.ok() ? error_ : request.message()));
-  if (devices.ok()) trial.ports = devices.value().ports;
-  trial.lease = std::move(*lease);
-  if (!started.ok()) {
-    ReleaseDevices(trial);
-    trial.reason = started.message();
-    return LaunchResult::kFailed;
-  }
-  ++trial.attempt;
-  ++counts_.running;
-  progress_.TrialStarted(EventOf(trial), counts_);
-  return LaunchResult::kStarted;
+  launch.trial = trial.id;
+  launch.spawn = std::move(request).value();
+  launch.spawn.cpus = lease.cpus;
+  launch.spawn.inherit_fds = lease.lock_fds();
+  launch.timeout = config_.trial.timeout;
+  launch.stop_grace = config_.trial.stop_grace;
+  if (env_options.docker)
+    launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
+  return launch;
+}
+
+core::Status Sweep::RecordLaunch(LiveTrial& trial) {
+  runner::DeviceLease& lease = *trial.lease;
+  int attempt = trial.attempt + 1;
+  lease.Label(fmt::format("pid={} experiment={} trial={} attempt={}", getpid(),
+                          config_.name, trial.id, attempt));
+  storage::LeaseRecord record;
+  record.trial = trial.id;
+  record.attempt = attempt;
+  record.kind = runner::ToString(lease.kind);
+  record.devices = fmt::format("{}", fmt::join(lease.ids(), ","));
+  record.cpus = runner::FormatCpuList(lease.cpus);
+  auto row = store_.OpenLease(record);
+  if (row.ok()) trial.lease_row = row.value();
+  bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
+                Check(store_.Commit());
+  return stored ? core::Status::Ok() : core::Status(core::Internal(error_));
 }
 
 void Sweep::ReleaseDevices(LiveTrial& trial) {

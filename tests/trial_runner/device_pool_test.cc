@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tests/catch.h"
+#include "trial_runner/device_detect.h"
 #include "trial_runner/spawn.h"
 
 namespace tuner::runner {
@@ -145,6 +147,35 @@ TEST_CASE("a lease lives on in a trial process that inherited it",
   waitpid(child.value().pid, nullptr, 0);
   close(child.value().pidfd);
   CHECK(other.TryAcquire());
+}
+
+TEST_CASE("without hl-smi, Gaudi cards come from sysfs module_id files",
+          "[devices]") {
+  auto root = std::filesystem::temp_directory_path() /
+              ("sysfs-" + std::to_string(getpid()));
+  for (auto [index, module] : {std::pair{0, 3}, {1, 2}, {2, 1}, {3, 0}}) {
+    auto dir = root / "class/accel" / ("accel" + std::to_string(index)) / "device";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "module_id") << module << "\n";
+    std::ofstream(dir / "pci_addr") << "0000:1" << index << ":00.0\n";
+  }
+  std::filesystem::create_directories(root / "class/accel/accel_controlD0");
+  DetectOptions options;
+  options.sysfs_root = root.string();
+  setenv("PATH", "/nonexistent", 1);  // no hl-smi at all
+  auto found = DetectDevices(DeviceKind::kHabana, options);
+  REQUIRE(found.ok());
+  const auto& cards = found.value().devices;
+  REQUIRE(cards.size() == 4);
+  CHECK(cards[0].id == 0);
+  CHECK(cards[0].index == 3);
+  CHECK(cards[3].bus_id == "0000:10:00.0");
+  auto none = DetectDevices(DeviceKind::kNeuron, options);
+  CHECK_FALSE(none.ok());  // an explicit kind that is not there fails
+  auto fallback = DetectDevices(std::nullopt, options);
+  REQUIRE(fallback.ok());
+  CHECK(fallback.value().kind == DeviceKind::kHabana);
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

@@ -200,5 +200,43 @@ TEST_CASE("launcher docker partitions by card index through the runtime",
   std::filesystem::remove(log);
 }
 
+TEST_CASE("CUDA trials see their GPUs by UUID and a busy GPU is left out",
+          "[devices][process]") {
+  UseFakeMachine("p4d-busy");
+  auto result = RunSweep(Config("p4d", "{kind: cuda, per_trial: 2}", 12));
+  REQUIRE(result.outcome == SweepOutcome::kFinished);
+  auto lifetimes = ReadLifetimes(result.dir / "trials");
+  REQUIRE(lifetimes.size() == 12);
+  std::set<std::string> lists;
+  for (const auto& l : lifetimes) {
+    std::string visible = l.env["CUDA_VISIBLE_DEVICES"];
+    INFO(visible);
+    CHECK(visible.starts_with("GPU-"));
+    CHECK(visible.find("GPU-33") == std::string::npos);  // GPU 3 is busy
+    CHECK(std::count(visible.begin(), visible.end(), ',') == 1);
+    lists.insert(visible);
+  }
+  // 7 usable GPUs make 3 pairs: {0,1}, {2,4}, {5,6}; GPU 7 stays idle.
+  CHECK(lists.size() == 3);
+  auto gpus = [](const Lifetime& l) { return IdsOf(l.env["TUNER_DEVICES"]); };
+  CHECK(FirstOverlap(lifetimes, gpus) == "");
+}
+
+TEST_CASE("CPU trials are pinned to disjoint CPUs with matching threads",
+          "[devices][process]") {
+  auto result = RunSweep(Config("cpu-pinned", "{kind: cpu, slots: 2}", 10));
+  REQUIRE(result.outcome == SweepOutcome::kFinished);
+  auto lifetimes = ReadLifetimes(result.dir / "trials");
+  REQUIRE(lifetimes.size() == 10);
+  auto cpus = [](const Lifetime& l) { return IdsOf(l.cpus); };
+  for (const auto& l : lifetimes) {
+    INFO(l.env.dump() << " on " << l.cpus);
+    CHECK(l.cpus == l.env["TUNER_CPUS"]);
+    CHECK(IdsOf(l.cpus).size() == 1);
+    CHECK(l.env["OMP_NUM_THREADS"] == "1");
+  }
+  CHECK(FirstOverlap(lifetimes, cpus) == "");
+}
+
 }  // namespace
 }  // namespace tuner::testing
