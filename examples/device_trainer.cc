@@ -42,7 +42,8 @@ std::string Affinity() {
   std::string out;
   if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) out += (out.empty() ? "" : ",") + std::to_string(cpu);
+    if (CPU_ISSET(cpu, &set))
+      out += (out.empty() ? "" : ",") + std::to_string(cpu);
   }
   return out;
 }

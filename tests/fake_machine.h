@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>

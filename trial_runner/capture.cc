@@ -72,9 +72,8 @@ core::Result<CaptureResult> RunCapture(const std::vector<std::string>& argv,
     return core::IoError("cannot run " + argv[0] + ": " + std::strerror(rc));
   }
   CaptureResult result;
-  bool finished =
-      ReadAll(pipe_fds[0], std::chrono::steady_clock::now() + timeout,
-              result.output);
+  bool finished = ReadAll(
+      pipe_fds[0], std::chrono::steady_clock::now() + timeout, result.output);
   close(pipe_fds[0]);
   if (!finished) kill(pid, SIGKILL);
   result.exit_code = WaitStatus(pid);

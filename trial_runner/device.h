@@ -21,14 +21,14 @@ std::optional<DeviceKind> ParseDeviceKind(std::string_view text);
 // index, a CPU number.
 struct Device {
   int id = 0;
-  int index = -1;       // habana: N of /dev/accel/accelN; neuron: its chip
-  std::string uuid;     // cuda: GPU-…; habana: the card's uuid when known
-  std::string name;     // HL-205, A100-SXM4-40GB, Trainium, …
-  std::string bus_id;   // PCI address when known
+  int index = -1;      // habana: N of /dev/accel/accelN; neuron: its chip
+  std::string uuid;    // cuda: GPU-…; habana: the card's uuid when known
+  std::string name;    // HL-205, A100-SXM4-40GB, Trainium, …
+  std::string bus_id;  // PCI address when known
   int64_t memory_total_mib = -1;  // -1: unknown
   int64_t memory_used_mib = -1;
-  std::string busy;     // non-empty: in use by a process that is no trial of
-                        // a tuner's (why, for the warning)
+  std::string busy;  // non-empty: in use by a process that is no trial of
+                     // a tuner's (why, for the warning)
 };
 
 // What detection found on this machine.

@@ -61,9 +61,8 @@ std::vector<Device> AccelSysfs(const std::string& sysfs_root) {
 }
 
 Probe ProbeHabana(const DetectOptions& options) {
-  auto run = RunTool({"hl-smi", "-Q", kHlSmiFields,
-                      "--format=csv,noheader,nounits"},
-                     options);
+  auto run = RunTool(
+      {"hl-smi", "-Q", kHlSmiFields, "--format=csv,noheader,nounits"}, options);
   if (run.ok()) {
     auto cards = ParseHlSmi(run.value().output, options.busy_memory_mib);
     if (!cards.ok()) return core::Result<Inventory>(cards.error());
@@ -95,10 +94,10 @@ Probe ProbeNeuron(const DetectOptions& options) {
 }
 
 Probe ProbeCuda(const DetectOptions& options) {
-  auto run = RunTool({"nvidia-smi", std::string("--query-gpu=") +
-                                        kNvidiaSmiFields,
-                      "--format=csv,noheader,nounits"},
-                     options);
+  auto run =
+      RunTool({"nvidia-smi", std::string("--query-gpu=") + kNvidiaSmiFields,
+               "--format=csv,noheader,nounits"},
+              options);
   if (!run.ok() && run.error().code == core::ErrorCode::kNotFound)
     return std::nullopt;
   if (!run.ok()) return core::Result<Inventory>(run.error());
@@ -107,8 +106,8 @@ Probe ProbeCuda(const DetectOptions& options) {
   auto apps = RunTool({"nvidia-smi", "--query-compute-apps=pid,gpu_uuid",
                        "--format=csv,noheader"},
                       options);
-  Inventory inventory = Make(DeviceKind::kCuda, std::move(gpus).value(),
-                             "nvidia-smi");
+  Inventory inventory =
+      Make(DeviceKind::kCuda, std::move(gpus).value(), "nvidia-smi");
   if (apps.ok()) {
     MarkNvidiaBusy(apps.value().output, inventory.devices);
   } else {

@@ -12,8 +12,8 @@
 namespace tuner::runner {
 
 struct DetectOptions {
-  std::string sysfs_root = "/sys";  // where /class/accel lives
-  int64_t busy_memory_mib = 2048;   // Gaudi: more in use means busy
+  std::string sysfs_root = "/sys";           // where /class/accel lives
+  int64_t busy_memory_mib = 2048;            // Gaudi: more in use means busy
   std::chrono::milliseconds timeout{15000};  // per tool run
 };
 

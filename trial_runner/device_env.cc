@@ -58,8 +58,8 @@ void AddCuda(const DeviceLease& lease, EnvVars& env) {
                            [](const Device& d) { return !d.uuid.empty(); });
   std::string list;
   for (const auto& d : lease.devices) {
-    list += (list.empty() ? "" : ",") +
-            (uuids ? d.uuid : std::to_string(d.index));
+    list +=
+        (list.empty() ? "" : ",") + (uuids ? d.uuid : std::to_string(d.index));
   }
   if (!uuids) env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
   env.emplace_back("CUDA_VISIBLE_DEVICES", list);
@@ -121,10 +121,11 @@ core::Result<TrialDevices> DeviceEnvironment(const DeviceLease& lease,
   env.emplace_back("MASTER_PORT", std::to_string(out.master_port));
   env.emplace_back("TUNER_DEVICES", out.ids);
   env.emplace_back("TUNER_SLOT", std::to_string(lease.group));
-  if (!lease.cpus.empty()) env.emplace_back("TUNER_CPUS", FormatCpuList(lease.cpus));
-  std::string threads = std::to_string(
-      lease.cpus.empty() ? std::max(1, options.threads)
-                         : static_cast<int>(lease.cpus.size()));
+  if (!lease.cpus.empty())
+    env.emplace_back("TUNER_CPUS", FormatCpuList(lease.cpus));
+  std::string threads =
+      std::to_string(lease.cpus.empty() ? std::max(1, options.threads)
+                                        : static_cast<int>(lease.cpus.size()));
   for (const char* name :
        {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}) {
     env.emplace_back(name, threads);

@@ -12,19 +12,19 @@
 namespace tuner::runner {
 
 struct TrialDevices {
-  std::string ids;  // "4,5": the {devices} placeholder
-  int count = 0;    // {num_devices}
-  int master_port = 0;  // {master_port}
+  std::string ids;         // "4,5": the {devices} placeholder
+  int count = 0;           // {num_devices}
+  int master_port = 0;     // {master_port}
   std::vector<int> ports;  // every port handed out (master, Neuron comm)
   EnvVars env;
 };
 
 struct DeviceEnvOptions {
-  bool docker = false;         // habana: the container runtime partitions
-  std::string trial_dir;       // habana: HABANA_LOGS goes below it
-  std::string recipe_cache;    // habana: shared PT_HPU_RECIPE_CACHE_CONFIG
+  bool docker = false;       // habana: the container runtime partitions
+  std::string trial_dir;     // habana: HABANA_LOGS goes below it
+  std::string recipe_cache;  // habana: shared PT_HPU_RECIPE_CACHE_CONFIG
   int recipe_cache_mb = 10240;
-  int threads = 1;             // unpinned trials: OMP_NUM_THREADS
+  int threads = 1;  // unpinned trials: OMP_NUM_THREADS
 };
 
 // Per kind (see ../shared/docs/accelerators.md):

@@ -9,8 +9,10 @@ namespace tuner::runner {
 namespace {
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t'))
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\r' || s.back() == '\t'))
     s.remove_suffix(1);
   return s;
 }
@@ -37,18 +39,17 @@ std::vector<std::string_view> Lines(std::string_view text) {
 // The leading integer of "512", "512 MiB"; nullopt for "N/A" and the like.
 std::optional<int64_t> LeadingInt(std::string_view field) {
   int64_t value = 0;
-  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(),
-                                   value);
+  auto [end, ec] =
+      std::from_chars(field.data(), field.data() + field.size(), value);
   if (ec != std::errc() || end == field.data()) return std::nullopt;
   return value;
 }
 
 core::Error BadLine(std::string_view tool, size_t line, std::string_view text,
                     std::string_view what) {
-  return core::InvalidArgument(std::string(tool) + " output line " +
-                               std::to_string(line + 1) + ": " +
-                               std::string(what) + ": '" + std::string(text) +
-                               "'");
+  return core::InvalidArgument(
+      std::string(tool) + " output line " + std::to_string(line + 1) + ": " +
+      std::string(what) + ": '" + std::string(text) + "'");
 }
 
 void SortById(std::vector<Device>& devices) {
@@ -64,11 +65,13 @@ core::Result<std::vector<Device>> ParseHlSmi(std::string_view csv,
   auto lines = Lines(csv);
   for (size_t i = 0; i < lines.size(); ++i) {
     auto fields = Split(lines[i], ',');
-    if (fields.size() < 7) return BadLine("hl-smi", i, lines[i], "7 fields expected");
+    if (fields.size() < 7)
+      return BadLine("hl-smi", i, lines[i], "7 fields expected");
     auto index = LeadingInt(fields[0]);
     auto module = LeadingInt(fields[1]);
     if (!index || !module) {
-      return BadLine("hl-smi", i, lines[i], "index and module_id must be integers");
+      return BadLine("hl-smi", i, lines[i],
+                     "index and module_id must be integers");
     }
     Device card;
     card.id = static_cast<int>(*module);
@@ -93,7 +96,8 @@ namespace {
 using nlohmann::json;
 
 bool LooksLikeChip(const json& j) {
-  return j.is_object() && (j.contains("nc_count") || j.contains("neuroncore_ids"));
+  return j.is_object() &&
+         (j.contains("nc_count") || j.contains("neuroncore_ids"));
 }
 
 // The array of chips: the document itself (old form) or, in the new form,
@@ -105,7 +109,8 @@ const json* FindChips(const json& doc) {
     if (value.is_array() && !value.empty() && LooksLikeChip(value.front()))
       return &value;
     if (value.is_object()) {
-      if (const json* inner = FindChips(value); inner && !inner->empty()) return inner;
+      if (const json* inner = FindChips(value); inner && !inner->empty())
+        return inner;
     }
   }
   return nullptr;
@@ -115,7 +120,8 @@ int64_t IntOf(const json& chip, const char* key, int64_t fallback) {
   auto it = chip.find(key);
   if (it == chip.end()) return fallback;
   if (it->is_number_integer()) return it->get<int64_t>();
-  if (it->is_string()) return LeadingInt(it->get<std::string>()).value_or(fallback);
+  if (it->is_string())
+    return LeadingInt(it->get<std::string>()).value_or(fallback);
   return fallback;
 }
 
@@ -139,9 +145,11 @@ std::string BusyReason(const json& chip) {
 
 core::Result<std::vector<Device>> ParseNeuronLs(std::string_view text) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return core::InvalidArgument("neuron-ls: output is not JSON");
+  if (doc.is_discarded())
+    return core::InvalidArgument("neuron-ls: output is not JSON");
   const json* chips = FindChips(doc);
-  if (!chips) return core::InvalidArgument("neuron-ls: no device list in the JSON");
+  if (!chips)
+    return core::InvalidArgument("neuron-ls: no device list in the JSON");
   std::vector<Device> cores;
   int next_core = 0;
   for (const auto& chip : *chips) {
@@ -149,7 +157,8 @@ core::Result<std::vector<Device>> ParseNeuronLs(std::string_view text) {
     int chip_id = static_cast<int>(IntOf(chip, "neuron_device", -1));
     int64_t count = IntOf(chip, "nc_count", 0);
     std::vector<int> ids;
-    if (auto it = chip.find("neuroncore_ids"); it != chip.end() && it->is_array()) {
+    if (auto it = chip.find("neuroncore_ids");
+        it != chip.end() && it->is_array()) {
       for (const auto& id : *it)
         if (id.is_number_integer()) ids.push_back(id.get<int>());
     }
@@ -162,7 +171,9 @@ core::Result<std::vector<Device>> ParseNeuronLs(std::string_view text) {
       core.index = chip_id;
       core.name = "NeuronCore";
       core.bus_id = StringOf(chip, "bdf");
-      if (bytes > 0) core.memory_total_mib = bytes / (1 << 20) / std::max<size_t>(1, ids.size());
+      if (bytes > 0)
+        core.memory_total_mib =
+            bytes / (1 << 20) / std::max<size_t>(1, ids.size());
       core.busy = BusyReason(chip);
       cores.push_back(std::move(core));
       next_core = std::max(next_core, id + 1);
@@ -177,9 +188,11 @@ core::Result<std::vector<Device>> ParseNvidiaSmi(std::string_view csv) {
   auto lines = Lines(csv);
   for (size_t i = 0; i < lines.size(); ++i) {
     auto fields = Split(lines[i], ',');
-    if (fields.size() < 6) return BadLine("nvidia-smi", i, lines[i], "6 fields expected");
+    if (fields.size() < 6)
+      return BadLine("nvidia-smi", i, lines[i], "6 fields expected");
     auto index = LeadingInt(fields[0]);
-    if (!index) return BadLine("nvidia-smi", i, lines[i], "index must be an integer");
+    if (!index)
+      return BadLine("nvidia-smi", i, lines[i], "index must be an integer");
     Device gpu;
     gpu.id = gpu.index = static_cast<int>(*index);
     gpu.uuid = fields[1];
@@ -193,7 +206,8 @@ core::Result<std::vector<Device>> ParseNvidiaSmi(std::string_view csv) {
   return gpus;
 }
 
-void MarkNvidiaBusy(std::string_view compute_apps_csv, std::vector<Device>& gpus) {
+void MarkNvidiaBusy(std::string_view compute_apps_csv,
+                    std::vector<Device>& gpus) {
   for (auto line : Lines(compute_apps_csv)) {
     auto fields = Split(line, ',');
     if (fields.size() < 2) continue;
@@ -211,11 +225,14 @@ core::Result<std::vector<int>> ParseCpuList(std::string_view text) {
     if (part.empty()) continue;
     size_t dash = part.find('-');
     auto first = LeadingInt(part.substr(0, dash));
-    auto last = dash == std::string_view::npos ? first : LeadingInt(part.substr(dash + 1));
+    auto last = dash == std::string_view::npos
+                    ? first
+                    : LeadingInt(part.substr(dash + 1));
     if (!first || !last || *first < 0 || *last < *first || *last > 65535) {
       return core::InvalidArgument("bad cpu list '" + std::string(text) + "'");
     }
-    for (int64_t c = *first; c <= *last; ++c) cpus.push_back(static_cast<int>(c));
+    for (int64_t c = *first; c <= *last; ++c)
+      cpus.push_back(static_cast<int>(c));
   }
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());

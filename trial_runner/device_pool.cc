@@ -1,9 +1,9 @@
 #include "trial_runner/device_pool.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <unistd.h>
 
 #include "trial_runner/device_parsers.h"
 
@@ -12,9 +12,9 @@ namespace tuner::runner {
 namespace {
 
 bool Wanted(const PoolOptions& options, int id) {
-  return options.ids.empty() || std::find(options.ids.begin(),
-                                          options.ids.end(),
-                                          id) != options.ids.end();
+  return options.ids.empty() ||
+         std::find(options.ids.begin(), options.ids.end(), id) !=
+             options.ids.end();
 }
 
 // The CPUs of the device at `position` of `count`: an equal share.
@@ -22,8 +22,9 @@ std::vector<int> CpuShare(const std::vector<int>& cpus, size_t position,
                           size_t count) {
   size_t per = count ? cpus.size() / count : 0;
   if (per == 0) return {};
-  return std::vector<int>(cpus.begin() + static_cast<long>(position * per),
-                          cpus.begin() + static_cast<long>((position + 1) * per));
+  return std::vector<int>(
+      cpus.begin() + static_cast<long>(position * per),
+      cpus.begin() + static_cast<long>((position + 1) * per));
 }
 
 bool AlignedKind(DeviceKind kind) {
@@ -35,7 +36,8 @@ core::Status CheckPerTrial(DeviceKind kind, int k) {
   if (kind == DeviceKind::kHabana && k != 1 && k != 2 && k != 4 && k != 8) {
     return core::InvalidArgument(
         "devices.per_trial: Gaudi trials use 1, 2, 4 or 8 cards (aligned "
-        "module groups), not " + std::to_string(k));
+        "module groups), not " +
+        std::to_string(k));
   }
   return core::Status::Ok();
 }
@@ -83,9 +85,10 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
     if (!Wanted(options, d.id)) continue;
     if (!d.busy.empty()) {
       pool.warnings_.push_back(std::string(ToString(inventory.kind)) + " " +
-                               std::to_string(d.id) + " is in use by a "
-                               "process that is not ours (" + d.busy +
-                               "): skipped");
+                               std::to_string(d.id) +
+                               " is in use by a "
+                               "process that is not ours (" +
+                               d.busy + "): skipped");
       continue;
     }
     std::vector<int> cpus;
@@ -130,8 +133,10 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
     idle = 0;  // asked for
   }
   if (idle > 0) {
-    pool.warnings_.push_back(std::to_string(idle) + " usable device(s) fit no "
-                             "group of " + std::to_string(k) + " and stay idle");
+    pool.warnings_.push_back(std::to_string(idle) +
+                             " usable device(s) fit no "
+                             "group of " +
+                             std::to_string(k) + " and stay idle");
   }
   std::string error;
   if (!options.lock_dir.empty() && !EnsureLockDir(options.lock_dir, &error)) {
@@ -229,8 +234,9 @@ void DevicePool::Release(DeviceLease lease) {
 }
 
 size_t DevicePool::free() const {
-  return static_cast<size_t>(std::count_if(
-      groups_.begin(), groups_.end(), [](const Group& g) { return !g.leased; }));
+  return static_cast<size_t>(
+      std::count_if(groups_.begin(), groups_.end(),
+                    [](const Group& g) { return !g.leased; }));
 }
 
 std::string DevicePool::Describe() const {

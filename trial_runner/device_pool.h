@@ -14,14 +14,14 @@
 namespace tuner::runner {
 
 struct PoolOptions {
-  int per_trial = 1;          // devices per trial (cpu kind: CPUs per trial)
-  std::vector<int> ids;       // restrict the pool to these ids; empty: all
-  std::string lock_dir;       // empty: no cross-process leases
-  std::vector<int> cpus;      // the machine's CPUs, shared out by device
-  bool pin_cpus = true;       // pin each group to its share of `cpus`
-  int shared_slots = 0;       // cpu kind, more slots than CPUs: unpinned
-                              // slots that share the CPUs, no leases
-  int max_groups = 0;         // at most this many groups; 0: all that fit
+  int per_trial = 1;      // devices per trial (cpu kind: CPUs per trial)
+  std::vector<int> ids;   // restrict the pool to these ids; empty: all
+  std::string lock_dir;   // empty: no cross-process leases
+  std::vector<int> cpus;  // the machine's CPUs, shared out by device
+  bool pin_cpus = true;   // pin each group to its share of `cpus`
+  int shared_slots = 0;   // cpu kind, more slots than CPUs: unpinned
+                          // slots that share the CPUs, no leases
+  int max_groups = 0;     // at most this many groups; 0: all that fit
 };
 
 // One group of devices held by one trial. Move-only: its locks are held

@@ -205,7 +205,8 @@ void LocalRunner::WaitForGroup(core::TrialId trial,
   ReadOutput(trial);
   process->timeout_timer.expires_after(delay);
   process->timeout_timer.async_wait([this, trial, delay](auto ec) {
-    if (!ec) WaitForGroup(trial, std::min(delay * 2, std::chrono::milliseconds(50)));
+    if (!ec)
+      WaitForGroup(trial, std::min(delay * 2, std::chrono::milliseconds(50)));
   });
 }
 

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <vector>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+#include <vector>
 
 #include "trial_runner/file_watcher.h"
 #include "trial_runner/spawn.h"

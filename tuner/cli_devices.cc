@@ -51,10 +51,10 @@ void PrintText(const runner::Inventory& inventory,
       {"ID", index_name, "NAME", "BUS", "MEMORY", cuda ? "UUID" : "", "STATE"}};
   for (const auto& r : rows) {
     const auto& d = r.device;
-    table.push_back({std::to_string(d.id), std::to_string(d.index), d.name,
-                     d.bus_id.empty() ? "-" : d.bus_id, Memory(d),
-                     cuda ? d.uuid : "",
-                     r.state + (r.detail.empty() ? "" : " (" + r.detail + ")")});
+    table.push_back(
+        {std::to_string(d.id), std::to_string(d.index), d.name,
+         d.bus_id.empty() ? "-" : d.bus_id, Memory(d), cuda ? d.uuid : "",
+         r.state + (r.detail.empty() ? "" : " (" + r.detail + ")")});
   }
   std::vector<size_t> width(table[0].size(), 0);
   for (const auto& line : table)
@@ -104,17 +104,21 @@ int Devices(const DevicesOptions& options) {
     std::ifstream in(*options.config_path);
     std::stringstream text;
     text << in.rdbuf();
-    std::string base = fs::absolute(*options.config_path).parent_path().string();
-    auto config = LoadConfigText(text.str(), *options.config_path, base, workdir);
+    std::string base =
+        fs::absolute(*options.config_path).parent_path().string();
+    auto config =
+        LoadConfigText(text.str(), *options.config_path, base, workdir);
     if (!in || !config.ok()) {
       fmt::print(stderr, "error: {}\n",
-                 in ? config.message() : *options.config_path + ": cannot read the file");
+                 in ? config.message()
+                    : *options.config_path + ": cannot read the file");
       return kExitBadInput;
     }
     spec = config.value().devices;
     workdir = config.value().workdir;
   }
-  auto inventory = runner::DetectDevices(RequestedKind(spec), DetectOptionsFor(spec));
+  auto inventory =
+      runner::DetectDevices(RequestedKind(spec), DetectOptionsFor(spec));
   if (!inventory.ok()) {
     fmt::print(stderr, "tuner: {}\n", inventory.message());
     return kExitFailure;

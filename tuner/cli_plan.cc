@@ -8,8 +8,8 @@
 
 #include "schedulers/plan.h"
 #include "tuner/cli.h"
-#include "tuner/device_setup.h"
 #include "tuner/config_loader.h"
+#include "tuner/device_setup.h"
 
 namespace tuner::cli {
 

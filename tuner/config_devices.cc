@@ -5,11 +5,18 @@ namespace tuner::config {
 
 namespace {
 
-const std::vector<std::string> kDeviceKeys = {
-    "kind",           "per_trial",       "slots",    "ids",
-    "launcher",       "image",           "docker_options",
-    "recipe_cache",   "recipe_cache_mb", "lock_dir", "busy_memory_mib",
-    "pin_cpus"};
+const std::vector<std::string> kDeviceKeys = {"kind",
+                                              "per_trial",
+                                              "slots",
+                                              "ids",
+                                              "launcher",
+                                              "image",
+                                              "docker_options",
+                                              "recipe_cache",
+                                              "recipe_cache_mb",
+                                              "lock_dir",
+                                              "busy_memory_mib",
+                                              "pin_cpus"};
 
 int Bounded(const Reader& r, const YAML::Node& node, const Path& path,
             int64_t low, int64_t high) {
@@ -85,12 +92,13 @@ void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
   }
   if (node["per_trial"])
     d.per_trial = Bounded(r, node["per_trial"], path / "per_trial", 1, 4096);
-  if (node["slots"]) d.slots = Bounded(r, node["slots"], path / "slots", 1, 4096);
+  if (node["slots"])
+    d.slots = Bounded(r, node["slots"], path / "slots", 1, 4096);
   if (node["ids"]) d.ids = ReadIds(r, node["ids"], path / "ids");
   if (node["launcher"]) {
-    d.launcher = r.Enum<std::string>(node["launcher"], path / "launcher",
-                                     {{"process", "process"},
-                                      {"docker", "docker"}});
+    d.launcher =
+        r.Enum<std::string>(node["launcher"], path / "launcher",
+                            {{"process", "process"}, {"docker", "docker"}});
   }
   if (node["image"]) d.image = r.String(node["image"], path / "image");
   if (node["docker_options"]) {
@@ -103,12 +111,14 @@ void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
     d.recipe_cache_mb = Bounded(r, node["recipe_cache_mb"],
                                 path / "recipe_cache_mb", 1, 1 << 24);
   }
-  if (node["lock_dir"]) d.lock_dir = r.String(node["lock_dir"], path / "lock_dir");
+  if (node["lock_dir"])
+    d.lock_dir = r.String(node["lock_dir"], path / "lock_dir");
   if (node["busy_memory_mib"]) {
     d.busy_memory_mib =
         r.Int(node["busy_memory_mib"], path / "busy_memory_mib");
   }
-  if (node["pin_cpus"]) d.pin_cpus = r.Bool(node["pin_cpus"], path / "pin_cpus");
+  if (node["pin_cpus"])
+    d.pin_cpus = r.Bool(node["pin_cpus"], path / "pin_cpus");
   if (node["slots"] && node["per_trial"] && d.kind == "cpu") {
     Fail(node["per_trial"], path / "per_trial",
          "give slots or per_trial for kind cpu, not both");

@@ -57,9 +57,10 @@ core::Result<runner::DevicePool> MakeDevicePool(
     options = CpuPoolOptions(spec, inventory);
   } else {
     if (spec.slots > 0) {
-      spdlog::warn("devices.slots is for kind cpu; {} trials get {} device(s) "
-                   "each", runner::ToString(inventory.kind),
-                   std::max(1, spec.per_trial));
+      spdlog::warn(
+          "devices.slots is for kind cpu; {} trials get {} device(s) "
+          "each",
+          runner::ToString(inventory.kind), std::max(1, spec.per_trial));
     }
     options.per_trial = std::max(1, spec.per_trial);
     options.cpus = runner::AllowedCpus();

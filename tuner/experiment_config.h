@@ -26,14 +26,14 @@ struct DevicesSpec {
   int per_trial = 0;          // devices per trial; 0: 1, or for cpu from slots
   int slots = 0;              // cpu: concurrent trials; 0: one per CPU
   std::vector<int> ids;       // restrict the pool; empty: every device
-  std::string launcher = "process";  // process | docker (habana)
-  std::string image;                 // docker: the image
+  std::string launcher = "process";         // process | docker (habana)
+  std::string image;                        // docker: the image
   std::vector<std::string> docker_options;  // docker: extra `run` flags
   std::string recipe_cache;  // habana: shared PT_HPU_RECIPE_CACHE_CONFIG dir
   int recipe_cache_mb = 10240;
   std::string lock_dir;  // empty: $TUNER_LOCK_DIR, else /tmp/tuner-locks
   int64_t busy_memory_mib = 2048;  // habana: a card using more is busy
-  bool pin_cpus = true;  // give each trial its own share of the CPUs
+  bool pin_cpus = true;            // give each trial its own share of the CPUs
 };
 
 struct ExperimentConfig {

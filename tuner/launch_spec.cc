@@ -25,8 +25,8 @@ Lookup MakeLookup(const ExperimentConfig& config, const TrialContext& trial,
     } else if (name == "devices" || name == "num_devices" ||
                name == "master_port") {
       const runner::TrialDevices* d = trial.devices;
-      value = !d                     ? std::string()
-              : name == "devices"    ? d->ids
+      value = !d                      ? std::string()
+              : name == "devices"     ? d->ids
               : name == "num_devices" ? std::to_string(d->count)
                                       : std::to_string(d->master_port);
     } else {
@@ -73,24 +73,24 @@ std::vector<std::string> DockerArgv(const ExperimentConfig& config,
                                     const TrialContext& trial,
                                     const runner::SpawnRequest& request) {
   const DevicesSpec& d = config.devices;
-  std::vector<std::string> argv = {"docker",
-                                   "run",
-                                   "--rm",
-                                   "--init",
-                                   "--name",
-                                   DockerName(config, trial),
-                                   "--runtime=habana",
-                                   "--net=host",
-                                   "--ipc=host",
-                                   "-e",
-                                   "HABANA_VISIBLE_DEVICES=" +
-                                       trial.card_indices};
+  std::vector<std::string> argv = {
+      "docker",
+      "run",
+      "--rm",
+      "--init",
+      "--name",
+      DockerName(config, trial),
+      "--runtime=habana",
+      "--net=host",
+      "--ipc=host",
+      "-e",
+      "HABANA_VISIBLE_DEVICES=" + trial.card_indices};
   for (const auto& [key, value] : request.env) {
     argv.insert(argv.end(), {"-e", key});
   }
-  argv.insert(argv.end(), {"-v", trial.trial_dir + ":" + trial.trial_dir,
-                           "-v", config.workdir + ":" + config.workdir, "-w",
-                           config.workdir});
+  argv.insert(argv.end(),
+              {"-v", trial.trial_dir + ":" + trial.trial_dir, "-v",
+               config.workdir + ":" + config.workdir, "-w", config.workdir});
   argv.insert(argv.end(), d.docker_options.begin(), d.docker_options.end());
   argv.push_back(d.image);
   argv.insert(argv.end(), request.argv.begin(), request.argv.end());

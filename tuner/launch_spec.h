@@ -16,7 +16,7 @@ namespace tuner {
 struct TrialContext {
   core::TrialId id = 0;
   const core::Params* params = nullptr;
-  std::string trial_dir;  // absolute
+  std::string trial_dir;                          // absolute
   const runner::TrialDevices* devices = nullptr;  // its lease; may be null
   std::string card_indices;  // habana under docker: HABANA_VISIBLE_DEVICES
   int attempt = 1;

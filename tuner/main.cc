@@ -63,7 +63,9 @@ int main(int argc, char** argv) {
       "devices", "the machine's devices: free, leased by a trial, or busy");
   devices_cmd->add_option("--config", devices.config_path,
                           "use this experiment's devices section");
-  devices_cmd->add_option("--kind", devices.kind, "auto | habana | neuron | cuda | cpu")
+  devices_cmd
+      ->add_option("--kind", devices.kind,
+                   "auto | habana | neuron | cuda | cpu")
       ->check(CLI::IsMember({"auto", "habana", "neuron", "cuda", "cpu"}));
   devices_cmd->add_option("--lock-dir", devices.lock_dir,
                           "where leases live (default $TUNER_LOCK_DIR or "

@@ -16,8 +16,8 @@
 #include "schedulers/searcher.h"
 #include "schedulers/trial_scheduler.h"
 #include "storage/trial_store.h"
-#include "trial_runner/local_runner.h"
 #include "trial_runner/device_pool.h"
+#include "trial_runner/local_runner.h"
 #include "tuner/experiment_config.h"
 #include "tuner/progress.h"
 
@@ -106,8 +106,8 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<schedulers::Searcher> searcher_;
   std::unique_ptr<schedulers::TrialScheduler> scheduler_;
   runner::DevicePool& pool_;
-  std::set<int> ports_;  // handed to running trials
-  std::deque<core::TrialId> waiting_;  // live trials without a device yet
+  std::set<int> ports_;                    // handed to running trials
+  std::deque<core::TrialId> waiting_;      // live trials without a device yet
   boost::asio::steady_timer retry_timer_;  // other processes hold devices
   bool retry_armed_ = false;
   runner::LocalRunner runner_;

@@ -19,10 +19,10 @@ struct Sweep::LiveTrial {
   std::optional<runner::DeviceLease> lease;  // while it runs
   std::vector<int> ports;                    // its MASTER_PORT and the like
   int64_t lease_row = 0;                     // storage's id of the lease
-  int attempt = 0;                     // launches, promotions included
-  int failures = 0;                    // failed attempts retried so far
-  int64_t seq = 0;                     // reports stored, all attempts
-  int64_t judged = 0;                  // reports judged, all attempts
+  int attempt = 0;                           // launches, promotions included
+  int failures = 0;                          // failed attempts retried so far
+  int64_t seq = 0;                           // reports stored, all attempts
+  int64_t judged = 0;                        // reports judged, all attempts
   int64_t attempt_reports = 0;         // objective reports in this attempt
   std::optional<double> last_time;     // of the last judged report
   std::optional<double> last_value;    // its objective

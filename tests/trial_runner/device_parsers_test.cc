@@ -65,7 +65,8 @@ TEST_CASE("neuron-ls: the old array form and the new object form",
 TEST_CASE("nvidia-smi CSV and compute processes", "[devices]") {
   auto gpus = ParseNvidiaSmi(
       "0, GPU-aaa, NVIDIA A100-SXM4-40GB, 00000000:10:1C.0, 40960, 0\n"
-      "1, GPU-bbb, NVIDIA A100-SXM4-40GB, 00000000:10:1D.0, 40960 MiB, 0 MiB\n");
+      "1, GPU-bbb, NVIDIA A100-SXM4-40GB, 00000000:10:1D.0, 40960 MiB, 0 "
+      "MiB\n");
   REQUIRE(gpus.ok());
   REQUIRE(gpus.value().size() == 2);
   CHECK(gpus.value()[1].uuid == "GPU-bbb");

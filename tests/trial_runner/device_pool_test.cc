@@ -61,8 +61,8 @@ TEST_CASE("Gaudi groups are aligned: {0,1},{2,3},… and {0-3},{4-7}",
     CHECK(ids[1] == ids[0] + 1);
   }
   // Without module 1, {0,1} is no group, and 2 cards stay idle.
-  DevicePool holes =
-      MakePool(Cards(DeviceKind::kHabana, 8), 4, FreshLockDir(), {0, 2, 3, 4, 5, 6, 7});
+  DevicePool holes = MakePool(Cards(DeviceKind::kHabana, 8), 4, FreshLockDir(),
+                              {0, 2, 3, 4, 5, 6, 7});
   CHECK(holes.groups() == 1);
   CHECK(holes.Describe().find("[4-7]") != std::string::npos);
   PoolOptions three;
@@ -124,7 +124,8 @@ TEST_CASE("a waiting 4-card pool reserves its group against 1-card pools",
   for (auto& lease : retaken) ones.Release(std::move(lease));
   retaken.clear();
   int count = 0;
-  while (auto lease = ones.TryAcquire()) ++count, retaken.push_back(std::move(*lease));
+  while (auto lease = ones.TryAcquire())
+    ++count, retaken.push_back(std::move(*lease));
   CHECK(count == 4);
 }
 
@@ -142,7 +143,7 @@ TEST_CASE("a lease lives on in a trial process that inherited it",
   auto child = Spawn(request);
   REQUIRE(child.ok());
   tuner.Release(std::move(*lease));
-  lease.reset();  // this process's descriptor is closed now
+  lease.reset();                    // this process's descriptor is closed now
   CHECK_FALSE(other.TryAcquire());  // the child still holds the lock
   waitpid(child.value().pid, nullptr, 0);
   close(child.value().pidfd);
@@ -154,7 +155,8 @@ TEST_CASE("without hl-smi, Gaudi cards come from sysfs module_id files",
   auto root = std::filesystem::temp_directory_path() /
               ("sysfs-" + std::to_string(getpid()));
   for (auto [index, module] : {std::pair{0, 3}, {1, 2}, {2, 1}, {3, 0}}) {
-    auto dir = root / "class/accel" / ("accel" + std::to_string(index)) / "device";
+    auto dir =
+        root / "class/accel" / ("accel" + std::to_string(index)) / "device";
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "module_id") << module << "\n";
     std::ofstream(dir / "pci_addr") << "0000:1" << index << ":00.0\n";

@@ -66,10 +66,11 @@ void ExpectError(const std::string& text, const std::string& expected) {
 
 TEST_CASE("the devices section: kinds, groups, launcher, each checked",
           "[tuner][config][devices]") {
-  auto c = Load(Replace(kValid, "{kind: cpu, slots: 2}",
-                        "{kind: habana, per_trial: 4, ids: [0, 1, 2, 3], "
-                        "launcher: docker, image: img, docker_options: "
-                        "[--ipc=host], recipe_cache: /cache, lock_dir: locks}"));
+  auto c =
+      Load(Replace(kValid, "{kind: cpu, slots: 2}",
+                   "{kind: habana, per_trial: 4, ids: [0, 1, 2, 3], "
+                   "launcher: docker, image: img, docker_options: "
+                   "[--ipc=host], recipe_cache: /cache, lock_dir: locks}"));
   INFO(c.status().message());
   REQUIRE(c.ok());
   const DevicesSpec& d = c.value().devices;
@@ -83,14 +84,14 @@ TEST_CASE("the devices section: kinds, groups, launcher, each checked",
                      "--devices {devices} --n {num_devices} --port "
                      "{master_port}"))
             .ok());
-  ExpectError(Replace(kValid, "{kind: cpu, slots: 2}",
-                      "{kind: habana, per_trial: 3}"),
-              "x.yaml:15: devices.per_trial: Gaudi trials use 1, 2, 4 or 8 "
-              "cards (aligned module groups)");
-  ExpectError(Replace(kValid, "{kind: cpu, slots: 2}",
-                      "{kind: neuron, slots: 2}"),
-              "x.yaml:15: devices.slots: slots is for kind cpu; neuron trials "
-              "get per_trial devices each, as many at once as fit");
+  ExpectError(
+      Replace(kValid, "{kind: cpu, slots: 2}", "{kind: habana, per_trial: 3}"),
+      "x.yaml:15: devices.per_trial: Gaudi trials use 1, 2, 4 or 8 "
+      "cards (aligned module groups)");
+  ExpectError(
+      Replace(kValid, "{kind: cpu, slots: 2}", "{kind: neuron, slots: 2}"),
+      "x.yaml:15: devices.slots: slots is for kind cpu; neuron trials "
+      "get per_trial devices each, as many at once as fit");
   ExpectError(Replace(kValid, "{kind: cpu, slots: 2}",
                       "{kind: cuda, launcher: docker, image: x}"),
               "x.yaml:15: devices.launcher: launcher docker is for kind "

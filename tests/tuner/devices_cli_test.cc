@@ -23,7 +23,8 @@ std::string Capture(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe);
   char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+    out.append(buffer, n);
   pclose(pipe);
   return out;
 }
@@ -105,7 +106,8 @@ Tuner StartTuner(const fs::path& root, const std::string& name,
          "search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}\n"
          "num_trials: "
       << trials << "\ndevices: {kind: habana, lock_dir: " << lock_dir << "}\n";
-  std::string command = "cd '" + t.dir.string() + "' && exec '" TUNER_BINARY
+  std::string command = "cd '" + t.dir.string() +
+                        "' && exec '" TUNER_BINARY
                         "' run sweep.yaml > out.log 2>&1";
   t.pid = fork();
   if (t.pid == 0) {
@@ -125,10 +127,11 @@ std::vector<int> ModulesOf(const Lifetime& l) {
   return IdsOf(l.env.value("HABANA_VISIBLE_MODULES", "-1"));
 }
 
-TEST_CASE("two tuner processes on one DL1 never share a card", "[devices][cli]") {
+TEST_CASE("two tuner processes on one DL1 never share a card",
+          "[devices][cli]") {
   UseFakeMachine("dl1");
-  fs::path root = fs::temp_directory_path() /
-                  ("two-tuners-" + std::to_string(getpid()));
+  fs::path root =
+      fs::temp_directory_path() / ("two-tuners-" + std::to_string(getpid()));
   fs::remove_all(root);
   std::string locks = (root / "locks").string();
   Tuner a = StartTuner(root, "a", locks, 40, 20);
@@ -145,12 +148,13 @@ TEST_CASE("two tuner processes on one DL1 never share a card", "[devices][cli]")
   fs::remove_all(root);
 }
 
-TEST_CASE("a SIGKILLed tuner's cards go to the other one within a second of "
-          "its trials' end",
-          "[devices][cli]") {
+TEST_CASE(
+    "a SIGKILLed tuner's cards go to the other one within a second of "
+    "its trials' end",
+    "[devices][cli]") {
   UseFakeMachine("dl1");
-  fs::path root = fs::temp_directory_path() /
-                  ("killed-tuner-" + std::to_string(getpid()));
+  fs::path root =
+      fs::temp_directory_path() / ("killed-tuner-" + std::to_string(getpid()));
   fs::remove_all(root);
   std::string locks = (root / "locks").string();
   Tuner a = StartTuner(root, "a", locks, 8, 400);  // 8 trials of ~1.2 s

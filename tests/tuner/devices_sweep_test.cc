@@ -23,9 +23,11 @@ metric: score
 mode: max
 time_attr: epoch
 search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}
-num_trials: )" + std::to_string(trials) + R"(
+num_trials: )" +
+         std::to_string(trials) + R"(
 scheduler: {type: asha, max_t: 3, grace_period: 1, reduction_factor: 3}
-devices: )" + devices + "\n";
+devices: )" +
+         devices + "\n";
 }
 
 std::vector<int> HabanaModules(const Lifetime& l) {
@@ -78,10 +80,9 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
           "[devices][process]") {
   UseFakeMachine("dl1");
   for (int k : {2, 4}) {
-    auto result = RunSweep(Config("dl1-" + std::to_string(k) + "cards",
-                                  "{kind: habana, per_trial: " +
-                                      std::to_string(k) + "}",
-                                  40));
+    auto result = RunSweep(
+        Config("dl1-" + std::to_string(k) + "cards",
+               "{kind: habana, per_trial: " + std::to_string(k) + "}", 40));
     REQUIRE(result.outcome == SweepOutcome::kFinished);
     auto lifetimes = ReadLifetimes(result.dir / "trials");
     REQUIRE(lifetimes.size() == 40);
@@ -102,8 +103,8 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
 TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
           "[devices][process]") {
   UseFakeMachine("trn1-32xl");
-  auto result =
-      RunSweep(Config("trn1-2cores", "{kind: neuron, per_trial: 2}", 64, "", 60));
+  auto result = RunSweep(
+      Config("trn1-2cores", "{kind: neuron, per_trial: 2}", 64, "", 60));
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   auto lifetimes = ReadLifetimes(result.dir / "trials");
   REQUIRE(lifetimes.size() == 64);
@@ -117,7 +118,8 @@ TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
     REQUIRE(ids.size() == 2);
     CHECK(ids[0] % 2 == 0);
     CHECK(range == std::to_string(ids[0]) + "-" + std::to_string(ids[1]));
-    CHECK(std::string(l.env["NEURON_RT_ROOT_COMM_ID"]).starts_with("localhost:"));
+    CHECK(
+        std::string(l.env["NEURON_RT_ROOT_COMM_ID"]).starts_with("localhost:"));
   }
   CHECK(FirstOverlap(lifetimes, cores) == "");
   CHECK(MaxConcurrent(lifetimes) == 16);
@@ -134,14 +136,14 @@ TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
   }
 }
 
-TEST_CASE("a trial whose child ignores SIGTERM keeps its card until the "
-          "child is dead",
-          "[devices][process]") {
+TEST_CASE(
+    "a trial whose child ignores SIGTERM keeps its card until the "
+    "child is dead",
+    "[devices][process]") {
   UseFakeMachine("dl1");
-  std::string yaml =
-      Config("lingering-child", "{kind: habana, ids: [3]}", 3,
-             "--child-ignores-sigterm 0") +
-      "trial: {stop_grace: 300ms}\n";
+  std::string yaml = Config("lingering-child", "{kind: habana, ids: [3]}", 3,
+                            "--child-ignores-sigterm 0") +
+                     "trial: {stop_grace: 300ms}\n";
   auto result = RunSweep(yaml);
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   auto lifetimes = ReadLifetimes(result.dir / "trials");
@@ -190,8 +192,10 @@ TEST_CASE("launcher docker partitions by card index through the runtime",
     auto argv = nlohmann::json::parse(line);
     if (argv[0] == "run") {
       ++runs;
-      CHECK(std::find(argv.begin(), argv.end(), "--runtime=habana") != argv.end());
-      CHECK(std::find(argv.begin(), argv.end(), "--cap-add=sys_nice") != argv.end());
+      CHECK(std::find(argv.begin(), argv.end(), "--runtime=habana") !=
+            argv.end());
+      CHECK(std::find(argv.begin(), argv.end(), "--cap-add=sys_nice") !=
+            argv.end());
     }
     if (argv[0] == "rm") ++removals;
   }
