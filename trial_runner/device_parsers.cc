@@ -52,6 +52,25 @@ core::Error BadLine(std::string_view tool, size_t line, std::string_view text,
       std::string(what) + ": '" + std::string(text) + "'");
 }
 
+// The rows of a tool's CSV (no header), each with at least `fields` fields.
+using Row = std::vector<std::string_view>;
+core::Result<std::vector<Row>> CsvRows(std::string_view tool,
+                                       std::string_view csv, size_t fields) {
+  std::vector<Row> rows;
+  auto lines = Lines(csv);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    rows.push_back(Split(lines[i], ','));
+    if (rows.back().size() < fields) {
+      return BadLine(tool, i, lines[i],
+                     std::to_string(fields) + " fields expected");
+    }
+    if (!LeadingInt(rows.back()[0])) {
+      return BadLine(tool, i, lines[i], "the first field must be an integer");
+    }
+  }
+  return rows;
+}
+
 void SortById(std::vector<Device>& devices) {
   std::sort(devices.begin(), devices.end(),
             [](const Device& a, const Device& b) { return a.id < b.id; });
@@ -61,21 +80,19 @@ void SortById(std::vector<Device>& devices) {
 
 core::Result<std::vector<Device>> ParseHlSmi(std::string_view csv,
                                              int64_t busy_memory_mib) {
+  auto rows = CsvRows("hl-smi", csv, 7);
+  if (!rows.ok()) return rows.error();
   std::vector<Device> cards;
-  auto lines = Lines(csv);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    auto fields = Split(lines[i], ',');
-    if (fields.size() < 7)
-      return BadLine("hl-smi", i, lines[i], "7 fields expected");
-    auto index = LeadingInt(fields[0]);
+  for (const auto& fields : rows.value()) {
     auto module = LeadingInt(fields[1]);
-    if (!index || !module) {
-      return BadLine("hl-smi", i, lines[i],
-                     "index and module_id must be integers");
+    if (!module) {
+      return core::InvalidArgument("hl-smi: module_id '" +
+                                   std::string(fields[1]) +
+                                   "' is not an integer");
     }
     Device card;
     card.id = static_cast<int>(*module);
-    card.index = static_cast<int>(*index);
+    card.index = static_cast<int>(*LeadingInt(fields[0]));
     card.bus_id = fields[2];
     card.name = fields[3];
     card.uuid = fields[4];
@@ -184,17 +201,12 @@ core::Result<std::vector<Device>> ParseNeuronLs(std::string_view text) {
 }
 
 core::Result<std::vector<Device>> ParseNvidiaSmi(std::string_view csv) {
+  auto rows = CsvRows("nvidia-smi", csv, 6);
+  if (!rows.ok()) return rows.error();
   std::vector<Device> gpus;
-  auto lines = Lines(csv);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    auto fields = Split(lines[i], ',');
-    if (fields.size() < 6)
-      return BadLine("nvidia-smi", i, lines[i], "6 fields expected");
-    auto index = LeadingInt(fields[0]);
-    if (!index)
-      return BadLine("nvidia-smi", i, lines[i], "index must be an integer");
+  for (const auto& fields : rows.value()) {
     Device gpu;
-    gpu.id = gpu.index = static_cast<int>(*index);
+    gpu.id = gpu.index = static_cast<int>(*LeadingInt(fields[0]));
     gpu.uuid = fields[1];
     gpu.name = fields[2];
     gpu.bus_id = fields[3];
