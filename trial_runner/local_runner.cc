@@ -27,7 +27,8 @@ struct LocalRunner::Process {
         timeout_timer(io),
         kill_timer(io),
         stop_grace(launch.stop_grace),
-        cleanup(launch.cleanup) {}
+        cleanup(launch.cleanup),
+        metrics(launch.metrics) {}
 
   core::TrialId trial;
   pid_t pid;
@@ -38,6 +39,7 @@ struct LocalRunner::Process {
   asio::steady_timer kill_timer;
   std::chrono::milliseconds stop_grace;
   std::vector<std::string> cleanup;
+  MetricStream metrics;
   bool timed_out = false;
   bool stop_requested = false;
   bool kill_armed = false;
@@ -141,9 +143,11 @@ void LocalRunner::ReadOutput(core::TrialId trial) {
 }
 
 void LocalRunner::DeliverLine(core::TrialId trial, std::string_view line) {
-  if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
-    observer_.OnMetrics(trial, std::move(*metrics));
-  }
+  Process* process = Find(trial);
+  if (!process) return;
+  process->metrics.Feed(line, [&](core::Metrics metrics) {
+    observer_.OnMetrics(trial, std::move(metrics));
+  });
 }
 
 void LocalRunner::Stop(core::TrialId trial) {
@@ -241,6 +245,9 @@ void LocalRunner::Deliver(core::TrialId trial) {
   ReadOutput(trial);
   process.stdout_reader.Finish(
       [&](std::string_view line) { DeliverLine(trial, line); });
+  process.metrics.Finish([&](core::Metrics metrics) {
+    observer_.OnMetrics(trial, std::move(metrics));
+  });
   TrialExit exit = DescribeStatus(process.status);
   exit.timed_out = process.timed_out;
   exit.stop_requested = process.stop_requested;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trial_runner/file_watcher.h"
+#include "trial_runner/metric_stream.h"
 #include "trial_runner/spawn.h"
 #include "tuner/core/metrics.h"
 #include "tuner/core/result.h"
@@ -29,6 +30,7 @@ struct TrialLaunch {
   // Run once the trial's process group is gone, before OnExit (e.g.
   // `docker rm -f NAME`); empty: none.
   std::vector<std::string> cleanup;
+  MetricFormat metrics;  // how its stdout carries metrics
 };
 
 struct TrialExit {
@@ -42,7 +44,8 @@ struct TrialExit {
 class RunnerObserver {
  public:
   virtual ~RunnerObserver() = default;
-  // A metric line of the trial's stdout. May call LocalRunner::Stop().
+  // A report from the trial's stdout (a line, or a metrics block). May call
+  // LocalRunner::Stop().
   virtual void OnMetrics(core::TrialId trial, core::Metrics metrics) = 0;
   // The trial's main process exited and every other process of its group
   // is gone too (what it left behind got SIGTERM, then SIGKILL after the

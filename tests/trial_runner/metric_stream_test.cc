@@ -1,0 +1,202 @@
+// Real-world lines from training scripts (see ../shared/docs/accelerators.md
+// §5-6), through the stateful MetricStream.
+#include "trial_runner/metric_stream.h"
+
+#include <cmath>
+#include <vector>
+
+#include "tests/catch.h"
+
+namespace tuner::runner {
+namespace {
+
+std::vector<core::Metrics> Feed(const std::vector<std::string>& lines,
+                                MetricFormat format = {}) {
+  MetricStream stream(format);
+  std::vector<core::Metrics> out;
+  auto emit = [&](core::Metrics m) { out.push_back(std::move(m)); };
+  for (const auto& line : lines) stream.Feed(line, emit);
+  stream.Finish(emit);
+  return out;
+}
+
+double Get(const core::Metrics& m, const std::string& key) {
+  auto v = core::FindMetric(m, key);
+  INFO(key);
+  REQUIRE(v.has_value());
+  return *v;
+}
+
+// One line, one report: the value of `key` in it.
+double One(const std::string& line, const std::string& key) {
+  auto reports = Feed({line});
+  INFO(line);
+  REQUIRE(reports.size() == 1);
+  return Get(reports[0], key);
+}
+
+TEST_CASE("Trainer dict lines of every era", "[runner][parser]") {
+  // transformers <= 4.3x: str() of raw floats, epoch rounded to 2 digits
+  CHECK(One("{'loss': 0.5604, 'learning_rate': 4.57912457912458e-05, "
+            "'epoch': 1.68}",
+            "learning_rate") == 4.57912457912458e-05);
+  // 4.4x-4.5x: grad_norm appears
+  CHECK(One("{'loss': 0.1085, 'grad_norm': 0.030439501628279686, "
+            "'learning_rate': 1.941978532056861e-05, 'epoch': 0.09}",
+            "grad_norm") == 0.030439501628279686);
+  // 5.x: every float a .4g string
+  CHECK(One("{'loss': '0.6931', 'grad_norm': '1.234', 'learning_rate': "
+            "'2e-05', 'epoch': '1'}",
+            "epoch") == 1);
+  CHECK(One("{'loss': '1.235e+05', 'epoch': '2'}", "loss") == 123500);
+  CHECK(One("{'eval_loss': 0.3853, 'eval_accuracy': 0.8554, 'eval_f1': "
+            "0.8981, 'eval_runtime': 5.1234, 'eval_samples_per_second': "
+            "79.635, 'eval_steps_per_second': 9.955, 'epoch': 3.0}",
+            "eval_f1") == 0.8981);
+  CHECK(One("{'eval_loss': '0.4101', 'eval_accuracy': '0.8382', 'eval_f1': "
+            "'0.8862', 'eval_runtime': '1.203', 'eval_samples_per_second': "
+            "'339.2', 'eval_steps_per_second': '42.4', 'epoch': '1'}",
+            "eval_f1") == 0.8862);
+  CHECK(One("{'train_runtime': 95.2345, 'train_samples_per_second': 115.6, "
+            "'train_steps_per_second': 3.623, 'train_loss': 0.4123, "
+            "'epoch': 3.0}",
+            "train_loss") == 0.4123);
+  CHECK(One("{'epoch': 0.9996, 'eval_f1': 0.88}", "epoch") == 0.9996);
+}
+
+TEST_CASE("GaudiTrainer lines: keys with spaces, numpy scalars",
+          "[runner][parser]") {
+  CHECK(One("{'loss': 0.4822, 'grad_norm': 2.51, 'learning_rate': 2.5e-05, "
+            "'epoch': 1.0, 'memory_allocated (GB)': 5.37, "
+            "'max_memory_allocated (GB)': 8.91, 'total_memory_available "
+            "(GB)': 31.27}",
+            "total_memory_available (GB)") == 31.27);
+  CHECK(One("{'loss': 0.4822, 'learning_rate': 2.5e-05, 'epoch': 1.0, "
+            "'memory_allocated (GB)': np.float64(5.37), "
+            "'max_memory_allocated (GB)': np.float64(8.91), "
+            "'total_memory_available (GB)': np.float64(31.27)}",
+            "memory_allocated (GB)") == 5.37);
+  CHECK(One("{\"it's\": 1.0, 'loss': 0.2}", "it's") == 1.0);
+}
+
+TEST_CASE("nan, inf, -inf, raw and quoted", "[runner][parser]") {
+  CHECK(std::isnan(One("{'loss': nan, 'grad_norm': nan, 'learning_rate': "
+                       "5e-05, 'epoch': 0.5}",
+                       "loss")));
+  CHECK(std::isinf(One("{'loss': inf, 'grad_norm': inf, 'epoch': 0.5}",
+                       "grad_norm")));
+  CHECK(One("{'eval_loss': -inf, 'epoch': 1.0}", "eval_loss") == -INFINITY);
+  CHECK(std::isnan(One("{'loss': 'nan', 'grad_norm': 'inf', 'epoch': '0.5'}",
+                       "loss")));
+  CHECK(std::isnan(One("[tune-metric]: {\"epoch\": 2, \"metric\": NaN}",
+                       "metric")));
+}
+
+TEST_CASE("JSON lines and Syne Tune's tag", "[runner][parser]") {
+  CHECK(One(R"({"epoch": 1, "eval_f1": 0.9, "step": 115})", "step") == 115);
+  CHECK(One("[tune-metric]: {\"step\": 0, \"metric\": 0.0, "
+            "\"st_worker_timestamp\": 1644311849.6071281, "
+            "\"st_worker_time\": 0.0001048670000045604, "
+            "\"st_worker_iter\": 0}",
+            "st_worker_time") == 0.0001048670000045604);
+  // a truncated string value is skipped, the numbers kept
+  auto reports =
+      Feed({"{'eval_predictions': '[String too long to display, length: "
+            "41230]', 'eval_loss': 0.3, 'epoch': 1.0}"});
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].size() == 2);
+}
+
+TEST_CASE("progress bars redrawn before a dict line", "[runner][parser]") {
+  CHECK(One("\r 33%|###3      | 115/345 [00:31<01:02,  3.67it/s]\r{'loss': "
+            "0.5604, 'epoch': 1.0}",
+            "loss") == 0.5604);
+}
+
+TEST_CASE("the Trainer's metrics blocks", "[runner][parser]") {
+  auto reports = Feed({
+      "***** train metrics *****",
+      "  epoch                    =        3.0",
+      "  total_flos               =  4490144GF",
+      "  train_loss               =     0.4123",
+      "  train_mem_cpu_alloc_delta =      12MB",
+      "  train_runtime            = 11:06:58.82",
+      "  train_samples_per_second =    115.605",
+      "***** eval metrics *****",
+      "  epoch                   =        3.0",
+      "  eval_accuracy           =     0.8554",
+      "  eval_f1                 =     0.9181",
+      "  eval_loss               =        nan",
+      "  eval_runtime            = 0:02:12.85",
+      "  eval_samples            =        408",
+      "[INFO|trainer.py:3697] 2024-05-09 12:00:00,123 >> Saving model",
+  });
+  REQUIRE(reports.size() == 2);
+  CHECK(Get(reports[0], "train_runtime") == Approx(11 * 3600 + 6 * 60 + 58.82));
+  CHECK(Get(reports[0], "total_flos") == 4490144);
+  CHECK(Get(reports[0], "train_mem_cpu_alloc_delta") == 12);
+  CHECK(Get(reports[1], "eval_f1") == 0.9181);
+  CHECK(std::isnan(Get(reports[1], "eval_loss")));
+  CHECK(Get(reports[1], "eval_runtime") == Approx(132.85));
+  CHECK(Get(reports[1], "epoch") == 3.0);
+  // A block at the very end of the output is emitted by Finish.
+  auto last = Feed({"***** eval metrics *****", "  epoch = 1.0",
+                    "  eval_f1 = 0.5"});
+  REQUIRE(last.size() == 1);
+  CHECK(Get(last[0], "eval_f1") == 0.5);
+}
+
+TEST_CASE("lines that are not metrics", "[runner][parser]") {
+  auto reports = Feed({
+      "***** Running Evaluation *****",
+      "  Num examples = 408",
+      "  Batch size = 8",
+      "[INFO|trainer.py:3697] 2024-05-09 >> ***** Running training *****",
+      "{'loss': 0.5, 'epoch': ",
+      "{'loss: 0.5}",
+      "{'flag': True, 'note': 'done'}",
+      std::string("\x00\x01{", 3),
+      "accuracy=0.9 (Katib style is opt-in)",
+      "Epoch 1/3 ━━━━━━━━━━ 100%",
+  });
+  CHECK(reports.empty());
+}
+
+TEST_CASE("opt-in Katib name=value lines and a user regex",
+          "[runner][parser]") {
+  MetricFormat katib;
+  katib.extra = MetricFormat::Extra::kKatib;
+  auto k = Feed({"epoch=1 accuracy=0.9812 loss=0.07",
+                 "2024-05-09T10:00:00Z accuracy=.98 Score=-7.53e-05"},
+                katib);
+  REQUIRE(k.size() == 2);
+  CHECK(Get(k[0], "accuracy") == 0.9812);
+  CHECK(Get(k[1], "accuracy") == 0.98);
+  CHECK(Get(k[1], "Score") == -7.53e-05);
+
+  MetricFormat one_group;
+  one_group.extra = MetricFormat::Extra::kRegex;
+  one_group.regex = R"(validation f1 ([0-9.]+))";
+  one_group.objective = "f1";
+  auto r = Feed({"step 10: validation f1 0.8123"}, one_group);
+  REQUIRE(r.size() == 1);
+  CHECK(Get(r[0], "f1") == 0.8123);
+
+  MetricFormat two_groups;
+  two_groups.extra = MetricFormat::Extra::kRegex;
+  two_groups.regex = R"((\w+): ([0-9.e+-]+))";
+  auto t = Feed({"epoch: 2 top1: 0.71 top5: 0.93"}, two_groups);
+  REQUIRE(t.size() == 1);
+  CHECK(Get(t[0], "top5") == 0.93);
+  CHECK_FALSE(CheckMetricRegex("(unclosed").ok());
+  CHECK_FALSE(CheckMetricRegex("no groups").ok());
+}
+
+TEST_CASE("stdout disabled: no report at all", "[runner][parser]") {
+  MetricFormat off;
+  off.enabled = false;
+  CHECK(Feed({"{'loss': 0.5, 'epoch': 1.0}"}, off).empty());
+}
+
+}  // namespace
+}  // namespace tuner::runner

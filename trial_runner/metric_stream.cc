@@ -1,0 +1,170 @@
+#include "trial_runner/metric_stream.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "trial_runner/metric_parser.h"
+#include "trial_runner/python_dict.h"
+
+namespace tuner::runner {
+
+namespace {
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  return s;
+}
+
+// "***** eval metrics *****" (any split name).
+bool IsBlockHeader(std::string_view line) {
+  line = TrimRight(line);
+  constexpr std::string_view kStars = "***** ";
+  constexpr std::string_view kEnd = " metrics *****";
+  if (!line.starts_with(kStars) || !line.ends_with(kEnd)) return false;
+  std::string_view name =
+      line.substr(kStars.size(), line.size() - kStars.size() - kEnd.size());
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// "  eval_f1 = 0.9181": two leading spaces, a key without spaces, '='.
+using BlockEntry = std::pair<std::string, std::optional<double>>;
+std::optional<BlockEntry> BlockLine(
+    std::string_view line) {
+  if (!line.starts_with("  ")) return std::nullopt;
+  line = TrimRight(TrimLeft(line));
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+  std::string_view key = TrimRight(line.substr(0, eq));
+  if (key.empty() || key.find(' ') != std::string_view::npos)
+    return std::nullopt;
+  return BlockEntry{std::string(key),
+                    ParseBlockValue(TrimLeft(line.substr(eq + 1)))};
+}
+
+std::optional<double> LeadingNumber(std::string_view text, size_t& used) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
+                                   value);
+  if (ec != std::errc()) return std::nullopt;
+  used = static_cast<size_t>(end - text.data());
+  return value;
+}
+
+// H:MM:SS.cc (hours may exceed 24 and have any number of digits).
+std::optional<double> Runtime(std::string_view text) {
+  size_t first = text.find(':');
+  size_t second = text.find(':', first + 1);
+  if (first == std::string_view::npos || second == std::string_view::npos)
+    return std::nullopt;
+  size_t used = 0;
+  auto h = LeadingNumber(text.substr(0, first), used);
+  if (!h || used != first) return std::nullopt;
+  auto m = LeadingNumber(text.substr(first + 1, second - first - 1), used);
+  if (!m || used != second - first - 1) return std::nullopt;
+  std::string_view rest = text.substr(second + 1);
+  auto s = LeadingNumber(rest, used);
+  if (!s || used != rest.size()) return std::nullopt;
+  return *h * 3600 + *m * 60 + *s;
+}
+
+}  // namespace
+
+std::optional<double> ParseBlockValue(std::string_view text) {
+  text = TrimRight(TrimLeft(text));
+  if (auto number = ParseNumber(text)) return number;
+  if (auto seconds = Runtime(text)) return seconds;
+  for (std::string_view unit : {"MB", "GF"}) {
+    if (!text.ends_with(unit)) continue;
+    return ParseNumber(text.substr(0, text.size() - unit.size()));
+  }
+  return std::nullopt;
+}
+
+core::Status CheckMetricRegex(const std::string& regex) {
+  try {
+    std::regex compiled(regex);
+    if (compiled.mark_count() < 1 || compiled.mark_count() > 2) {
+      return core::InvalidArgument(
+          "needs 1 group (the objective's value) or 2 (a name and a value), "
+          "has " + std::to_string(compiled.mark_count()));
+    }
+  } catch (const std::regex_error& e) {
+    return core::InvalidArgument(std::string("does not compile: ") + e.what());
+  }
+  return core::Status::Ok();
+}
+
+MetricStream::MetricStream(const MetricFormat& format) : format_(format) {
+  if (format_.extra == MetricFormat::Extra::kKatib) {
+    format_.regex = R"(([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?))";
+  }
+  bool katib = format_.extra == MetricFormat::Extra::kKatib;
+  if (katib || (format_.extra == MetricFormat::Extra::kRegex &&
+                CheckMetricRegex(format_.regex).ok())) {
+    regex_ = std::make_unique<std::regex>(format_.regex);
+  }
+}
+
+void MetricStream::Feed(std::string_view line, const Emit& emit) {
+  if (!format_.enabled) return;
+  // A terminal shows what follows the last carriage return (progress bars
+  // redrawn in place, then the dict line).
+  if (size_t cr = TrimRight(line).rfind('\r'); cr != std::string_view::npos)
+    line = line.substr(cr + 1);
+  if (FeedBlock(line, emit)) return;
+  if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
+    emit(std::move(*metrics));
+    return;
+  }
+  if (auto metrics = Extra(line); metrics && !metrics->empty())
+    emit(std::move(*metrics));
+}
+
+bool MetricStream::FeedBlock(std::string_view line, const Emit& emit) {
+  if (in_block_) {
+    if (auto entry = BlockLine(line)) {
+      if (entry->second) block_.emplace_back(entry->first, *entry->second);
+      return true;
+    }
+    Finish(emit);
+  }
+  if (!IsBlockHeader(line)) return false;
+  in_block_ = true;
+  return true;
+}
+
+void MetricStream::Finish(const Emit& emit) {
+  if (!in_block_) return;
+  in_block_ = false;
+  if (!block_.empty()) emit(std::move(block_));
+  block_.clear();
+}
+
+std::optional<core::Metrics> MetricStream::Extra(std::string_view line) const {
+  if (!regex_ || line.size() > kMaxMetricLineBytes) return std::nullopt;
+  core::Metrics metrics;
+  std::string text(line);
+  bool named = format_.extra == MetricFormat::Extra::kKatib ||
+               regex_->mark_count() == 2;
+  for (std::sregex_iterator it(text.begin(), text.end(), *regex_), end;
+       it != end; ++it) {
+    const std::smatch& m = *it;
+    std::string name = named ? m[1].str() : format_.objective;
+    auto value = ParseNumber(m[named ? 2 : 1].str());
+    if (value && !name.empty()) metrics.emplace_back(name, *value);
+  }
+  return metrics;
+}
+
+}  // namespace tuner::runner
