@@ -24,7 +24,8 @@ using config::Path;
 const std::vector<std::string> kTopKeys = {
     "name",      "command",      "shell",    "metric",     "mode",
     "time_attr", "search_space", "searcher", "num_trials", "scheduler",
-    "devices",   "env",          "workdir",  "trial",      "storage"};
+    "devices",   "env",          "workdir",  "trial",      "storage",
+    "checkpoints", "metrics_format", "metrics_regex"};
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
@@ -184,26 +185,6 @@ std::string ReadCommand(const config::Reader& r, const YAML::Node& node) {
   return joined;
 }
 
-void CheckPlaceholders(const YAML::Node& node, const Path& path,
-                       const std::string& text, const ExperimentConfig& c) {
-  auto names = Placeholders(text);
-  if (!names.ok()) Fail(node, path, names.message());
-  std::vector<std::string> known = {"max_t",   "trial_id",    "trial_dir",
-                                    "devices", "num_devices", "master_port"};
-  for (const auto& spec : c.space.params) known.push_back(spec.name);
-  for (const auto& name : names.value()) {
-    if (name == "max_t" && !c.scheduler.max_t) {
-      Fail(node, path, "{max_t} needs scheduler.max_t");
-    }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string hint = DidYouMean(name, known);
-      Fail(node, path,
-           "placeholder {" + name + "} names no parameter" +
-               (hint.empty() ? "" : " (did you mean {" + hint + "}?)"));
-    }
-  }
-}
-
 void ReadOptional(const config::Reader& r, const YAML::Node& root,
                   ExperimentConfig& c) {
   if (auto n = root["shell"]) c.shell = r.Bool(n, Path("shell"));
@@ -215,6 +196,8 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
     c.scheduler.type = core::SchedulerType::kFifo;
   }
   if (auto n = root["devices"]) config::ReadDevices(r, n, c);
+  if (auto n = root["checkpoints"]) config::ReadCheckpoints(r, n, c);
+  config::ReadMetricsFormat(r, root, c);
   if (auto n = root["trial"]) ReadTrialPolicy(r, n, c);
   if (auto n = root["storage"]) c.storage = r.String(n, Path("storage"));
   if (auto n = root["env"]) {
@@ -222,8 +205,8 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
     for (const auto& entry : n) {
       std::string key = entry.first.Scalar();
       c.env.emplace_back(key, r.String(entry.second, Path("env") / key));
-      CheckPlaceholders(entry.second, Path("env") / key, c.env.back().second,
-                        c);
+      config::CheckPlaceholders(entry.second, Path("env") / key,
+                              c.env.back().second, c);
     }
   }
 }
@@ -279,7 +262,7 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   auto words = SplitCommand(c.command);
   if (!words.ok()) Fail(command, Path("command"), words.message());
   if (words.value().empty()) Fail(command, Path("command"), "is empty");
-  CheckPlaceholders(command, Path("command"), c.command, c);
+  config::CheckPlaceholders(command, Path("command"), c.command, c);
   fs::path workdir = default_workdir;
   if (auto n = root["workdir"]) {
     workdir = fs::path(base_dir) / r.String(n, Path("workdir"));
@@ -330,5 +313,31 @@ core::Result<ExperimentConfig> LoadConfigFile(
   std::string base = fs::absolute(fs::path(path)).parent_path().string();
   return LoadConfigText(text.str(), path, base, default_workdir);
 }
+
+namespace config {
+
+void CheckPlaceholders(const YAML::Node& node, const Path& path,
+                       const std::string& text, const ExperimentConfig& c,
+                       const std::vector<std::string>& extra) {
+  auto names = Placeholders(text);
+  if (!names.ok()) Fail(node, path, names.message());
+  std::vector<std::string> known = {"max_t",   "trial_id",    "trial_dir",
+                                    "devices", "num_devices", "master_port"};
+  for (const auto& spec : c.space.params) known.push_back(spec.name);
+  known.insert(known.end(), extra.begin(), extra.end());
+  for (const auto& name : names.value()) {
+    if (name == "max_t" && !c.scheduler.max_t) {
+      Fail(node, path, "{max_t} needs scheduler.max_t");
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string hint = DidYouMean(name, known);
+      Fail(node, path,
+           "placeholder {" + name + "} names no parameter" +
+               (hint.empty() ? "" : " (did you mean {" + hint + "}?)"));
+    }
+  }
+}
+
+}  // namespace config
 
 }  // namespace tuner

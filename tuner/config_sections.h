@@ -14,6 +14,17 @@ namespace tuner::config {
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
+// Fails unless every {placeholder} in `text` names a param, a built-in
+// ({max_t}, {trial_id}, {trial_dir}, {devices}, …) or one of `extra`.
+void CheckPlaceholders(const YAML::Node& node, const Path& path,
+                       const std::string& text, const ExperimentConfig& c,
+                       const std::vector<std::string>& extra = {});
+// The `checkpoints` section; `metrics_format` and `metrics_regex`
+// (config_checkpoints.cc).
+void ReadCheckpoints(const Reader& r, const YAML::Node& node,
+                     ExperimentConfig& c);
+void ReadMetricsFormat(const Reader& r, const YAML::Node& root,
+                       ExperimentConfig& c);
 // The `devices` section (config_devices.cc).
 void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 

@@ -36,6 +36,17 @@ struct DevicesSpec {
   bool pin_cpus = true;            // give each trial its own share of the CPUs
 };
 
+// Where a trial's script saves checkpoints, and how to resume one
+// (docs/trainer.md). An empty `dir` means the tuner knows of none.
+struct CheckpointSpec {
+  std::string dir;  // templated: "{trial_dir}/output"
+  std::string pattern = "checkpoint-*/trainer_state.json";
+  std::string resume = "--resume_from_checkpoint {checkpoint}";
+  int keep_best = -1;  // stopped trials whose checkpoints stay; -1: all
+  std::chrono::milliseconds wait{600000};  // for the rung's checkpoint
+  std::chrono::milliseconds poll{200};     // how often the dir is read
+};
+
 struct ExperimentConfig {
   std::string name;
   std::string command;  // the template, placeholders unexpanded
@@ -49,6 +60,10 @@ struct ExperimentConfig {
   int64_t num_trials = 0;
   core::SchedulerSpec scheduler;
   DevicesSpec devices;
+  CheckpointSpec checkpoints;
+  // auto | katib | regex | trainer_state (stdout ignored)
+  std::string metrics_format = "auto";
+  std::string metrics_regex;
   std::vector<std::pair<std::string, std::string>> env;  // values templated
   std::string workdir;  // absolute after loading
   TrialPolicy trial;

@@ -22,6 +22,8 @@ Lookup MakeLookup(const ExperimentConfig& config, const TrialContext& trial,
       value = std::to_string(trial.id);
     } else if (name == "trial_dir") {
       value = trial.trial_dir;
+    } else if (name == "checkpoint") {
+      value = trial.checkpoint;
     } else if (name == "devices" || name == "num_devices" ||
                name == "master_port") {
       const runner::TrialDevices* d = trial.devices;
@@ -99,6 +101,11 @@ std::vector<std::string> DockerArgv(const ExperimentConfig& config,
 
 }  // namespace
 
+std::string ExpandForTrial(const ExperimentConfig& config,
+                           const TrialContext& trial, std::string_view text) {
+  return Fill(text, MakeLookup(config, trial, false));
+}
+
 std::string DockerName(const ExperimentConfig& config,
                        const TrialContext& trial) {
   return "tuner-" + config.name + "-" + std::to_string(trial.id) + "-" +
@@ -119,6 +126,18 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
       // `--momentum={momentum}` is left out when momentum is inactive.
       if (NamesInactiveParam(word, config, trial)) continue;
       request.argv.push_back(Fill(word, lookup));
+    }
+  }
+  if (!trial.checkpoint.empty() && !config.checkpoints.resume.empty()) {
+    auto words = SplitCommand(config.checkpoints.resume);
+    if (!words.ok()) return words.error();
+    for (const auto& word : words.value()) {
+      std::string filled = Fill(word, MakeLookup(config, trial, config.shell));
+      if (config.shell) {
+        request.argv.back() += " " + filled;
+      } else {
+        request.argv.push_back(filled);
+      }
     }
   }
   request.cwd = config.workdir;

@@ -20,6 +20,7 @@ struct TrialContext {
   const runner::TrialDevices* devices = nullptr;  // its lease; may be null
   std::string card_indices;  // habana under docker: HABANA_VISIBLE_DEVICES
   int attempt = 1;
+  std::string checkpoint;  // resume from it: checkpoints.resume is appended
 };
 
 // The trial's command with every placeholder filled. Without `shell`, the
@@ -32,6 +33,10 @@ struct TrialContext {
 // gets every one of those variables by name and HABANA_VISIBLE_DEVICES.
 core::Result<runner::SpawnRequest> BuildSpawnRequest(
     const ExperimentConfig& config, const TrialContext& trial);
+
+// `text` with the trial's placeholders filled ({trial_dir}, params, …).
+std::string ExpandForTrial(const ExperimentConfig& config,
+                           const TrialContext& trial, std::string_view text);
 
 // The container name of a trial's attempt under launcher docker.
 std::string DockerName(const ExperimentConfig& config,

@@ -48,6 +48,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       scheduler_(schedulers::MakeTrialScheduler(config.scheduler)),
       pool_(*options_.pool),
       retry_timer_(io),
+      checkpoint_timer_(io),
       runner_(io, *this) {
   counts_.total = config.num_trials;
 }
@@ -151,6 +152,7 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
           ? (value ? std::optional<double>(trial.attempt_reports)
                    : std::nullopt)
           : core::FindMetric(metrics, config_.time_attr);
+  if (time) time = SnapToRung(*time);
   if (trial.replay_until && time && *time <= *trial.replay_until) return;
   if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
   storage::ReportRecord report{id, ++trial.seq, time, value,
@@ -194,7 +196,12 @@ void Sweep::Judge(LiveTrial& trial, double time, double value) {
         std::to_string(rung.rank) + " of " + std::to_string(rung.n);
     if (!std::isfinite(value)) trial.reason += ", non-finite value";
   }
-  runner_.Stop(trial.id);
+  if (decision.action == core::Action::kPause &&
+      !config_.checkpoints.dir.empty()) {
+    PauseAtCheckpoint(trial, decision.rungs.back().milestone);
+  } else {
+    runner_.Stop(trial.id);
+  }
   EndStoppedPaused();  // may override this trial's pause with a stop
 }
 
@@ -241,6 +248,8 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
+  if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
+  trial.pause_at.reset();
   ReleaseDevices(trial);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
@@ -291,6 +300,7 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
                    const std::string& reason) {
   storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
   Check(store_.FinishTrial(trial.id, end));
+  PruneCheckpoints(trial, status);
   Check(store_.Commit());
   if (trial.last_time && trial.last_value &&
       trial.verdict == core::Action::kContinue) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <vector>
 #include <string>
 #include <unordered_map>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
@@ -88,6 +89,15 @@ class Sweep : public runner::RunnerObserver {
   void NoteBudgetSpent();
   void EndUnpromoted();
   void Observe(const LiveTrial& trial, double time, double value);
+  // Checkpoints (sweep_checkpoints.cc).
+  bool WantsPolling(const LiveTrial& trial) const;
+  void WatchCheckpoints();
+  void PollCheckpoints();
+  void FeedTrainerState(LiveTrial& trial);
+  void PauseAtCheckpoint(LiveTrial& trial, double milestone);
+  void CheckPause(LiveTrial& trial);
+  void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
+  double SnapToRung(double time) const;
   std::optional<core::TrialStatus> EndStatus(const LiveTrial& trial,
                                              const runner::TrialExit& exit,
                                              std::string& reason) const;
@@ -110,6 +120,10 @@ class Sweep : public runner::RunnerObserver {
   std::deque<core::TrialId> waiting_;      // live trials without a device yet
   boost::asio::steady_timer retry_timer_;  // other processes hold devices
   bool retry_armed_ = false;
+  boost::asio::steady_timer checkpoint_timer_;
+  bool checkpoint_armed_ = false;
+  // Stopped trials whose checkpoints are kept: (goodness, output dir).
+  std::vector<std::pair<double, std::string>> kept_checkpoints_;
   runner::LocalRunner runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;

@@ -9,6 +9,7 @@
 
 #include "trial_runner/device_env.h"
 #include "trial_runner/device_parsers.h"
+#include "trial_runner/trainer_state.h"
 #include "tuner/launch_spec.h"
 #include "tuner/sweep.h"
 #include "tuner/sweep_live_trial.h"
@@ -90,6 +91,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   ++trial.attempt;
   ++counts_.running;
   progress_.TrialStarted(EventOf(trial), counts_);
+  WatchCheckpoints();
   return LaunchResult::kStarted;
 }
 
@@ -116,6 +118,17 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   context.attempt = trial.attempt + 1;
   context.card_indices = runner::CardIndices(lease);
   context.devices = &devices.value();
+  if (!config_.checkpoints.dir.empty()) {
+    trial.output_dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
+    trial.state_entries = 0;
+    trial.resumed_from.clear();
+    auto saved = runner::ScanCheckpoints(trial.output_dir,
+                                         config_.checkpoints.pattern);
+    if (trial.attempt > 0 && !saved.empty()) {
+      context.checkpoint = trial.resumed_from = saved.back().dir;
+      trial.state_entries = saved.back().log_history.size();
+    }
+  }
   auto request = BuildSpawnRequest(config_, context);
   if (!request.ok()) return request.error();
   runner::TrialLaunch launch;
@@ -125,6 +138,13 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.spawn.inherit_fds = lease.lock_fds();
   launch.timeout = config_.trial.timeout;
   launch.stop_grace = config_.trial.stop_grace;
+  launch.metrics.enabled = config_.metrics_format != "trainer_state";
+  launch.metrics.objective = config_.metric;
+  launch.metrics.regex = config_.metrics_regex;
+  if (config_.metrics_format == "katib")
+    launch.metrics.extra = runner::MetricFormat::Extra::kKatib;
+  if (config_.metrics_format == "regex")
+    launch.metrics.extra = runner::MetricFormat::Extra::kRegex;
   if (env_options.docker)
     launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
   return launch;

@@ -37,7 +37,8 @@ struct SweepResult {
 };
 
 // A fresh directory per call; `yaml` may say TOY for the toy trainer's path
-// and DEVTRAINER for examples/device_trainer's.
+// DEVTRAINER for examples/device_trainer's, FAKEHF for
+// examples/fake_hf_trainer.py's.
 inline SweepResult RunSweep(std::string yaml) {
   static int counter = 0;
   SweepResult result;
@@ -51,6 +52,9 @@ inline SweepResult RunSweep(std::string yaml) {
   }
   for (size_t at; (at = yaml.find("DEVTRAINER")) != std::string::npos;) {
     yaml.replace(at, 10, DEVICE_TRAINER);
+  }
+  for (size_t at; (at = yaml.find("FAKEHF")) != std::string::npos;) {
+    yaml.replace(at, 6, SOURCE_DIR "/examples/fake_hf_trainer.py");
   }
   auto config = LoadConfigText(yaml, "test.yaml", result.dir, result.dir);
   INFO(config.status().message());
