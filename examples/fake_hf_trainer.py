@@ -43,7 +43,10 @@ def parse_args(argv):
     p.add_argument("--fractional_epochs", action="store_true",
                    help="epochs at a boundary read 0.9996, as with "
                         "gradient accumulation")
-    return p.parse_args(argv)
+    # run_glue.py's other arguments (model, task, Gaudi flags) are accepted
+    # and ignored, so that a shipped config runs unchanged against it.
+    args, _ = p.parse_known_args(argv)
+    return args
 
 
 def quality(lr, batch):

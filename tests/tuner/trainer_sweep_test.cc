@@ -4,8 +4,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/catch.h"
+#include "tests/fake_machine.h"
 #include "tests/tuner/sweep_harness.h"
 
 namespace tuner::testing {
@@ -140,6 +142,36 @@ TEST_CASE("checkpoints of stopped trials beyond keep_best are deleted",
   }
   CHECK(stopped >= 3);
   CHECK(kept == 1);
+}
+
+TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
+          "[trainer][devices][process]") {
+  UseFakeMachine("dl1");
+  std::ifstream in(SOURCE_DIR "/configs/gaudi-bert-mrpc.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  auto replace = [&yaml](const std::string& from, const std::string& to) {
+    size_t at = yaml.find(from);
+    REQUIRE(at != std::string::npos);
+    yaml.replace(at, from.size(), to);
+  };
+  replace("python run_glue.py", "python3 FAKEHF --epoch_seconds 0.03");
+  replace("num_trials: 40", "num_trials: 16");
+  replace("/tmp/tuner-recipe-cache", "recipes");
+  auto result = RunSweep(yaml);
+  REQUIRE(result.outcome == SweepOutcome::kFinished);
+  REQUIRE(result.trials.size() == 16);
+  int completed = 0;
+  for (const auto& trial : result.trials) {
+    INFO("trial " << trial.id << ": " << trial.reason);
+    CHECK(trial.status != TrialStatus::kFailed);
+    completed += trial.status == TrialStatus::kCompleted;
+  }
+  CHECK(completed >= 1);
+  auto leases = result.store->ListLeases(result.experiment.id);
+  REQUIRE(leases.ok());
+  for (const auto& lease : leases.value()) CHECK(lease.kind == "habana");
 }
 
 }  // namespace
