@@ -39,8 +39,7 @@ bool IsBlockHeader(std::string_view line) {
 
 // "  eval_f1 = 0.9181": two leading spaces, a key without spaces, '='.
 using BlockEntry = std::pair<std::string, std::optional<double>>;
-std::optional<BlockEntry> BlockLine(
-    std::string_view line) {
+std::optional<BlockEntry> BlockLine(std::string_view line) {
   if (!line.starts_with("  ")) return std::nullopt;
   line = TrimRight(TrimLeft(line));
   size_t eq = line.find('=');
@@ -54,8 +53,8 @@ std::optional<BlockEntry> BlockLine(
 
 std::optional<double> LeadingNumber(std::string_view text, size_t& used) {
   double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                   value);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc()) return std::nullopt;
   used = static_cast<size_t>(end - text.data());
   return value;
@@ -97,7 +96,8 @@ core::Status CheckMetricRegex(const std::string& regex) {
     if (compiled.mark_count() < 1 || compiled.mark_count() > 2) {
       return core::InvalidArgument(
           "needs 1 group (the objective's value) or 2 (a name and a value), "
-          "has " + std::to_string(compiled.mark_count()));
+          "has " +
+          std::to_string(compiled.mark_count()));
     }
   } catch (const std::regex_error& e) {
     return core::InvalidArgument(std::string("does not compile: ") + e.what());
@@ -155,8 +155,8 @@ std::optional<core::Metrics> MetricStream::Extra(std::string_view line) const {
   if (!regex_ || line.size() > kMaxMetricLineBytes) return std::nullopt;
   core::Metrics metrics;
   std::string text(line);
-  bool named = format_.extra == MetricFormat::Extra::kKatib ||
-               regex_->mark_count() == 2;
+  bool named =
+      format_.extra == MetricFormat::Extra::kKatib || regex_->mark_count() == 2;
   for (std::sregex_iterator it(text.begin(), text.end(), *regex_), end;
        it != end; ++it) {
     const std::smatch& m = *it;

@@ -13,7 +13,7 @@ namespace tuner::runner {
 // A complete checkpoint: its trainer_state.json exists and parses (the
 // Trainer writes it after the weights, optimizer and scheduler).
 struct Checkpoint {
-  std::string dir;   // checkpoint-N/
+  std::string dir;  // checkpoint-N/
   std::string state_path;
   double epoch = 0;  // trainer_state.json "epoch"
   int64_t global_step = 0;

@@ -37,11 +37,12 @@ void ReadCheckpoints(const Reader& r, const YAML::Node& node,
 void ReadMetricsFormat(const Reader& r, const YAML::Node& root,
                        ExperimentConfig& c) {
   if (auto n = root["metrics_format"]) {
-    c.metrics_format = r.Enum<std::string>(n, Path("metrics_format"),
-                                           {{"auto", "auto"},
-                                            {"katib", "katib"},
-                                            {"regex", "regex"},
-                                            {"trainer_state", "trainer_state"}});
+    c.metrics_format =
+        r.Enum<std::string>(n, Path("metrics_format"),
+                            {{"auto", "auto"},
+                             {"katib", "katib"},
+                             {"regex", "regex"},
+                             {"trainer_state", "trainer_state"}});
     if (c.metrics_format == "trainer_state" && c.checkpoints.dir.empty()) {
       Fail(n, Path("metrics_format"),
            "trainer_state needs checkpoints.dir (where trainer_state.json "

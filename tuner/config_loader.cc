@@ -22,10 +22,11 @@ using config::Fail;
 using config::Path;
 
 const std::vector<std::string> kTopKeys = {
-    "name",      "command",      "shell",    "metric",     "mode",
-    "time_attr", "search_space", "searcher", "num_trials", "scheduler",
-    "devices",   "env",          "workdir",  "trial",      "storage",
-    "checkpoints", "metrics_format", "metrics_regex"};
+    "name",           "command",      "shell",        "metric",
+    "mode",           "time_attr",    "search_space", "searcher",
+    "num_trials",     "scheduler",    "devices",      "env",
+    "workdir",        "trial",        "storage",      "checkpoints",
+    "metrics_format", "metrics_regex"};
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
@@ -206,7 +207,7 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
       std::string key = entry.first.Scalar();
       c.env.emplace_back(key, r.String(entry.second, Path("env") / key));
       config::CheckPlaceholders(entry.second, Path("env") / key,
-                              c.env.back().second, c);
+                                c.env.back().second, c);
     }
   }
 }

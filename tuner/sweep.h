@@ -9,10 +9,10 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <vector>
 #include <string>
 #include <unordered_map>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+#include <vector>
 
 #include "schedulers/searcher.h"
 #include "schedulers/trial_scheduler.h"

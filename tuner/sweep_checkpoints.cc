@@ -1,8 +1,8 @@
 // The parts of Sweep that follow a trial's checkpoints: trainer_state.json
 // as the metric source, pausing once the rung's checkpoint is complete,
 // and deleting the checkpoints of stopped trials (keep_best).
-#include <spdlog/spdlog.h>
 #include <glob.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -65,15 +65,16 @@ void Sweep::PollCheckpoints() {
   for (core::TrialId id : ids) {
     auto it = live_.find(id);
     if (it == live_.end()) continue;
-    if (config_.metrics_format == "trainer_state") FeedTrainerState(*it->second);
+    if (config_.metrics_format == "trainer_state")
+      FeedTrainerState(*it->second);
     if (it->second->pause_at) CheckPause(*it->second);
   }
   WatchCheckpoints();
 }
 
 void Sweep::FeedTrainerState(LiveTrial& trial) {
-  auto saved = runner::ScanCheckpoints(trial.output_dir,
-                                       config_.checkpoints.pattern);
+  auto saved =
+      runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
   if (saved.empty()) return;
   // The history only grows (a resumed run keeps its checkpoint's), so the
   // entries past those fed are the new ones.
@@ -94,32 +95,32 @@ void Sweep::PauseAtCheckpoint(LiveTrial& trial, double milestone) {
 }
 
 void Sweep::CheckPause(LiveTrial& trial) {
-  auto saved = runner::ScanCheckpoints(trial.output_dir,
-                                       config_.checkpoints.pattern);
-  bool ready = !saved.empty() &&
-               SnapToRung(Progress(saved.back(), config_.time_attr)) >=
-                   *trial.pause_at;
+  auto saved =
+      runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
+  bool ready =
+      !saved.empty() &&
+      SnapToRung(Progress(saved.back(), config_.time_attr)) >= *trial.pause_at;
   bool late = std::chrono::steady_clock::now() >= trial.pause_deadline;
   if (!ready && !late) return;
   if (!ready) {
-    spdlog::warn("trial {}: no checkpoint for rung {} after {} s; pausing "
-                 "without one (a promotion retrains it from the start)",
-                 trial.id, core::FormatDouble(*trial.pause_at),
-                 config_.checkpoints.wait.count() / 1000);
+    spdlog::warn(
+        "trial {}: no checkpoint for rung {} after {} s; pausing "
+        "without one (a promotion retrains it from the start)",
+        trial.id, core::FormatDouble(*trial.pause_at),
+        config_.checkpoints.wait.count() / 1000);
   }
   trial.pause_at.reset();
   runner_.Stop(trial.id);
 }
 
-void Sweep::PruneCheckpoints(const LiveTrial& trial,
-                             core::TrialStatus status) {
+void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {
   if (config_.checkpoints.keep_best < 0 || trial.output_dir.empty()) return;
   if (status != core::TrialStatus::kStopped &&
       status != core::TrialStatus::kFailed) {
     return;
   }
   double value = trial.last_value.value_or(NAN);
-  double goodness = std::isnan(value) ? -INFINITY
+  double goodness = std::isnan(value)                  ? -INFINITY
                     : config_.mode == core::Mode::kMax ? value
                                                        : -value;
   kept_checkpoints_.emplace_back(goodness, trial.output_dir);

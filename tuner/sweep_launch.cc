@@ -119,11 +119,12 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   context.card_indices = runner::CardIndices(lease);
   context.devices = &devices.value();
   if (!config_.checkpoints.dir.empty()) {
-    trial.output_dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
+    trial.output_dir =
+        ExpandForTrial(config_, context, config_.checkpoints.dir);
     trial.state_entries = 0;
     trial.resumed_from.clear();
-    auto saved = runner::ScanCheckpoints(trial.output_dir,
-                                         config_.checkpoints.pattern);
+    auto saved =
+        runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
     if (trial.attempt > 0 && !saved.empty()) {
       context.checkpoint = trial.resumed_from = saved.back().dir;
       trial.state_entries = saved.back().log_history.size();

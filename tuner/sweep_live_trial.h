@@ -35,11 +35,11 @@ struct Sweep::LiveTrial {
   std::string reason;
   std::string seen_keys;  // of the first report, for error hints
   // Checkpoints (sweep_checkpoints.cc).
-  std::string output_dir;            // checkpoints.dir, filled in
-  std::optional<double> pause_at;    // paused at this rung once its
+  std::string output_dir;          // checkpoints.dir, filled in
+  std::optional<double> pause_at;  // paused at this rung once its
   std::chrono::steady_clock::time_point pause_deadline;  // checkpoint is in
-  size_t state_entries = 0;          // log_history entries fed so far
-  std::string resumed_from;          // the checkpoint this attempt resumed
+  size_t state_entries = 0;  // log_history entries fed so far
+  std::string resumed_from;  // the checkpoint this attempt resumed
 };
 
 }  // namespace tuner

@@ -80,16 +80,17 @@ TEST_CASE("GaudiTrainer lines: keys with spaces, numpy scalars",
 }
 
 TEST_CASE("nan, inf, -inf, raw and quoted", "[runner][parser]") {
-  CHECK(std::isnan(One("{'loss': nan, 'grad_norm': nan, 'learning_rate': "
-                       "5e-05, 'epoch': 0.5}",
-                       "loss")));
-  CHECK(std::isinf(One("{'loss': inf, 'grad_norm': inf, 'epoch': 0.5}",
-                       "grad_norm")));
+  CHECK(
+      std::isnan(One("{'loss': nan, 'grad_norm': nan, 'learning_rate': "
+                     "5e-05, 'epoch': 0.5}",
+                     "loss")));
+  CHECK(std::isinf(
+      One("{'loss': inf, 'grad_norm': inf, 'epoch': 0.5}", "grad_norm")));
   CHECK(One("{'eval_loss': -inf, 'epoch': 1.0}", "eval_loss") == -INFINITY);
-  CHECK(std::isnan(One("{'loss': 'nan', 'grad_norm': 'inf', 'epoch': '0.5'}",
-                       "loss")));
-  CHECK(std::isnan(One("[tune-metric]: {\"epoch\": 2, \"metric\": NaN}",
-                       "metric")));
+  CHECK(std::isnan(
+      One("{'loss': 'nan', 'grad_norm': 'inf', 'epoch': '0.5'}", "loss")));
+  CHECK(std::isnan(
+      One("[tune-metric]: {\"epoch\": 2, \"metric\": NaN}", "metric")));
 }
 
 TEST_CASE("JSON lines and Syne Tune's tag", "[runner][parser]") {
@@ -139,9 +140,16 @@ TEST_CASE("the Trainer's metrics blocks", "[runner][parser]") {
   CHECK(std::isnan(Get(reports[1], "eval_loss")));
   CHECK(Get(reports[1], "eval_runtime") == Approx(132.85));
   CHECK(Get(reports[1], "epoch") == 3.0);
+  // optimum-neuron's train.py: a runtime without centiseconds
+  auto neuron = Feed({"***** train metrics *****",
+                      "  epoch                    =        3.0",
+                      "  train_runtime            =    0:08:30",
+                      "  train_samples_per_second =     96.337", ""});
+  REQUIRE(neuron.size() == 1);
+  CHECK(Get(neuron[0], "train_runtime") == 510);
   // A block at the very end of the output is emitted by Finish.
-  auto last = Feed({"***** eval metrics *****", "  epoch = 1.0",
-                    "  eval_f1 = 0.5"});
+  auto last =
+      Feed({"***** eval metrics *****", "  epoch = 1.0", "  eval_f1 = 0.5"});
   REQUIRE(last.size() == 1);
   CHECK(Get(last[0], "eval_f1") == 0.5);
 }

@@ -102,6 +102,59 @@ TEST_CASE("the devices section: kinds, groups, launcher, each checked",
               "neuron | cuda | cpu (did you mean 'cpu'?)");
 }
 
+TEST_CASE("metrics formats and checkpoints, each checked",
+          "[tuner][config][trainer]") {
+  auto c = Load(kValid +
+                "checkpoints: {dir: \"{trial_dir}/out\", keep_best: 2, "
+                "resume: \"--resume {checkpoint}\"}\n"
+                "metrics_format: trainer_state\n");
+  INFO(c.status().message());
+  REQUIRE(c.ok());
+  CHECK(c.value().checkpoints.keep_best == 2);
+  CHECK(c.value().checkpoints.pattern == "checkpoint-*/trainer_state.json");
+  CHECK(c.value().metrics_format == "trainer_state");
+  ExpectError(kValid + "metrics_format: trainer_state\n",
+              "x.yaml:18: metrics_format: trainer_state needs checkpoints.dir "
+              "(where trainer_state.json files appear)");
+  ExpectError(kValid + "metrics_format: regex\nmetrics_regex: \"(a\"\n",
+              "x.yaml:19: metrics_regex: does not compile: Mismatched '(' and "
+              "')' in regular expression");
+  ExpectError(kValid + "checkpoints: {dir: x, resume: \"--r {chekpoint}\"}\n",
+              "x.yaml:18: checkpoints.resume: placeholder {chekpoint} names no "
+              "parameter (did you mean {checkpoint}?)");
+}
+
+TEST_CASE("the shipped accelerator configs say what their docs say",
+          "[tuner][config][trainer]") {
+  auto load = [](const std::string& name) {
+    auto c = LoadConfigFile(SOURCE_DIR "/configs/" + name, "/work");
+    INFO(name << ": " << c.status().message());
+    REQUIRE(c.ok());
+    return c.value();
+  };
+  ExperimentConfig gaudi = load("gaudi-bert-mrpc.yaml");
+  CHECK(gaudi.devices.kind == "habana");
+  CHECK(gaudi.metric == "eval_f1");
+  CHECK(gaudi.scheduler.promotion);
+  CHECK(gaudi.checkpoints.dir == "{trial_dir}/output");
+  CHECK(gaudi.command.find("--num_train_epochs {max_t}") != std::string::npos);
+  CHECK(gaudi.command.find("--eval_strategy epoch --save_strategy epoch") !=
+        std::string::npos);
+  const auto& lr = gaudi.space.params[0];
+  CHECK(lr.distribution == core::Distribution::kLogUniform);
+  CHECK(lr.low == 1e-6);
+  CHECK(lr.high == 1e-4);
+  ExperimentConfig neuron = load("trainium-bert-emotion.yaml");
+  CHECK(neuron.devices.kind == "neuron");
+  CHECK(neuron.devices.per_trial == 2);
+  CHECK(neuron.metric == "loss");
+  CHECK(neuron.mode == core::Mode::kMin);
+  CHECK_FALSE(neuron.scheduler.promotion);  // NeuronTrainer cannot resume
+  CHECK(neuron.command.find("--nproc_per_node {num_devices}") !=
+        std::string::npos);
+  CHECK(load("cuda-example.yaml").devices.kind == "cuda");
+}
+
 TEST_CASE("bad configs get one line naming file and line and key",
           "[tuner][config]") {
   ExpectError("name: [unclosed\n",

@@ -31,7 +31,8 @@ search_space:
 searcher: {type: grid}
 scheduler: {type: asha, mode: )" +
          mode + R"(, max_t: 9, grace_period: 1, reduction_factor: 3}
-checkpoints: )" + checkpoints + R"(
+checkpoints: )" +
+         checkpoints + R"(
 devices: {kind: cpu, slots: 1}
 )" + extra;
 }
@@ -63,7 +64,8 @@ int TotalEpochs(const SweepResult& result) {
 double Best(const SweepResult& result) {
   double best = -1;
   for (const auto& t : result.trials)
-    if (t.status == TrialStatus::kCompleted) best = std::max(best, *t.last_value);
+    if (t.status == TrialStatus::kCompleted)
+      best = std::max(best, *t.last_value);
   return best;
 }
 
@@ -116,8 +118,8 @@ std::vector<std::string> Decisions(SweepResult& result) {
 TEST_CASE("trainer_state.json alone gives the decisions stdout gives",
           "[trainer][process]") {
   auto from_stdout = RunSweep(Config("hf-stdout", "promotion"));
-  auto from_state = RunSweep(Config("hf-state", "promotion",
-                                    "metrics_format: trainer_state\n"));
+  auto from_state = RunSweep(
+      Config("hf-state", "promotion", "metrics_format: trainer_state\n"));
   REQUIRE(from_stdout.outcome == SweepOutcome::kFinished);
   REQUIRE(from_state.outcome == SweepOutcome::kFinished);
   auto a = Decisions(from_stdout);
@@ -156,7 +158,9 @@ TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
     REQUIRE(at != std::string::npos);
     yaml.replace(at, from.size(), to);
   };
-  replace("python run_glue.py", "python3 FAKEHF --epoch_seconds 0.03");
+  replace("python run_glue.py",
+          "python3 FAKEHF --epoch_seconds 0.03 --fractional_epochs "
+          "--transformers_version 5");
   replace("num_trials: 40", "num_trials: 16");
   replace("/tmp/tuner-recipe-cache", "recipes");
   auto result = RunSweep(yaml);
@@ -169,6 +173,16 @@ TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
     completed += trial.status == TrialStatus::kCompleted;
   }
   CHECK(completed >= 1);
+  // Epochs printed as 0.9996, 1.9996, … were judged as the rungs 1, 2, …
+  auto reports = result.store->ListReports(result.trials[0].id);
+  REQUIRE(reports.ok());
+  int judged = 0;
+  for (const auto& report : reports.value()) {
+    if (!report.value || !report.time) continue;
+    ++judged;
+    CHECK(*report.time == std::round(*report.time));
+  }
+  CHECK(judged >= 1);
   auto leases = result.store->ListLeases(result.experiment.id);
   REQUIRE(leases.ok());
   for (const auto& lease : leases.value()) CHECK(lease.kind == "habana");
