@@ -27,6 +27,9 @@ class LineReader {
   void Finish(const LineHandler& on_line);
   // Bytes consumed from the file so far.
   int64_t offset() const { return offset_; }
+  // Starts reading at `offset` (output before it was handled elsewhere).
+  void Seek(int64_t offset) { offset_ = offset; }
+  const std::string& path() const { return path_; }
 
  private:
   void Consume(std::string_view chunk, const LineHandler& on_line);

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +10,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "trial_runner/line_reader.h"
 #include "trial_runner/metric_parser.h"
@@ -19,33 +23,30 @@ namespace tuner::runner {
 namespace asio = boost::asio;
 
 struct LocalRunner::Process {
-  Process(asio::io_context& io, const TrialLaunch& launch, SpawnedProcess p)
+  Process(asio::io_context& io, const TrialLaunch& launch, pid_t shim_pid,
+          int pidfd, bool child)
       : trial(launch.trial),
-        pid(p.pid),
-        pidfd(io, p.pidfd),
+        shim(shim_pid),
+        own_child(child),
+        pidfd(io, pidfd),
         stdout_reader(launch.spawn.stdout_path, kMaxMetricLineBytes),
-        timeout_timer(io),
-        kill_timer(io),
-        stop_grace(launch.stop_grace),
+        stop_timer(io),
+        status_path(launch.status_path),
         cleanup(launch.cleanup),
         metrics(launch.metrics) {}
 
   core::TrialId trial;
-  pid_t pid;
+  pid_t shim;
+  bool own_child;  // started by this runner: it reaps the shim
   asio::posix::stream_descriptor pidfd;
   LineReader stdout_reader;
   FileWatcher::WatchId watch = -1;
-  asio::steady_timer timeout_timer;
-  asio::steady_timer kill_timer;
-  std::chrono::milliseconds stop_grace;
+  asio::steady_timer stop_timer;
+  std::string status_path;
   std::vector<std::string> cleanup;
   MetricStream metrics;
-  bool timed_out = false;
   bool stop_requested = false;
-  bool kill_armed = false;
-  bool group_gone = false;  // its pgid may belong to someone else now
-  int status = 0;           // the main process's wait status
-  int cleanup_pid = -1;
+  TrialExit exit;
 };
 
 namespace {
@@ -64,32 +65,116 @@ core::Status CreateLogFiles(const SpawnRequest& request) {
   return core::Status::Ok();
 }
 
-// Reaps the group's zombies that are this process's children (orphans
-// re-parented to it as a subreaper), then asks whether any process is left.
-bool GroupAlive(pid_t pgid) {
-  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+// What posix_spawnp would run for `program`, checked before the shim is
+// started, so that a typo fails the launch at once with a clear message.
+core::Status CheckExecutable(const std::vector<std::string>& argv,
+                             const std::string& cwd) {
+  if (argv.empty()) return core::InvalidArgument("empty command");
+  const std::string& program = argv[0];
+  auto executable = [](const std::string& path) {
+    return access(path.c_str(), X_OK) == 0 &&
+           !std::filesystem::is_directory(path);
+  };
+  bool found = false;
+  if (program.find('/') != std::string::npos) {
+    std::filesystem::path p(program);
+    if (p.is_relative() && !cwd.empty()) p = std::filesystem::path(cwd) / p;
+    found = executable(p.string());
+  } else {
+    const char* path = getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/bin:/bin");
+    for (std::string dir; !found && std::getline(dirs, dir, ':');)
+      found = executable((dir.empty() ? "." : dir) + "/" + program);
   }
-  return kill(-pgid, 0) == 0 || errno == EPERM;
+  if (found) return core::Status::Ok();
+  return core::InvalidArgument("cannot execute '" + program +
+                               "': No such file or directory");
 }
 
-TrialExit DescribeStatus(int status) {
+std::vector<std::string> ShimArgv(const RunnerOptions& options,
+                                  const TrialLaunch& launch) {
+  const SpawnRequest& s = launch.spawn;
+  std::vector<std::string> argv = {options.shim_path,
+                                   "--stdout",
+                                   s.stdout_path,
+                                   "--stderr",
+                                   s.stderr_path,
+                                   "--status",
+                                   launch.status_path,
+                                   "--grace-ms",
+                                   std::to_string(launch.stop_grace.count())};
+  auto add = [&argv](const char* flag, const std::string& value) {
+    argv.insert(argv.end(), {flag, value});
+  };
+  if (!s.cwd.empty()) add("--cwd", s.cwd);
+  if (launch.timeout.count() > 0)
+    add("--timeout-ms", std::to_string(launch.timeout.count()));
+  if (launch.idle_timeout.count() > 0)
+    add("--idle-ms", std::to_string(launch.idle_timeout.count()));
+  if (launch.log_cap > 0) add("--log-cap", std::to_string(launch.log_cap));
+  if (!options.tuner_lock.empty() && options.orphan_timeout.count() > 0) {
+    add("--tuner-lock", options.tuner_lock);
+    add("--orphan-ms", std::to_string(options.orphan_timeout.count()));
+  }
+  argv.push_back("--");
+  argv.insert(argv.end(), s.argv.begin(), s.argv.end());
+  return argv;
+}
+
+TrialExit ReadStatus(const std::string& path) {
   TrialExit exit;
-  if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) exit.signal = WTERMSIG(status);
+  std::ifstream in(path);
+  auto status = nlohmann::json::parse(in, nullptr, false);
+  if (!status.is_object()) {
+    exit.lost = true;
+    exit.signal = SIGKILL;
+    return exit;
+  }
+  if (status.contains("exit_code"))
+    exit.exit_code = status["exit_code"].get<int>();
+  exit.signal = status.value("signal", 0);
+  exit.timed_out = status.value("timed_out", false);
+  exit.idle = status.value("idle", false);
+  exit.orphaned = status.value("orphaned", false);
+  exit.stop_requested = status.value("stop_requested", false);
   return exit;
+}
+
+int PidfdOpen(pid_t pid) {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd;
 }
 
 }  // namespace
 
-LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer)
-    : io_(io), observer_(observer), watcher_(io) {
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+std::optional<int64_t> ProcessStartTime(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  // Fields 3.. follow the command; starttime is field 22.
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 3 && field == "Z") return std::nullopt;  // a zombie is gone
+    if (i == 22) return std::stoll(field);
+  }
+  return std::nullopt;
 }
+
+LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer,
+                         RunnerOptions options)
+    : io_(io),
+      observer_(observer),
+      options_(std::move(options)),
+      watcher_(io) {}
 
 LocalRunner::~LocalRunner() {
   for (auto& [trial, process] : processes_) {
-    kill(-process->pid, SIGKILL);
-    waitpid(process->pid, nullptr, 0);
+    kill(process->shim, SIGUSR1);
+    if (process->own_child) waitpid(process->shim, nullptr, 0);
   }
 }
 
@@ -98,41 +183,63 @@ LocalRunner::Process* LocalRunner::Find(core::TrialId trial) {
   return it == processes_.end() ? nullptr : it->second.get();
 }
 
+pid_t LocalRunner::ShimPid(core::TrialId trial) const {
+  auto it = processes_.find(trial);
+  return it == processes_.end() ? -1 : it->second->shim;
+}
+
 core::Status LocalRunner::Start(const TrialLaunch& launch) {
   if (Find(launch.trial)) {
     return core::AlreadyExists("trial " + std::to_string(launch.trial) +
                                " is already running");
   }
+  TUNER_RETURN_IF_ERROR(CheckExecutable(launch.spawn.argv, launch.spawn.cwd));
   TUNER_RETURN_IF_ERROR(CreateLogFiles(launch.spawn));
-  auto spawned = Spawn(launch.spawn);
+  TrialLaunch with_status = launch;
+  if (with_status.status_path.empty())
+    with_status.status_path = launch.spawn.stdout_path + ".status";
+  std::remove(with_status.status_path.c_str());
+  SpawnRequest shim;
+  shim.argv = ShimArgv(options_, with_status);
+  shim.env = launch.spawn.env;
+  shim.stdout_path = shim.stderr_path = "/dev/null";
+  shim.cpus = launch.spawn.cpus;
+  shim.inherit_fds = launch.spawn.inherit_fds;
+  shim.new_session = true;
+  auto spawned = Spawn(shim);
   if (!spawned.ok()) return spawned.status();
-  auto process = std::make_unique<Process>(io_, launch, spawned.value());
-  core::TrialId trial = launch.trial;
-  auto watch = watcher_.Watch(launch.spawn.stdout_path,
-                              [this, trial] { ReadOutput(trial); });
-  if (watch.ok()) process->watch = watch.value();
-  if (launch.timeout.count() > 0) {
-    process->timeout_timer.expires_after(launch.timeout);
-    process->timeout_timer.async_wait([this, trial](auto ec) {
-      Process* p = ec ? nullptr : Find(trial);
-      if (!p) return;
-      p->timed_out = true;
-      Stop(trial);
-    });
-  }
-  WaitForExit(*process);
-  processes_.emplace(trial, std::move(process));
-  // Output written before the watch was in place.
-  ReadOutput(trial);
-  return core::Status::Ok();
+  return Follow(std::make_unique<Process>(io_, with_status, spawned.value().pid,
+                                          spawned.value().pidfd, true),
+                0);
 }
 
-void LocalRunner::WaitForExit(Process& process) {
-  core::TrialId trial = process.trial;
-  process.pidfd.async_wait(asio::posix::stream_descriptor::wait_read,
-                           [this, trial](const boost::system::error_code& ec) {
-                             if (!ec) HandleExit(trial);
-                           });
+core::Status LocalRunner::Adopt(const Adoption& adoption) {
+  int pidfd = PidfdOpen(adoption.shim_pid);
+  if (pidfd < 0) {
+    return core::NotFound("the shim of trial " +
+                          std::to_string(adoption.trial) + " is gone");
+  }
+  TrialLaunch launch = adoption.launch;
+  launch.trial = adoption.trial;
+  return Follow(
+      std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false),
+      adoption.stdout_offset);
+}
+
+core::Status LocalRunner::Follow(std::unique_ptr<Process> process,
+                                 int64_t offset) {
+  core::TrialId trial = process->trial;
+  process->stdout_reader.Seek(offset);
+  auto watch = watcher_.Watch(process->stdout_reader.path(),
+                              [this, trial] { ReadOutput(trial); });
+  if (watch.ok()) process->watch = watch.value();
+  process->pidfd.async_wait(asio::posix::stream_descriptor::wait_read,
+                            [this, trial](const boost::system::error_code& ec) {
+                              if (!ec) HandleExit(trial);
+                            });
+  processes_.emplace(trial, std::move(process));
+  ReadOutput(trial);  // output written before the watch was in place
+  return core::Status::Ok();
 }
 
 void LocalRunner::ReadOutput(core::TrialId trial) {
@@ -154,26 +261,15 @@ void LocalRunner::Stop(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process || process->stop_requested) return;
   process->stop_requested = true;
-  Signal(*process, SIGTERM);
-  if (process->kill_armed) return;
-  process->kill_armed = true;
-  process->kill_timer.expires_after(process->stop_grace);
-  process->kill_timer.async_wait([this, trial](auto ec) {
-    Process* p = ec ? nullptr : Find(trial);
-    if (p) Signal(*p, SIGKILL);
-  });
-}
-
-void LocalRunner::Signal(Process& process, int signal) {
-  if (!process.group_gone) kill(-process.pid, signal);
+  kill(process->shim, SIGTERM);  // the shim escalates after the grace
 }
 
 void LocalRunner::StopAfter(core::TrialId trial,
                             std::chrono::milliseconds delay) {
   Process* process = Find(trial);
   if (!process || process->stop_requested) return;
-  process->timeout_timer.expires_after(delay);
-  process->timeout_timer.async_wait([this, trial](auto ec) {
+  process->stop_timer.expires_after(delay);
+  process->stop_timer.async_wait([this, trial](auto ec) {
     if (!ec) Stop(trial);
   });
 }
@@ -181,59 +277,40 @@ void LocalRunner::StopAfter(core::TrialId trial,
 void LocalRunner::KillAll() {
   for (auto& [trial, process] : processes_) {
     process->stop_requested = true;
-    Signal(*process, SIGKILL);
+    kill(process->shim, SIGUSR1);
   }
+}
+
+void LocalRunner::Detach() {
+  for (auto& [trial, process] : processes_) {
+    watcher_.Unwatch(process->watch);
+    process->pidfd.cancel();
+  }
+  processes_.clear();
 }
 
 void LocalRunner::HandleExit(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process) return;
-  while (waitpid(process->pid, &process->status, 0) < 0 && errno == EINTR) {
+  if (process->own_child) {
+    while (waitpid(process->shim, nullptr, 0) < 0 && errno == EINTR) {
+    }
   }
   process->pidfd.close();
-  if (!GroupAlive(process->pid)) return GroupGone(trial);
-  // What the main process left behind gets the same treatment as a stopped
-  // trial: SIGTERM, then SIGKILL after the grace period. The group id stays
-  // reserved while any member lives, so signalling it stays safe.
-  bool stopping = process->stop_requested;
-  Stop(trial);
-  process->stop_requested = stopping;
-  WaitForGroup(trial, std::chrono::milliseconds(1));
-}
-
-void LocalRunner::WaitForGroup(core::TrialId trial,
-                               std::chrono::milliseconds delay) {
-  Process* process = Find(trial);
-  if (!process) return;
-  if (!GroupAlive(process->pid)) return GroupGone(trial);
-  ReadOutput(trial);
-  process->timeout_timer.expires_after(delay);
-  process->timeout_timer.async_wait([this, trial, delay](auto ec) {
-    if (!ec)
-      WaitForGroup(trial, std::min(delay * 2, std::chrono::milliseconds(50)));
-  });
-}
-
-void LocalRunner::GroupGone(core::TrialId trial) {
-  Process* process = Find(trial);
-  if (!process) return;
-  process->group_gone = true;
-  process->kill_timer.cancel();
-  process->timeout_timer.cancel();
+  process->exit = ReadStatus(process->status_path);
+  process->exit.stop_requested |= process->stop_requested;
   if (process->cleanup.empty()) return Deliver(trial);
   SpawnRequest request;
   request.argv = process->cleanup;
   request.stdout_path = request.stderr_path = "/dev/null";
   auto spawned = Spawn(request);
-  process->cleanup.clear();
   if (!spawned.ok()) return Deliver(trial);
-  process->cleanup_pid = spawned.value().pid;
+  pid_t pid = spawned.value().pid;
   auto waiter = std::make_shared<asio::posix::stream_descriptor>(
       io_, spawned.value().pidfd);
   waiter->async_wait(asio::posix::stream_descriptor::wait_read,
-                     [this, trial, waiter](const boost::system::error_code&) {
-                       Process* p = Find(trial);
-                       if (p) waitpid(p->cleanup_pid, nullptr, 0);
+                     [this, trial, pid, waiter](auto) {
+                       waitpid(pid, nullptr, 0);
                        Deliver(trial);
                      });
 }
@@ -248,9 +325,7 @@ void LocalRunner::Deliver(core::TrialId trial) {
   process.metrics.Finish([&](core::Metrics metrics) {
     observer_.OnMetrics(trial, std::move(metrics));
   });
-  TrialExit exit = DescribeStatus(process.status);
-  exit.timed_out = process.timed_out;
-  exit.stop_requested = process.stop_requested;
+  TrialExit exit = process.exit;
   watcher_.Unwatch(process.watch);
   processes_.erase(it);
   observer_.OnExit(trial, exit);

@@ -39,9 +39,11 @@ void Configure(SpawnSetup& setup, const SpawnRequest& request) {
   posix_spawnattr_setsigmask(&setup.attr, &empty);
   posix_spawnattr_setsigdefault(&setup.attr, &defaults);
   posix_spawnattr_setpgroup(&setup.attr, 0);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP |
-                                            POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF);
+  short group =
+      request.new_session ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP;
+  posix_spawnattr_setflags(&setup.attr,
+                           static_cast<short>(group | POSIX_SPAWN_SETSIGMASK |
+                                              POSIX_SPAWN_SETSIGDEF));
   auto& actions = setup.actions;
   constexpr int kOutFlags = O_WRONLY | O_CREAT | O_TRUNC;
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

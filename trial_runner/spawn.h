@@ -23,6 +23,7 @@ struct SpawnRequest {
   std::vector<int> cpus;         // CPU affinity; empty: the tuner's
   std::vector<int> inherit_fds;  // close-on-exec fds the process keeps
                                  // (device lease locks)
+  bool new_session = false;      // setsid(): no terminal signals reach it
 };
 
 struct SpawnedProcess {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
 #include "tuner/cli.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
@@ -35,6 +36,30 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
 std::string TrialsRoot(const std::string& db_path) {
   fs::path parent = fs::absolute(db_path).parent_path();
   return (parent / "trials").string();
+}
+
+// tuner-shim lives next to the tuner binary.
+std::string ShimPath() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return (self.parent_path() / "tuner-shim").string();
+}
+
+// The lock a running tuner holds on its trials' directory: shims whose
+// tuner is gone for trial.orphan_timeout stop their trials. Retried briefly:
+// shims probe it by taking it for an instant.
+std::optional<runner::LockFile> HoldTunerLock(const std::string& trials_root) {
+  std::error_code ec;
+  fs::create_directories(trials_root, ec);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    if (auto lock =
+            runner::LockFile::TryAcquire(trials_root + "/.tuner.lock")) {
+      lock->WriteOwner("pid=" + std::to_string(getpid()));
+      return lock;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::nullopt;
 }
 
 int ExitCode(const Sweep& sweep, int signal) {
@@ -73,6 +98,17 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();
+  auto lock = HoldTunerLock(options.trials_root);
+  if (!lock) {
+    std::fprintf(stderr,
+                 "tuner: another tuner is running trials in %s (its lock "
+                 "%s/.tuner.lock is held)\n",
+                 options.trials_root.c_str(), options.trials_root.c_str());
+    return kExitFailure;
+  }
+  options.runner.shim_path = ShimPath();
+  options.runner.tuner_lock = options.trials_root + "/.tuner.lock";
+  options.runner.orphan_timeout = config.trial.orphan_timeout;
   options.on_finished = [&io] { io.stop(); };
   Sweep sweep(io, config, store, *progress, options);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -158,7 +158,21 @@ void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
                      ExperimentConfig& c) {
   Path path("trial");
   r.Map(node, path);
-  r.Keys(node, path, {"timeout", "max_failures", "stop_grace"});
+  r.Keys(node, path,
+         {"timeout", "max_failures", "stop_grace", "idle_timeout", "log_cap_mb",
+          "orphan_timeout"});
+  if (node["idle_timeout"])
+    c.trial.idle_timeout =
+        r.Duration(node["idle_timeout"], path / "idle_timeout");
+  if (node["orphan_timeout"]) {
+    c.trial.orphan_timeout =
+        r.Duration(node["orphan_timeout"], path / "orphan_timeout");
+  }
+  if (node["log_cap_mb"]) {
+    int64_t mb = r.Int(node["log_cap_mb"], path / "log_cap_mb");
+    if (mb < 1) Fail(node["log_cap_mb"], path / "log_cap_mb", "must be >= 1");
+    c.trial.log_cap = mb << 20;
+  }
   if (node["timeout"])
     c.trial.timeout = r.Duration(node["timeout"], path / "timeout");
   if (node["stop_grace"]) {

@@ -18,6 +18,10 @@ struct TrialPolicy {
   std::chrono::milliseconds timeout{0};  // wall clock per attempt; 0 = none
   int max_failures = 0;                  // retries of a trial that crashed
   std::chrono::milliseconds stop_grace{10000};  // SIGTERM → SIGKILL
+  std::chrono::milliseconds idle_timeout{0};    // no output; 0 = none
+  int64_t log_cap = 100 << 20;  // bytes per log before only metric lines
+  // A trial whose tuner is gone this long is stopped by its shim.
+  std::chrono::milliseconds orphan_timeout{600000};
 };
 
 // Which devices trials run on (docs/devices.md).

@@ -49,7 +49,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       pool_(*options_.pool),
       retry_timer_(io),
       checkpoint_timer_(io),
-      runner_(io, *this) {
+      runner_(io, *this, options_.runner) {
   counts_.total = config.num_trials;
 }
 
@@ -225,6 +225,18 @@ std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
   if (exit.timed_out) {
     reason = "timed out after " +
              core::FormatDouble(config_.trial.timeout.count() / 1000.0) + " s";
+    return TrialStatus::kFailed;
+  }
+  if (exit.idle) {
+    reason = "no output for " +
+             core::FormatDouble(config_.trial.idle_timeout.count() / 1000.0) +
+             " s";
+    return TrialStatus::kFailed;
+  }
+  if (exit.orphaned) {
+    reason = "stopped by its shim: no tuner for " +
+             core::FormatDouble(config_.trial.orphan_timeout.count() / 1000.0) +
+             " s";
     return TrialStatus::kFailed;
   }
   if (exit.exit_code == 0) {

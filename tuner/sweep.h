@@ -39,6 +39,7 @@ class Sweep : public runner::RunnerObserver {
     std::string trials_root;  // trials/<id>/ live here
     int cpus = 1;
     runner::DevicePool* pool = nullptr;  // required; outlives the sweep
+    runner::RunnerOptions runner;        // the shim, the tuner's lock
     std::function<void()> on_finished;   // called once, when the sweep ends
   };
 

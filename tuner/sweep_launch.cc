@@ -139,6 +139,9 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.spawn.inherit_fds = lease.lock_fds();
   launch.timeout = config_.trial.timeout;
   launch.stop_grace = config_.trial.stop_grace;
+  launch.idle_timeout = config_.trial.idle_timeout;
+  launch.log_cap = config_.trial.log_cap;
+  launch.status_path = dir + "/status.json";
   launch.metrics.enabled = config_.metrics_format != "trainer_state";
   launch.metrics.objective = config_.metric;
   launch.metrics.regex = config_.metrics_regex;

@@ -65,7 +65,7 @@ TEST_CASE("runner delivers the metrics of every output format",
   Fixture f;
   boost::asio::io_context io;
   Recorder recorder(io, 4);
-  LocalRunner runner(io, recorder);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
   const char* formats[] = {"json", "hf", "hf-quoted", "tune"};
   for (int i = 0; i < 4; ++i) {
     REQUIRE(runner
@@ -90,7 +90,7 @@ TEST_CASE("runner passes env and cwd and reports crashes",
   Fixture f;
   boost::asio::io_context io;
   Recorder recorder(io, 1);
-  LocalRunner runner(io, recorder);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
   auto launch = f.Launch(1, {"--crash-at", "2", "--env-file", "env.txt"});
   launch.spawn.env = {{"TUNER_TEST_VAR", "a b;$c"}};
   launch.spawn.cwd = f.dir;
@@ -110,7 +110,7 @@ TEST_CASE("runner stops and escalates to SIGKILL and times out",
   Fixture f;
   boost::asio::io_context io;
   Recorder recorder(io, 3);
-  LocalRunner runner(io, recorder);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
   REQUIRE(runner.Start(f.Launch(1, {"--hang-at", "1"})).ok());
   REQUIRE(
       runner.Start(f.Launch(2, {"--hang-at", "1", "--ignore-sigterm"})).ok());
@@ -145,7 +145,7 @@ TEST_CASE("runner kills what a trial leaves in its process group",
   Fixture f;
   boost::asio::io_context io;
   Recorder recorder(io, 1);
-  LocalRunner runner(io, recorder);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
   TrialLaunch launch = f.Launch(1, {});
   std::string pid_file = f.dir / "child.pid";
   launch.spawn.argv = {"/bin/sh", "-c",
@@ -174,7 +174,7 @@ TEST_CASE("runner refuses a command it cannot execute", "[runner][process]") {
   Fixture f;
   boost::asio::io_context io;
   Recorder recorder(io, 1);
-  LocalRunner runner(io, recorder);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
   TrialLaunch launch = f.Launch(1, {});
   launch.spawn.argv = {"/nonexistent/train.py"};
   core::Status status = runner.Start(launch);

@@ -71,6 +71,7 @@ inline SweepResult RunSweep(std::string yaml) {
   options.trials_root = result.dir / "trials";
   options.config_json = "{}";
   options.pool = &pool.value();
+  options.runner.shim_path = TUNER_SHIM;
   options.cpus = 2;
   options.on_finished = [&io] { io.stop(); };
   auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,104 @@
+#include "trial_runner/shim/capped_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace tuner::shim {
+
+namespace {
+
+constexpr size_t kMaxKeptLine = 64 * 1024;
+
+bool MayCarryMetrics(std::string_view line) {
+  return line.find('{') != std::string_view::npos ||
+         line.find('=') != std::string_view::npos ||
+         line.find("*****") != std::string_view::npos;
+}
+
+}  // namespace
+
+CappedLog::CappedLog(const std::string& path, int64_t cap) : cap_(cap) {
+  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+CappedLog::~CappedLog() { Close(); }
+
+void CappedLog::WriteRaw(std::string_view bytes) {
+  while (!bytes.empty() && fd_ >= 0) {
+    ssize_t n = write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // disk full: the trial goes on, its log does not
+    written_ += n;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void CappedLog::Write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    bool fits = written_ + static_cast<int64_t>(bytes.size()) <= cap_;
+    if (!capped_ && (cap_ <= 0 || fits)) {
+      WriteRaw(bytes);
+      at_line_start_ = bytes.back() == '\n';
+      return;
+    }
+    if (!capped_ && !at_line_start_) {
+      // Finish the line under way before keeping lines selectively.
+      size_t newline = bytes.find('\n');
+      std::string_view rest = bytes.substr(0, newline + 1);
+      WriteRaw(rest);
+      if (newline == std::string_view::npos) return;
+      at_line_start_ = true;
+      bytes.remove_prefix(newline + 1);
+      continue;
+    }
+    capped_ = true;
+    size_t newline = bytes.find('\n');
+    std::string_view piece = bytes.substr(0, newline);
+    if (!overlong_ && line_.size() + piece.size() <= kMaxKeptLine) {
+      line_.append(piece);
+    } else {
+      dropped_ += static_cast<int64_t>(line_.size() + piece.size());
+      line_.clear();
+      overlong_ = true;
+    }
+    if (newline == std::string_view::npos) return;
+    if (!overlong_) EndLine(line_);
+    line_.clear();
+    overlong_ = false;
+    bytes.remove_prefix(newline + 1);
+  }
+}
+
+void CappedLog::EndLine(std::string_view line) {
+  if (MayCarryMetrics(line)) {
+    WriteRaw(line);
+    WriteRaw("\n");
+    return;
+  }
+  dropped_ += static_cast<int64_t>(line.size()) + 1;
+  if (!noted_) {
+    noted_ = true;
+    WriteRaw(
+        "[tuner: log cap reached; only lines that may carry metrics are "
+        "kept from here on]\n");
+  }
+}
+
+void CappedLog::Close() {
+  if (fd_ < 0) return;
+  if (!line_.empty() && !overlong_) {
+    if (cap_ <= 0 || MayCarryMetrics(line_)) WriteRaw(line_);
+  }
+  line_.clear();
+  if (dropped_ > 0) {
+    std::string note = "\n[tuner: " + std::to_string(dropped_) +
+                       " bytes of output dropped past the log cap]\n";
+    WriteRaw(note);
+  }
+  close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace tuner::shim
