@@ -42,6 +42,8 @@ struct TrialRecord {
   double created_at = 0;
   std::optional<double> started_at;
   std::optional<double> ended_at;
+  std::optional<int64_t> shim_pid;    // its tuner-shim, while it runs
+  std::optional<int64_t> shim_start;  // the shim's /proc start time
 };
 
 struct ReportRecord {
@@ -50,6 +52,8 @@ struct ReportRecord {
   std::optional<double> time;
   std::optional<double> value;
   core::Metrics metrics;
+  int64_t attempt = 1;            // the launch of the trial it came from
+  std::optional<int64_t> offset;  // stdout bytes read up to it
 };
 
 struct DecisionRecord {

@@ -92,6 +92,13 @@ CREATE TABLE leases (
 );
 CREATE INDEX leases_by_trial ON leases(trial_id);
 )sql",
+      // 4: what a restarted tuner needs to adopt running trials.
+      R"sql(
+ALTER TABLE trials ADD COLUMN shim_pid INTEGER;    -- its tuner-shim
+ALTER TABLE trials ADD COLUMN shim_start INTEGER;  -- /proc start time
+ALTER TABLE reports ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE reports ADD COLUMN offset INTEGER;     -- stdout bytes read
+)sql",
   };
   return kMigrations;
 }

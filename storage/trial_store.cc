@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
-    "last_time, last_value, best_value, created_at, started_at, ended_at";
+    "last_time, last_value, best_value, created_at, started_at, ended_at, "
+    "shim_pid, shim_start";
 
 ExperimentRecord ReadExperiment(const Statement& s) {
   ExperimentRecord r;
@@ -46,6 +47,8 @@ TrialRecord ReadTrial(const Statement& s) {
   r.created_at = s.Double(10);
   r.started_at = s.OptionalDouble(11);
   r.ended_at = s.OptionalDouble(12);
+  if (!s.IsNull(13)) r.shim_pid = s.Int(13);
+  if (!s.IsNull(14)) r.shim_start = s.Int(14);
   return r;
 }
 
@@ -126,8 +129,8 @@ core::Status TrialStore::PrepareStatements() {
       "started_at = $now, ended_at = NULL WHERE id = ?1",
       "UPDATE trials SET status = ?2, exit_code = ?3, reason = ?4, "
       "last_time = COALESCE(?5, last_time), ended_at = $now WHERE id = ?1",
-      "INSERT INTO reports (trial_id, seq, time, value, metrics, created_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, $now)",
+      "INSERT INTO reports (trial_id, seq, time, value, metrics, attempt, "
+      "offset, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
       "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "
       "CASE WHEN ?5 IS NULL THEN best_value WHEN best_value IS NULL THEN ?5 "
       "WHEN ?4 = 'max' THEN max(best_value, ?5) ELSE min(best_value, ?5) END "
@@ -330,6 +333,10 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
                             .Bind(3, report.time)
                             .Bind(4, report.value)
                             .Bind(5, MetricsToJson(report.metrics))
+                            .Bind(6, report.attempt)
+                            .Bind(7, report.offset
+                                         ? std::optional<double>(*report.offset)
+                                         : std::nullopt)
                             .Run());
   if (!report.time || !report.value) return core::Status::Ok();
   // The trial row is updated once per transaction, not once per report.

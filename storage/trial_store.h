@@ -66,6 +66,18 @@ class TrialStore {
   core::Result<std::vector<DecisionRecord>> ListDecisions(
       ExperimentId experiment);
 
+  // --- adoption by a restarted tuner (trial_store_leases.cc)
+  // Records (or clears, with nullopt) the shim that runs a trial.
+  core::Status SetShim(core::TrialId trial, std::optional<int64_t> pid,
+                       std::optional<int64_t> start);
+  // The stdout offset of the trial's last report in `attempt`, if any.
+  core::Result<std::optional<int64_t>> LastOffset(core::TrialId trial,
+                                                  int64_t attempt);
+  // The lease a trial holds now (not released), if any.
+  core::Result<std::optional<LeaseRecord>> HeldLease(core::TrialId trial);
+  // Runs `PRAGMA integrity_check`; "ok" when the file is sound.
+  core::Result<std::string> IntegrityCheck();
+
   // --- device leases (trial_store_leases.cc)
   // Records that an attempt holds devices from now on; returns the lease id.
   core::Result<int64_t> OpenLease(const LeaseRecord& lease);

@@ -1,4 +1,5 @@
-// TrialStore's device leases (the rest: trial_store.cc).
+// TrialStore's device leases and what adoption needs (the rest:
+// trial_store.cc).
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
@@ -43,6 +44,59 @@ core::Result<std::vector<LeaseRecord>> TrialStore::ListLeases(
     out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
                    s.Text(5), s.Double(6), s.OptionalDouble(7)});
   }
+}
+
+core::Status TrialStore::SetShim(core::TrialId trial,
+                                 std::optional<int64_t> pid,
+                                 std::optional<int64_t> start) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(
+      "UPDATE trials SET shim_pid = ?2, shim_start = ?3 WHERE id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = stmt.value();
+  s.Bind(1, trial);
+  pid ? (void)s.Bind(2, *pid) : (void)s.BindNull(2);
+  start ? (void)s.Bind(3, *start) : (void)s.BindNull(3);
+  return s.Run();
+}
+
+core::Result<std::optional<int64_t>> TrialStore::LastOffset(core::TrialId trial,
+                                                            int64_t attempt) {
+  auto stmt = db_->Prepare(
+      "SELECT offset FROM reports WHERE trial_id = ?1 AND attempt = ?2 AND "
+      "offset IS NOT NULL ORDER BY seq DESC LIMIT 1");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, trial).Bind(2, attempt);
+  auto row = s.Step();
+  if (!row.ok()) return row.error();
+  if (!row.value()) return std::optional<int64_t>();
+  return std::optional<int64_t>(s.Int(0));
+}
+
+core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
+    core::TrialId trial) {
+  auto stmt = db_->Prepare(
+      "SELECT id, trial_id, attempt, kind, devices, cpus, acquired_at, "
+      "released_at FROM leases WHERE trial_id = ?1 AND released_at IS NULL "
+      "ORDER BY id DESC LIMIT 1");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, trial);
+  auto row = s.Step();
+  if (!row.ok()) return row.error();
+  if (!row.value()) return std::optional<LeaseRecord>();
+  return std::optional<LeaseRecord>(
+      LeaseRecord{s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), s.Text(5),
+                  s.Double(6), s.OptionalDouble(7)});
+}
+
+core::Result<std::string> TrialStore::IntegrityCheck() {
+  auto stmt = db_->Prepare("PRAGMA integrity_check");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt.value().Step();
+  if (!row.ok()) return row.error();
+  return row.value() ? stmt.value().Text(0) : std::string("no answer");
 }
 
 }  // namespace tuner::storage

@@ -228,6 +228,23 @@ void DevicePool::StopWaiting() {
   reserved_group_.reset();
 }
 
+std::optional<DeviceLease> DevicePool::Adopt(const std::vector<int>& ids) {
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    Group& group = groups_[i];
+    std::vector<int> group_ids;
+    for (const auto& d : group.devices) group_ids.push_back(d.id);
+    if (group.leased || group_ids != ids) continue;
+    group.leased = true;
+    DeviceLease lease;
+    lease.group = static_cast<int>(i);
+    lease.kind = kind_;
+    lease.devices = group.devices;
+    lease.cpus = group.cpus;
+    return lease;
+  }
+  return std::nullopt;
+}
+
 void DevicePool::Release(DeviceLease lease) {
   if (lease.group >= 0 && static_cast<size_t>(lease.group) < groups_.size())
     groups_[static_cast<size_t>(lease.group)].leased = false;

@@ -56,6 +56,10 @@ class DevicePool {
   // A free group whose locks this process could take; nullopt when every
   // group is in use here or held (or reserved) by another process.
   std::optional<DeviceLease> TryAcquire();
+  // Marks the group made of exactly `ids` as leased here without taking its
+  // locks: a trial adopted from a previous tuner holds them (through its
+  // shim) until it ends. nullopt when no free group has those ids.
+  std::optional<DeviceLease> Adopt(const std::vector<int>& ids);
   // The group may be handed out again (its locks close with the lease).
   void Release(DeviceLease lease);
   // Drops a reservation made while waiting (nothing more to start).

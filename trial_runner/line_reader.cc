@@ -21,19 +21,23 @@ void LineReader::ReadAvailable(const LineHandler& on_line) {
   for (;;) {
     ssize_t n = pread(fd_, buffer, sizeof(buffer), offset_);
     if (n <= 0) return;
+    int64_t base = offset_;
     offset_ += n;
-    Consume(std::string_view(buffer, static_cast<size_t>(n)), on_line);
+    Consume(std::string_view(buffer, static_cast<size_t>(n)), base, on_line);
   }
 }
 
 void LineReader::Finish(const LineHandler& on_line) {
   ReadAvailable(on_line);
+  line_end_ = offset_;
   if (!partial_.empty() && !overlong_) on_line(partial_);
   partial_.clear();
   overlong_ = false;
 }
 
-void LineReader::Consume(std::string_view chunk, const LineHandler& on_line) {
+void LineReader::Consume(std::string_view chunk, int64_t base,
+                         const LineHandler& on_line) {
+  size_t start = 0;
   while (!chunk.empty()) {
     size_t newline = chunk.find('\n');
     std::string_view piece = chunk.substr(0, newline);
@@ -46,10 +50,12 @@ void LineReader::Consume(std::string_view chunk, const LineHandler& on_line) {
       }
     }
     if (newline == std::string_view::npos) return;
+    line_end_ = base + static_cast<int64_t>(start + newline + 1);
     if (!overlong_) on_line(partial_);
     partial_.clear();
     overlong_ = false;
     chunk.remove_prefix(newline + 1);
+    start += newline + 1;
   }
 }
 

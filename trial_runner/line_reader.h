@@ -30,14 +30,18 @@ class LineReader {
   // Starts reading at `offset` (output before it was handled elsewhere).
   void Seek(int64_t offset) { offset_ = offset; }
   const std::string& path() const { return path_; }
+  // During a LineHandler call: the file offset just past that line.
+  int64_t line_end() const { return line_end_; }
 
  private:
-  void Consume(std::string_view chunk, const LineHandler& on_line);
+  void Consume(std::string_view chunk, int64_t base,
+               const LineHandler& on_line);
 
   std::string path_;
   size_t max_line_;
   int fd_ = -1;
   int64_t offset_ = 0;
+  int64_t line_end_ = 0;
   std::string partial_;
   bool overlong_ = false;  // inside a line that exceeded max_line_
 };

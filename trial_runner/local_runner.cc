@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -164,6 +166,26 @@ std::optional<int64_t> ProcessStartTime(pid_t pid) {
   return std::nullopt;
 }
 
+pid_t FindShim(const std::string& status_path) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
+      continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)),
+                        std::istreambuf_iterator<char>());
+    std::string needle = std::string("--status") + '\0' + status_path + '\0';
+    if (cmdline.find("tuner-shim") == std::string::npos ||
+        cmdline.find(needle) == std::string::npos) {
+      continue;
+    }
+    pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (ProcessStartTime(pid)) return pid;  // not a zombie
+  }
+  return -1;
+}
+
 LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer,
                          RunnerOptions options)
     : io_(io),
@@ -173,6 +195,7 @@ LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer,
 
 LocalRunner::~LocalRunner() {
   for (auto& [trial, process] : processes_) {
+    if (process->shim <= 0) continue;
     kill(process->shim, SIGUSR1);
     if (process->own_child) waitpid(process->shim, nullptr, 0);
   }
@@ -214,16 +237,26 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
 }
 
 core::Status LocalRunner::Adopt(const Adoption& adoption) {
-  int pidfd = PidfdOpen(adoption.shim_pid);
-  if (pidfd < 0) {
-    return core::NotFound("the shim of trial " +
-                          std::to_string(adoption.trial) + " is gone");
-  }
   TrialLaunch launch = adoption.launch;
   launch.trial = adoption.trial;
-  return Follow(
-      std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false),
-      adoption.stdout_offset);
+  int pidfd = adoption.shim_pid > 0 ? PidfdOpen(adoption.shim_pid) : -1;
+  if (pidfd >= 0) {
+    return Follow(
+        std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false),
+        adoption.stdout_offset);
+  }
+  // The shim is gone. If it finished, its status and the output after the
+  // offset are still to be delivered.
+  if (access(launch.status_path.c_str(), R_OK) != 0) {
+    return core::NotFound("the shim of trial " +
+                          std::to_string(adoption.trial) +
+                          " is gone and left no status");
+  }
+  int placeholder = eventfd(1, EFD_CLOEXEC);  // readable at once
+  TUNER_RETURN_IF_ERROR(
+      Follow(std::make_unique<Process>(io_, launch, -1, placeholder, false),
+             adoption.stdout_offset));
+  return core::Status::Ok();
 }
 
 core::Status LocalRunner::Follow(std::unique_ptr<Process> process,
@@ -252,8 +285,9 @@ void LocalRunner::ReadOutput(core::TrialId trial) {
 void LocalRunner::DeliverLine(core::TrialId trial, std::string_view line) {
   Process* process = Find(trial);
   if (!process) return;
+  int64_t offset = process->stdout_reader.line_end();
   process->metrics.Feed(line, [&](core::Metrics metrics) {
-    observer_.OnMetrics(trial, std::move(metrics));
+    observer_.OnMetrics(trial, std::move(metrics), offset);
   });
 }
 
@@ -261,7 +295,7 @@ void LocalRunner::Stop(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process || process->stop_requested) return;
   process->stop_requested = true;
-  kill(process->shim, SIGTERM);  // the shim escalates after the grace
+  if (process->shim > 0) kill(process->shim, SIGTERM);  // it escalates
 }
 
 void LocalRunner::StopAfter(core::TrialId trial,
@@ -277,7 +311,7 @@ void LocalRunner::StopAfter(core::TrialId trial,
 void LocalRunner::KillAll() {
   for (auto& [trial, process] : processes_) {
     process->stop_requested = true;
-    kill(process->shim, SIGUSR1);
+    if (process->shim > 0) kill(process->shim, SIGUSR1);
   }
 }
 
@@ -322,8 +356,9 @@ void LocalRunner::Deliver(core::TrialId trial) {
   ReadOutput(trial);
   process.stdout_reader.Finish(
       [&](std::string_view line) { DeliverLine(trial, line); });
+  int64_t end = process.stdout_reader.offset();
   process.metrics.Finish([&](core::Metrics metrics) {
-    observer_.OnMetrics(trial, std::move(metrics));
+    observer_.OnMetrics(trial, std::move(metrics), end);
   });
   TrialExit exit = process.exit;
   watcher_.Unwatch(process.watch);

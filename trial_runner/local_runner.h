@@ -62,8 +62,10 @@ class RunnerObserver {
  public:
   virtual ~RunnerObserver() = default;
   // A report from the trial's stdout (a line, or a metrics block), and the
-  // stdout offset just past it. May call LocalRunner::Stop().
-  virtual void OnMetrics(core::TrialId trial, core::Metrics metrics) = 0;
+  // stdout offset just past the line that completed it (where a tuner that
+  // adopts the trial resumes reading). May call LocalRunner::Stop().
+  virtual void OnMetrics(core::TrialId trial, core::Metrics metrics,
+                         int64_t offset) = 0;
   // The trial's main process exited and every other process of its group
   // is gone too (what it left behind got SIGTERM, then SIGKILL after the
   // stop grace); every line it wrote was delivered before. The trial's
@@ -131,6 +133,10 @@ class LocalRunner {
 // ticks since boot), or nullopt when there is no such process. A pid and its
 // start time name one process for the machine's uptime.
 std::optional<int64_t> ProcessStartTime(pid_t pid);
+
+// The live tuner-shim whose command line names `status_path` (a shim
+// started just before its tuner died, before its pid was stored), or -1.
+pid_t FindShim(const std::string& status_path);
 
 }  // namespace tuner::runner
 

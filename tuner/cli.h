@@ -28,6 +28,8 @@ struct QueryOptions {
   std::string format = "table";
 };
 int Best(const QueryOptions& options);
+// Takes up an unfinished experiment: adopts its running trials, goes on.
+int Resume(const QueryOptions& options);
 
 struct PlanOptions {
   std::string config_path;

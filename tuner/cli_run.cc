@@ -11,6 +11,7 @@
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
 #include "tuner/cli.h"
+#include "tuner/cli_sweep.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
 #include "tuner/line_progress.h"
@@ -24,116 +25,50 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
-  if (isatty(STDOUT_FILENO)) {
-    return std::make_unique<TableProgress>(stdout, config.metric,
-                                           config.time_attr);
-  }
-  return std::make_unique<LineProgress>(stdout, config.metric,
-                                        config.time_attr);
-}
-
-std::string TrialsRoot(const std::string& db_path) {
-  fs::path parent = fs::absolute(db_path).parent_path();
-  return (parent / "trials").string();
-}
-
-// tuner-shim lives next to the tuner binary.
-std::string ShimPath() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return (self.parent_path() / "tuner-shim").string();
-}
-
-// The lock a running tuner holds on its trials' directory: shims whose
-// tuner is gone for trial.orphan_timeout stop their trials. Retried briefly:
-// shims probe it by taking it for an instant.
-std::optional<runner::LockFile> HoldTunerLock(const std::string& trials_root) {
-  std::error_code ec;
-  fs::create_directories(trials_root, ec);
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    if (auto lock =
-            runner::LockFile::TryAcquire(trials_root + "/.tuner.lock")) {
-      lock->WriteOwner("pid=" + std::to_string(getpid()));
-      return lock;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return std::nullopt;
-}
-
-int ExitCode(const Sweep& sweep, int signal) {
-  switch (sweep.outcome()) {
-    case SweepOutcome::kInterrupted:
-      return signal == SIGTERM ? 143 : 130;
-    case SweepOutcome::kFailed:
-      std::fprintf(stderr, "tuner: %s\n", sweep.error().c_str());
-      return kExitFailure;
-    default:
-      break;
-  }
-  const SweepCounts& c = sweep.counts();
-  if (c.started > 0 && c.failed == c.started) {
+// `tuner run` on an experiment the database has: resumed with its stored
+// config, unless it finished.
+int ResumeStored(const storage::ExperimentRecord& experiment,
+                 const std::string& db_path, storage::TrialStore& store) {
+  if (experiment.status == "finished") {
     std::fprintf(stderr,
-                 "tuner: all %lld trials failed; see `tuner trials` and the "
-                 "trials' stderr.log\n",
-                 static_cast<long long>(c.started));
-    return kExitFailure;
-  }
-  return kExitOk;
-}
-
-int RunSweep(const ExperimentConfig& config, const std::string& config_json,
-             const std::string& db_path, storage::TrialStore& store) {
-  auto pool = SetUpDevices(config.devices, config.workdir);
-  if (!pool.ok()) {
-    std::fprintf(stderr, "error: %s\n", pool.message().c_str());
+                 "tuner: experiment '%s' already finished in %s; give the "
+                 "new one another name (its results: tuner best %s)\n",
+                 experiment.name.c_str(), db_path.c_str(),
+                 experiment.name.c_str());
     return kExitBadInput;
   }
-  boost::asio::io_context io;
-  auto progress = MakeProgress(config);
-  Sweep::Options options;
-  options.config_json = config_json;
-  options.trials_root = TrialsRoot(db_path);
-  options.cpus =
-      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.pool = &pool.value();
-  auto lock = HoldTunerLock(options.trials_root);
-  if (!lock) {
-    std::fprintf(stderr,
-                 "tuner: another tuner is running trials in %s (its lock "
-                 "%s/.tuner.lock is held)\n",
-                 options.trials_root.c_str(), options.trials_root.c_str());
+  auto config = LoadStoredConfig(experiment.config_json);
+  if (!config.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", config.message().c_str());
     return kExitFailure;
   }
-  options.runner.shim_path = ShimPath();
-  options.runner.tuner_lock = options.trials_root + "/.tuner.lock";
-  options.runner.orphan_timeout = config.trial.orphan_timeout;
-  options.on_finished = [&io] { io.stop(); };
-  Sweep sweep(io, config, store, *progress, options);
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  int last_signal = 0;
-  std::function<void(const boost::system::error_code&, int)> on_signal =
-      [&](const boost::system::error_code& ec, int signal) {
-        if (ec) return;
-        bool force = last_signal != 0;
-        last_signal = signal;
-        spdlog::warn(force ? "killing all trials"
-                           : "stopping all trials (again to kill them now)");
-        sweep.Interrupt(force);
-        signals.async_wait(on_signal);
-      };
-  signals.async_wait(on_signal);
-  if (auto s = sweep.Start(); !s.ok()) {
-    std::fprintf(stderr, "tuner: %s\n", s.message().c_str());
-    return s.error().code == core::ErrorCode::kAlreadyExists ? kExitBadInput
-                                                             : kExitFailure;
+  spdlog::info("resuming experiment '{}' with its stored config",
+               experiment.name);
+  int code = RunSweep(config.value(), experiment.config_json, db_path, store,
+                      &experiment);
+  if (code == kExitOk) {
+    std::printf("\n");
+    Best(QueryOptions{db_path, experiment.name, 1, "table"});
   }
-  if (sweep.outcome() == SweepOutcome::kRunning) io.run();
-  return ExitCode(sweep, last_signal);
+  return code;
 }
 
 }  // namespace
+
+int Resume(const QueryOptions& options) {
+  auto store = storage::TrialStore::Open(options.db_path);
+  if (!store.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
+    return kExitFailure;
+  }
+  auto experiment = store.value()->FindExperiment(options.name);
+  if (!experiment.ok() || !experiment.value()) {
+    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
+                 options.name.c_str(), options.db_path.c_str());
+    return kExitBadInput;
+  }
+  return ResumeStored(*experiment.value(), options.db_path, *store.value());
+}
 
 int Run(const RunOptions& options) {
   std::ifstream in(options.config_path);
@@ -157,6 +92,10 @@ int Run(const RunOptions& options) {
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
     return kExitFailure;
+  }
+  auto existing = store.value()->FindExperiment(config.value().name);
+  if (existing.ok() && existing.value()) {
+    return ResumeStored(*existing.value(), db_path, *store.value());
   }
   if (!config.value().seed_given) {
     spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",

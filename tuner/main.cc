@@ -55,6 +55,10 @@ int main(int argc, char** argv) {
   trials->add_option("--format", query.format, "table | json | yaml")
       ->check(CLI::IsMember({"table", "json", "yaml"}));
 
+  auto* resume = app.add_subcommand(
+      "resume", "take up an unfinished experiment: adopt its running trials");
+  resume->add_option("name", query.name, "experiment name")->required();
+
   auto* status = app.add_subcommand("status", "experiments and their progress");
   status->add_option("name", query.name, "only this experiment");
 
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
   devices_cmd->add_option("--format", devices.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
 
-  for (auto* sub : {run_cmd, best, trials, status}) {
+  for (auto* sub : {run_cmd, best, trials, status, resume}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
   try {
@@ -90,6 +94,7 @@ int main(int argc, char** argv) {
   if (*plan_cmd) return tuner::cli::Plan(plan);
   if (*devices_cmd) return tuner::cli::Devices(devices);
   if (*best) return tuner::cli::Best(query);
+  if (*resume) return tuner::cli::Resume(query);
   if (*trials) return tuner::cli::Trials(query);
   return tuner::cli::Status(query);
 }

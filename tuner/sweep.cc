@@ -140,7 +140,7 @@ void Sweep::FillSlots() {
   if (exhausted_ || next_index_ >= config_.num_trials) NoteBudgetSpent();
 }
 
-void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
+void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
@@ -155,8 +155,8 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics) {
   if (time) time = SnapToRung(*time);
   if (trial.replay_until && time && *time <= *trial.replay_until) return;
   if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
-  storage::ReportRecord report{id, ++trial.seq, time, value,
-                               std::move(metrics)};
+  storage::ReportRecord report{
+      id, ++trial.seq, time, value, std::move(metrics), trial.attempt, offset};
   if (!Check(store_.AppendReport(report, config_.mode))) return;
   ScheduleCommit();
   if (value && time && (!trial.last_time || *time > *trial.last_time)) {
@@ -262,6 +262,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   LiveTrial& trial = *it->second;
   if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
   trial.pause_at.reset();
+  Check(store_.SetShim(id, std::nullopt, std::nullopt));
   ReleaseDevices(trial);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;

@@ -50,6 +50,13 @@ class Sweep : public runner::RunnerObserver {
   // Registers the experiment and starts the first trials. Fails if the
   // experiment exists already or the database cannot be written.
   core::Status Start();
+  // Takes up an unfinished experiment (sweep_resume.cc): rebuilds the
+  // scheduler and searcher from the stored trials, reports and decisions,
+  // adopts trials whose shim still runs (checked by pid and start time)
+  // and reads their output from the last stored offset, records the real
+  // exit of those that ended meanwhile, relaunches (from their newest
+  // checkpoint) those that died without a status, then goes on.
+  core::Status Resume(const storage::ExperimentRecord& experiment);
   // Stops every trial (SIGTERM, then SIGKILL after the grace period; at once
   // when `force`) and ends the sweep as interrupted once they have exited.
   void Interrupt(bool force);
@@ -60,7 +67,8 @@ class Sweep : public runner::RunnerObserver {
   const SweepCounts& counts() const { return counts_; }
 
   // runner::RunnerObserver
-  void OnMetrics(core::TrialId trial, core::Metrics metrics) override;
+  void OnMetrics(core::TrialId trial, core::Metrics metrics,
+                 int64_t offset) override;
   void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
 
  private:
@@ -77,6 +85,12 @@ class Sweep : public runner::RunnerObserver {
   bool LaunchWaiting();
   void ArmRetry();
   void ReleaseDevices(LiveTrial& trial);
+  void RecordShim(const LiveTrial& trial);
+  // Resume (sweep_resume.cc).
+  void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
+  std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
+  void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
+  runner::TrialLaunch AdoptionLaunch(const LiveTrial& trial) const;
   void EndWaiting();
   void Judge(LiveTrial& trial, double time, double value);
   // Starts `trial` again (a retry or a promotion): keeps its old logs as
@@ -125,6 +139,8 @@ class Sweep : public runner::RunnerObserver {
   bool checkpoint_armed_ = false;
   // Stopped trials whose checkpoints are kept: (goodness, output dir).
   std::vector<std::pair<double, std::string>> kept_checkpoints_;
+  // Resume: each trial's last stored rung decision.
+  std::unordered_map<core::TrialId, core::RungDecision> last_decision_;
   runner::LocalRunner runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;

@@ -81,7 +81,7 @@ void Sweep::FeedTrainerState(LiveTrial& trial) {
   core::TrialId id = trial.id;
   const auto& history = saved.back().log_history;
   while (trial.state_entries < history.size()) {
-    OnMetrics(id, history[trial.state_entries++]);
+    OnMetrics(id, history[trial.state_entries++], -1);
     if (!live_.count(id)) return;
   }
 }

@@ -90,6 +90,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   }
   ++trial.attempt;
   ++counts_.running;
+  RecordShim(trial);
   progress_.TrialStarted(EventOf(trial), counts_);
   WatchCheckpoints();
   return LaunchResult::kStarted;
@@ -170,6 +171,18 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
                 Check(store_.Commit());
   return stored ? core::Status::Ok() : core::Status(core::Internal(error_));
+}
+
+void Sweep::RecordShim(const LiveTrial& trial) {
+  pid_t shim = runner_.ShimPid(trial.id);
+  auto start = shim > 0 ? runner::ProcessStartTime(shim) : std::nullopt;
+  // Not committed at once: a tuner that dies before the next commit finds
+  // the shim by its command line instead.
+  if (Check(store_.SetShim(
+          trial.id, shim > 0 ? std::optional<int64_t>(shim) : std::nullopt,
+          start))) {
+    ScheduleCommit();
+  }
 }
 
 void Sweep::ReleaseDevices(LiveTrial& trial) {

@@ -24,7 +24,7 @@ class Recorder : public RunnerObserver {
  public:
   Recorder(boost::asio::io_context& io, int expected)
       : io_(io), expected_(expected) {}
-  void OnMetrics(core::TrialId trial, core::Metrics metrics) override {
+  void OnMetrics(core::TrialId trial, core::Metrics metrics, int64_t) override {
     metrics_[trial].push_back(std::move(metrics));
   }
   void OnExit(core::TrialId trial, const TrialExit& exit) override {

@@ -1,0 +1,177 @@
+// The tuner SIGKILLed at random instants, 20 times, and resumed each time:
+// nothing is lost, nothing is counted twice, no trial restarts, no process
+// is left behind.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "schedulers/factory.h"
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+#include "tests/fake_machine.h"
+#include "tuner/config_loader.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+pid_t StartTuner(const fs::path& dir, const std::string& verb) {
+  std::string command = "cd '" + dir.string() +
+                        "' && exec '" TUNER_BINARY "' " + verb +
+                        " >> tuner.log 2>&1";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
+    _exit(127);
+  }
+  return pid;
+}
+
+// Processes whose command line mentions `dir` (trials, shims).
+int ProcessesUnder(const fs::path& dir) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::string name = entry.path().filename().string();
+    if (!std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)),
+                        std::istreambuf_iterator<char>());
+    std::ifstream stat(entry.path() / "stat");
+    std::string pid, comm, state;
+    stat >> pid >> comm >> state;
+    if (state != "Z" && cmdline.find(dir.string()) != std::string::npos)
+      ++count;
+  }
+  return count;
+}
+
+const char* kConfig = R"(name: chaos
+command: DEVTRAINER --lr {lr} --epochs 4 --sleep-ms 200
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}
+searcher: {seed: 5}
+num_trials: 48
+scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
+devices: {kind: habana, ids: [0, 1, 2, 3]}
+)";
+
+TEST_CASE("chaos: 20 SIGKILLs of the tuner, each resumed, lose nothing",
+          "[chaos][process]") {
+  UseFakeMachine("dl1");
+  fs::path dir =
+      fs::temp_directory_path() / ("tuner-chaos-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string yaml = kConfig;
+  yaml.replace(yaml.find("DEVTRAINER"), 10, DEVICE_TRAINER);
+  std::ofstream(dir / "sweep.yaml") << yaml;
+
+  std::mt19937 rng(20261121);
+  std::uniform_int_distribution<int> delay_ms(30, 250);
+  int kills = 0, runs = 0;
+  bool finished = false;
+  // `tuner run` on an unfinished experiment resumes it (a kill may come
+  // before the first run registered it).
+  while (kills < 20 && !finished && runs < 200) {
+    ++runs;
+    pid_t tuner = StartTuner(dir, "run sweep.yaml");
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    int status = 0;
+    if (waitpid(tuner, &status, WNOHANG) == tuner) {
+      finished = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      continue;
+    }
+    kill(tuner, SIGKILL);
+    waitpid(tuner, &status, 0);
+    kills += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  }
+  CHECK(kills == 20);
+  pid_t last = StartTuner(dir, "resume chaos");  // resume, the other verb
+  int status = 0;
+  waitpid(last, &status, 0);
+  INFO(std::ifstream(dir / "tuner.log").rdbuf());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+
+  auto store = storage::TrialStore::Open((dir / "tuner.db").string());
+  REQUIRE(store.ok());
+  auto& db = *store.value();
+  CHECK(db.IntegrityCheck().value() == "ok");
+  auto experiment = db.FindExperiment("chaos").value();
+  REQUIRE(experiment);
+  CHECK(experiment->status == "finished");
+  auto trials = db.ListTrials(experiment->id).value();
+  REQUIRE(trials.size() == 48);
+  std::map<core::TrialId, std::vector<storage::ReportRecord>> reports;
+  for (const auto& trial : trials) {
+    INFO("trial " << trial.id << ": " << trial.reason);
+    CHECK((trial.status == core::TrialStatus::kCompleted ||
+           trial.status == core::TrialStatus::kStopped));
+    // Each trial ran once: adopted trials went on, none restarted.
+    auto lifetimes = ReadLifetimes(dir / "trials");
+    reports[trial.id] = db.ListReports(trial.id).value();
+    double last_time = 0;
+    for (const auto& report : reports[trial.id]) {
+      if (!report.value) continue;
+      CHECK(*report.time > last_time);  // no report stored twice
+      last_time = *report.time;
+    }
+  }
+  for (const auto& l : ReadLifetimes(dir / "trials")) {
+    INFO(l.trial_dir);
+    CHECK(std::isfinite(l.end));
+  }
+  std::map<std::string, int> starts;
+  for (const auto& l : ReadLifetimes(dir / "trials")) ++starts[l.trial_dir];
+  for (const auto& [trial_dir, n] : starts) {
+    INFO(trial_dir);
+    CHECK(n == 1);
+  }
+  CHECK(starts.size() == 48);
+
+  // The stored decisions are what a fresh scheduler decides when given the
+  // stored reports in the order they were judged.
+  auto config = LoadConfigText(yaml, "sweep.yaml", dir, dir);
+  REQUIRE(config.ok());
+  auto scheduler = schedulers::MakeTrialScheduler(config.value().scheduler);
+  std::vector<const storage::TrialRecord*> by_index;
+  for (const auto& t : trials) by_index.push_back(&t);
+  std::sort(by_index.begin(), by_index.end(),
+            [](auto* a, auto* b) { return a->index < b->index; });
+  for (const auto* t : by_index) scheduler->OnAdd(t->id, t->index);
+  auto decisions = db.ListDecisions(experiment->id).value();
+  CHECK(decisions.size() >= 48);
+  for (const auto& stored : decisions) {
+    double value = NAN;
+    for (const auto& r : reports[stored.trial])
+      if (r.value && r.time && *r.time == stored.decision.milestone)
+        value = *r.value;
+    auto replayed =
+        scheduler->OnReport(stored.trial, stored.decision.milestone, value);
+    REQUIRE(replayed.rungs.size() == 1);
+    const auto& d = replayed.rungs[0];
+    INFO("trial " << stored.trial << " rung " << stored.decision.milestone);
+    CHECK(d.value == stored.decision.value);
+    CHECK(d.rank == stored.decision.rank);
+    CHECK(d.n == stored.decision.n);
+    CHECK(d.verdict == stored.decision.verdict);
+  }
+  auto leases = db.ListLeases(experiment->id).value();
+  for (const auto& lease : leases) CHECK(lease.released_at.has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(ProcessesUnder(dir) == 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::testing
