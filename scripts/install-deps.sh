@@ -9,21 +9,33 @@ packages=(
   libboost-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libcli11-dev
   python3 python3-numpy python3-sklearn   # the demo's trainer
+  clang                                   # libFuzzer (scripts/fuzz.sh)
 )
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+install() {
+  if [ -n "$sudo" ] && ! command -v sudo >/dev/null; then
+    echo "need root or sudo to install: $*" >&2
+    exit 1
+  fi
+  echo "installing: $*" >&2
+  [ "$updated" = 1 ] || { $sudo apt-get update -qq; updated=1; }
+  $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
     missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] || install "${missing[@]}"
 
-echo "installing: ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# libFuzzer's runtime comes with libclang-common-14-dev on Ubuntu 22.04 and
+# is its own package (only recommended by clang) on Debian 12.
+fuzzer_runtime() {
+  compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null
+}
+fuzzer_runtime || install libclang-rt-dev || true

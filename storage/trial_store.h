@@ -75,6 +75,9 @@ class TrialStore {
                                                   int64_t attempt);
   // The lease a trial holds now (not released), if any.
   core::Result<std::optional<LeaseRecord>> HeldLease(core::TrialId trial);
+  // Caps the database at `pages` pages (PRAGMA max_page_count): writes past
+  // it fail as they would on a full disk. For tests and quotas.
+  core::Status LimitPages(int64_t pages);
   // Runs `PRAGMA integrity_check`; "ok" when the file is sound.
   core::Result<std::string> IntegrityCheck();
 

@@ -91,6 +91,10 @@ core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
                   s.Double(6), s.OptionalDouble(7)});
 }
 
+core::Status TrialStore::LimitPages(int64_t pages) {
+  return db_->Execute("PRAGMA max_page_count = " + std::to_string(pages));
+}
+
 core::Result<std::string> TrialStore::IntegrityCheck() {
   auto stmt = db_->Prepare("PRAGMA integrity_check");
   if (!stmt.ok()) return stmt.error();

@@ -181,6 +181,10 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group& group = groups_[i];
     if (group.leased) continue;
+    if (group.rest_until > std::chrono::steady_clock::now()) {
+      contended_ = true;  // free again soon: worth polling for
+      continue;
+    }
     DeviceLease lease;
     if (locking) {
       if (reserved_group_ != i && ReservedByOthers(group)) {
@@ -245,9 +249,12 @@ std::optional<DeviceLease> DevicePool::Adopt(const std::vector<int>& ids) {
   return std::nullopt;
 }
 
-void DevicePool::Release(DeviceLease lease) {
-  if (lease.group >= 0 && static_cast<size_t>(lease.group) < groups_.size())
-    groups_[static_cast<size_t>(lease.group)].leased = false;
+void DevicePool::Release(DeviceLease lease, std::chrono::milliseconds rest) {
+  if (lease.group < 0 || static_cast<size_t>(lease.group) >= groups_.size())
+    return;
+  Group& group = groups_[static_cast<size_t>(lease.group)];
+  group.leased = false;
+  group.rest_until = std::chrono::steady_clock::now() + rest;
 }
 
 size_t DevicePool::free() const {

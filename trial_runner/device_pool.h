@@ -3,6 +3,7 @@
 #ifndef TUNER_TRIAL_RUNNER_DEVICE_POOL_H_
 #define TUNER_TRIAL_RUNNER_DEVICE_POOL_H_
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,8 +61,10 @@ class DevicePool {
   // locks: a trial adopted from a previous tuner holds them (through its
   // shim) until it ends. nullopt when no free group has those ids.
   std::optional<DeviceLease> Adopt(const std::vector<int>& ids);
-  // The group may be handed out again (its locks close with the lease).
-  void Release(DeviceLease lease);
+  // The group may be handed out again (its locks close with the lease),
+  // after `rest` (a device its stack reported busy).
+  void Release(DeviceLease lease,
+               std::chrono::milliseconds rest = std::chrono::milliseconds(0));
   // Drops a reservation made while waiting (nothing more to start).
   void StopWaiting();
 
@@ -78,6 +81,7 @@ class DevicePool {
     std::vector<Device> devices;
     std::vector<int> cpus;
     bool leased = false;
+    std::chrono::steady_clock::time_point rest_until{};
   };
   DevicePool() = default;
   std::string LockPath(const Device& device, const char* suffix) const;

@@ -2,6 +2,7 @@
 #ifndef TUNER_TUNER_CLI_H_
 #define TUNER_TUNER_CLI_H_
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +31,17 @@ struct QueryOptions {
 int Best(const QueryOptions& options);
 // Takes up an unfinished experiment: adopts its running trials, goes on.
 int Resume(const QueryOptions& options);
+
+struct StopOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  bool detach = false;  // leave the trials running for a later resume
+  bool force = false;   // kill the trials at once
+  std::chrono::milliseconds wait{120000};  // for the tuner to exit
+};
+// Asks the tuner running experiment `name` to stop (SIGTERM: trials stopped,
+// state saved), to kill its trials (force), or to detach from them.
+int Stop(const StopOptions& options);
 
 struct PlanOptions {
   std::string config_path;

@@ -47,15 +47,15 @@ std::string ShimPath() {
   return (self.parent_path() / "tuner-shim").string();
 }
 
-// The lock a running tuner holds on its trials' directory: shims whose
-// tuner is gone for trial.orphan_timeout stop their trials. Retried briefly:
-// shims probe it by taking it for an instant.
-std::optional<runner::LockFile> HoldTunerLock(const std::string& trials_root) {
+// The lock a running tuner holds for its experiment: shims whose tuner is
+// gone for trial.orphan_timeout stop their trials, and `tuner stop` finds
+// the tuner's pid in it. Retried briefly: shims probe it by taking it for
+// an instant.
+std::optional<runner::LockFile> HoldTunerLock(const std::string& path) {
   std::error_code ec;
-  fs::create_directories(trials_root, ec);
+  fs::create_directories(fs::path(path).parent_path(), ec);
   for (int attempt = 0; attempt < 50; ++attempt) {
-    if (auto lock =
-            runner::LockFile::TryAcquire(trials_root + "/.tuner.lock")) {
+    if (auto lock = runner::LockFile::TryAcquire(path)) {
       lock->WriteOwner("pid=" + std::to_string(getpid()));
       return lock;
     }
@@ -66,6 +66,8 @@ std::optional<runner::LockFile> HoldTunerLock(const std::string& trials_root) {
 
 int ExitCode(const Sweep& sweep, int signal) {
   switch (sweep.outcome()) {
+    case SweepOutcome::kDetached:
+      return kExitOk;
     case SweepOutcome::kInterrupted:
       return signal == SIGTERM ? 143 : 130;
     case SweepOutcome::kFailed:
@@ -87,6 +89,11 @@ int ExitCode(const Sweep& sweep, int signal) {
 
 }  // namespace
 
+std::string TunerLockPath(const std::string& trials_root,
+                          const std::string& experiment) {
+  return trials_root + "/.tuner-" + experiment + ".lock";
+}
+
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume) {
@@ -103,24 +110,33 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();
-  auto lock = HoldTunerLock(options.trials_root);
+  std::string lock_path = TunerLockPath(options.trials_root, config.name);
+  auto lock = HoldTunerLock(lock_path);
   if (!lock) {
     std::fprintf(stderr,
-                 "tuner: another tuner is running trials in %s (its lock "
-                 "%s/.tuner.lock is held)\n",
-                 options.trials_root.c_str(), options.trials_root.c_str());
+                 "tuner: another tuner is running experiment '%s' (it holds "
+                 "%s)\n",
+                 config.name.c_str(), lock_path.c_str());
     return kExitFailure;
   }
   options.runner.shim_path = ShimPath();
-  options.runner.tuner_lock = options.trials_root + "/.tuner.lock";
+  options.runner.tuner_lock = lock_path;
   options.runner.orphan_timeout = config.trial.orphan_timeout;
   options.on_finished = [&io] { io.stop(); };
   Sweep sweep(io, config, store, *progress, options);
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
   int last_signal = 0;
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int signal) {
         if (ec) return;
+        if (signal == SIGUSR1) {  // tuner stop --detach
+          spdlog::warn(
+              "detaching: trials keep running; `tuner resume {}` "
+              "takes them up",
+              config.name);
+          sweep.Detach();
+          return;
+        }
         bool force = last_signal != 0;
         last_signal = signal;
         spdlog::warn(force ? "killing all trials"

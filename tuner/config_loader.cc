@@ -1,5 +1,6 @@
 #include "tuner/config_loader.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -304,6 +305,24 @@ std::string DidYouMean(const std::string& word,
   return best;
 }
 
+namespace {
+
+// An error stays one line whatever the file held: control characters that
+// a message quotes (yaml-cpp's "unknown escape character: \n") are escaped.
+std::string OneLine(const std::string& message) {
+  std::string out;
+  for (unsigned char c : message) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
     const std::string& base_dir, const std::string& default_workdir) {
@@ -311,11 +330,11 @@ core::Result<ExperimentConfig> LoadConfigText(
     YAML::Node root = YAML::Load(text);
     return ReadConfig(config::Reader(), root, base_dir, default_workdir);
   } catch (const config::LoadError& e) {
-    return core::InvalidArgument(origin + ":" + e.what());
+    return core::InvalidArgument(OneLine(origin + ":" + e.what()));
   } catch (const YAML::Exception& e) {
-    return core::InvalidArgument(origin + ":" +
-                                 std::to_string(e.mark.line + 1) +
-                                 ": invalid YAML: " + e.msg);
+    return core::InvalidArgument(OneLine(origin + ":" +
+                                         std::to_string(e.mark.line + 1) +
+                                         ": invalid YAML: " + e.msg));
   }
 }
 

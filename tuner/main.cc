@@ -59,6 +59,14 @@ int main(int argc, char** argv) {
       "resume", "take up an unfinished experiment: adopt its running trials");
   resume->add_option("name", query.name, "experiment name")->required();
 
+  tuner::cli::StopOptions stop;
+  auto* stop_cmd = app.add_subcommand(
+      "stop", "stop the tuner running an experiment (or detach it)");
+  stop_cmd->add_option("name", stop.name, "experiment name")->required();
+  stop_cmd->add_flag("--detach", stop.detach,
+                     "leave its trials running for a later `tuner resume`");
+  stop_cmd->add_flag("--force", stop.force, "kill its trials at once");
+
   auto* status = app.add_subcommand("status", "experiments and their progress");
   status->add_option("name", query.name, "only this experiment");
 
@@ -77,7 +85,7 @@ int main(int argc, char** argv) {
   devices_cmd->add_option("--format", devices.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
 
-  for (auto* sub : {run_cmd, best, trials, status, resume}) {
+  for (auto* sub : {run_cmd, best, trials, status, resume, stop_cmd}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
   try {
@@ -95,6 +103,10 @@ int main(int argc, char** argv) {
   if (*devices_cmd) return tuner::cli::Devices(devices);
   if (*best) return tuner::cli::Best(query);
   if (*resume) return tuner::cli::Resume(query);
+  if (*stop_cmd) {
+    stop.db_path = db;
+    return tuner::cli::Stop(stop);
+  }
   if (*trials) return tuner::cli::Trials(query);
   return tuner::cli::Status(query);
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "schedulers/factory.h"
+#include "trial_runner/failure_class.h"
 #include "tuner/launch_spec.h"
 #include "tuner/sweep_live_trial.h"
 
@@ -82,6 +83,17 @@ void Sweep::Interrupt(bool force) {
     for (auto& [id, trial] : live_) runner_.Stop(id);
   }
   CheckDone();
+}
+
+void Sweep::Detach() {
+  retry_timer_.cancel();
+  checkpoint_timer_.cancel();
+  pool_.StopWaiting();
+  runner_.Detach();
+  (void)store_.Commit();
+  outcome_ = SweepOutcome::kDetached;
+  progress_.SweepEnded("detached", counts_);
+  if (options_.on_finished) options_.on_finished();
 }
 
 bool Sweep::Check(const core::Status& status) {
@@ -205,7 +217,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value) {
   EndStoppedPaused();  // may override this trial's pause with a stop
 }
 
-std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
+std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
                                                   const runner::TrialExit& exit,
                                                   std::string& reason) const {
   using core::TrialStatus;
@@ -250,6 +262,19 @@ std::optional<core::TrialStatus> Sweep::EndStatus(const LiveTrial& trial,
     return TrialStatus::kFailed;
   }
   reason = DescribeExit(exit);
+  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  runner::Failure failure =
+      runner::ClassifyFailure(runner::FileTail(dir + "/stderr.log", 65536));
+  if (failure.kind == runner::FailureClass::kOutOfMemory) {
+    reason += ", out of memory: " + failure.line;
+    return TrialStatus::kFailed;  // a retry would run out the same way
+  }
+  if (failure.kind == runner::FailureClass::kDeviceAcquire &&
+      trial.device_retries < kMaxDeviceRetries && !interrupting_) {
+    reason += ", device busy: " + failure.line;
+    trial.device_busy = true;
+    return std::nullopt;  // elsewhere, not counted against max_failures
+  }
   if (trial.failures < config_.trial.max_failures && !interrupting_) {
     return std::nullopt;  // retry
   }
@@ -263,13 +288,23 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
   trial.pause_at.reset();
   Check(store_.SetShim(id, std::nullopt, std::nullopt));
-  ReleaseDevices(trial);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
   if (exit.signal) trial.exit_code = -exit.signal;
   std::string reason;
+  trial.device_busy = false;
   auto status = EndStatus(trial, exit, reason);
-  if (!status) {
+  // A device that its stack found busy rests a while before its next trial.
+  ReleaseDevices(trial, trial.device_busy ? kBusyDeviceRest
+                                          : std::chrono::milliseconds(0));
+  if (!status && trial.device_busy) {
+    ++trial.device_retries;
+    spdlog::warn(
+        "trial {} could not acquire its device ({}); retrying on "
+        "another",
+        id, reason);
+    Relaunch(trial);
+  } else if (!status) {
     ++trial.failures;
     spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
                  reason, trial.failures + 1, config_.trial.max_failures + 1);

@@ -25,7 +25,13 @@
 namespace tuner {
 
 // How a sweep ended.
-enum class SweepOutcome { kRunning, kFinished, kInterrupted, kFailed };
+enum class SweepOutcome {
+  kRunning,
+  kFinished,
+  kInterrupted,
+  kFailed,
+  kDetached  // trials left running for a later Resume()
+};
 
 // Moves data between the modules: runner report → storage (append) →
 // scheduler (decide) → storage (decision) → runner (act). Every write is
@@ -60,6 +66,9 @@ class Sweep : public runner::RunnerObserver {
   // Stops every trial (SIGTERM, then SIGKILL after the grace period; at once
   // when `force`) and ends the sweep as interrupted once they have exited.
   void Interrupt(bool force);
+  // Leaves every running trial to its shim and ends the sweep at once; a
+  // later Resume() adopts them.
+  void Detach();
 
   SweepOutcome outcome() const { return outcome_; }
   // The first storage error, when the outcome is kFailed.
@@ -84,7 +93,12 @@ class Sweep : public runner::RunnerObserver {
   void StartOrQueue(LiveTrial& trial);
   bool LaunchWaiting();
   void ArmRetry();
-  void ReleaseDevices(LiveTrial& trial);
+  // Gives the trial's devices back; they are not handed out again for
+  // `rest` (a device the stack found busy).
+  void ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest =
+                                            std::chrono::milliseconds(0));
+  static constexpr int kMaxDeviceRetries = 10;
+  static constexpr std::chrono::milliseconds kBusyDeviceRest{30000};
   void RecordShim(const LiveTrial& trial);
   // Resume (sweep_resume.cc).
   void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
@@ -113,7 +127,7 @@ class Sweep : public runner::RunnerObserver {
   void CheckPause(LiveTrial& trial);
   void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
   double SnapToRung(double time) const;
-  std::optional<core::TrialStatus> EndStatus(const LiveTrial& trial,
+  std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
                                              const runner::TrialExit& exit,
                                              std::string& reason) const;
   void Finish(LiveTrial& trial, core::TrialStatus status,

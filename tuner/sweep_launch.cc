@@ -185,12 +185,12 @@ void Sweep::RecordShim(const LiveTrial& trial) {
   }
 }
 
-void Sweep::ReleaseDevices(LiveTrial& trial) {
+void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
   for (int port : trial.ports) ports_.erase(port);
   trial.ports.clear();
   if (trial.lease_row != 0) Check(store_.CloseLease(trial.lease_row));
   trial.lease_row = 0;
-  if (trial.lease) pool_.Release(std::move(*trial.lease));
+  if (trial.lease) pool_.Release(std::move(*trial.lease), rest);
   trial.lease.reset();
 }
 

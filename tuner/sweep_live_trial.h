@@ -22,6 +22,8 @@ struct Sweep::LiveTrial {
   int64_t lease_row = 0;                     // storage's id of the lease
   int attempt = 0;                           // launches, promotions included
   int failures = 0;                          // failed attempts retried so far
+  int device_retries = 0;                    // relaunches after a busy device
+  bool device_busy = false;                  // its last attempt found it busy
   int64_t seq = 0;                           // reports stored, all attempts
   int64_t judged = 0;                        // reports judged, all attempts
   int64_t attempt_reports = 0;         // objective reports in this attempt

@@ -40,7 +40,8 @@ void EmitScalar(YAML::Emitter& out, const nlohmann::ordered_json& value) {
 nlohmann::ordered_json ParamsObject(const core::Params& params) {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
   for (const auto& [name, value] : params) {
-    std::visit([&](const auto& v) { object[name] = v; }, value);
+    const std::string& key = name;  // clang 14 cannot capture a binding
+    std::visit([&](const auto& v) { object[key] = v; }, value);
   }
   return object;
 }

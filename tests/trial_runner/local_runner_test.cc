@@ -1,6 +1,7 @@
 #include "trial_runner/local_runner.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/steady_timer.hpp>
@@ -182,6 +183,57 @@ TEST_CASE("runner refuses a command it cannot execute", "[runner][process]") {
   CHECK(status.message().find("cannot execute '/nonexistent/train.py'") !=
         std::string::npos);
   CHECK(runner.running() == 0);
+}
+
+TEST_CASE("a shim whose tuner is gone stops its trial after orphan_timeout",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  // Nobody holds this lock: the tuner that started the shim "died".
+  std::string lock = (f.dir / "tuner.lock").string();
+  LocalRunner runner(io, recorder,
+                     {TUNER_SHIM, lock, std::chrono::milliseconds(300)});
+  auto launch = f.Launch(1, {"--hang-at", "1"});
+  REQUIRE(runner.Start(launch).ok());
+  auto start = std::chrono::steady_clock::now();
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.count(1));
+  CHECK(recorder.exits_[1].orphaned);
+  CHECK(recorder.exits_[1].signal == SIGTERM);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("a detached trial keeps running and can be adopted",
+          "[runner][process]") {
+  Fixture f;
+  auto launch = f.Launch(1, {"--epochs", "4", "--sleep-ms", "150"});
+  launch.status_path = (f.dir / "1.status").string();
+  pid_t shim = -1;
+  {
+    boost::asio::io_context io;
+    Recorder recorder(io, 1);
+    LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
+    REQUIRE(runner.Start(launch).ok());
+    io.run_for(std::chrono::milliseconds(200));
+    shim = runner.ShimPid(1);
+    runner.Detach();  // as a tuner that exits with --detach, or dies
+  }
+  REQUIRE(shim > 0);
+  CHECK(ProcessStartTime(shim).has_value());  // it outlived its runner
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
+  Adoption adoption;
+  adoption.trial = 1;
+  adoption.shim_pid = shim;
+  adoption.launch = launch;
+  REQUIRE(runner.Adopt(adoption).ok());
+  io.run_for(std::chrono::seconds(20));
+  REQUIRE(recorder.exits_.count(1));
+  CHECK(recorder.exits_[1].exit_code == 0);
+  CHECK(recorder.metrics_[1].size() == 4);  // read from the start: offset 0
+  waitpid(shim, nullptr, 0);                // it is this test's child: reap it
 }
 
 }  // namespace

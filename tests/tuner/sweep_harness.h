@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "storage/trial_store.h"
@@ -39,7 +40,10 @@ struct SweepResult {
 // A fresh directory per call; `yaml` may say TOY for the toy trainer's path
 // DEVTRAINER for examples/device_trainer's, FAKEHF for
 // examples/fake_hf_trainer.py's.
-inline SweepResult RunSweep(std::string yaml) {
+// `prepare` may change the store before the sweep starts.
+inline SweepResult RunSweep(
+    std::string yaml,
+    const std::function<void(storage::TrialStore&)>& prepare = {}) {
   static int counter = 0;
   SweepResult result;
   result.dir = std::filesystem::temp_directory_path() /
@@ -62,6 +66,7 @@ inline SweepResult RunSweep(std::string yaml) {
   auto store = storage::TrialStore::Open(result.dir / "tuner.db");
   REQUIRE(store.ok());
   result.store = std::move(store).value();
+  if (prepare) prepare(*result.store);
   auto pool = SetUpDevices(config.value().devices, config.value().workdir);
   INFO(pool.status().message());
   REQUIRE(pool.ok());
@@ -86,6 +91,7 @@ inline SweepResult RunSweep(std::string yaml) {
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  result.store->LimitPages(1 << 30).ok();  // read what was written
   result.experiment =
       *result.store->FindExperiment(config.value().name).value();
   result.trials = result.store->ListTrials(result.experiment.id).value();

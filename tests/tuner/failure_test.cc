@@ -1,0 +1,145 @@
+// Trials that fail in the ways accelerators fail, that hang, that flood
+// their output; a database that fills up.
+#include "tests/catch.h"
+#include "tests/fake_machine.h"
+#include "tests/tuner/sweep_harness.h"
+#include "trial_runner/failure_class.h"
+
+namespace tuner::testing {
+namespace {
+
+using core::TrialStatus;
+
+TEST_CASE("failures are classified by what the stacks print", "[failure]") {
+  using runner::ClassifyFailure;
+  using runner::FailureClass;
+  CHECK(ClassifyFailure("Traceback ...\nRuntimeError: synStatus=8 [Device "
+                        "not found] Device acquire failed.\n")
+            .kind == FailureClass::kDeviceAcquire);
+  CHECK(ClassifyFailure("2025-Jan-01 ERROR  NRT:nrt_allocate_neuron_cores  "
+                        "NeuronCore(s) not available - Requested:nc1-nc1 "
+                        "Available:0")
+            .kind == FailureClass::kDeviceAcquire);
+  CHECK(ClassifyFailure("RuntimeError: CUDA error: all CUDA-capable devices "
+                        "are busy or unavailable")
+            .kind == FailureClass::kDeviceAcquire);
+  auto oom = ClassifyFailure(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+      "GiB. GPU 0 has a total capacity of 39.39 GiB\n");
+  CHECK(oom.kind == FailureClass::kOutOfMemory);
+  CHECK(oom.line.find("Tried to allocate") != std::string::npos);
+  CHECK(ClassifyFailure("ValueError: bad learning rate\n").kind ==
+        FailureClass::kOther);
+}
+
+const char* kShellTrial = R"(name: NAME
+command: |
+  BODY
+shell: true
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}
+num_trials: TRIALS
+)";
+
+std::string Config(const std::string& name, const std::string& body, int trials,
+                   const std::string& extra) {
+  std::string yaml = kShellTrial;
+  std::string escaped;  // {{ and }}: literal braces in a command
+  for (char c : body) {
+    escaped += c;
+    if (c == '{' || c == '}') escaped += c;
+  }
+  yaml.replace(yaml.find("NAME"), 4, name);
+  yaml.replace(yaml.find("BODY"), 4, escaped);
+  yaml.replace(yaml.find("TRIALS"), 6, std::to_string(trials));
+  return yaml + extra;
+}
+
+TEST_CASE("a busy device is retried on another one, not counted",
+          "[failure][process]") {
+  UseFakeMachine("dl1");
+  auto result = RunSweep(Config(
+      "busy-device",
+      "if [ ! -e \"$TUNER_TRIAL_DIR/tried\" ]; then touch "
+      "\"$TUNER_TRIAL_DIR/tried\"; echo 'RuntimeError: synStatus=8 [Device "
+      "not found] Device acquire failed.' >&2; exit 1; fi; "
+      "echo '{\"epoch\": 1, \"score\": 0.5}'",
+      1, "devices: {kind: habana, ids: [0, 1]}\ntrial: {max_failures: 0}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kCompleted);
+  CHECK(result.trials[0].attempts == 2);
+  auto leases = result.store->ListLeases(result.experiment.id).value();
+  REQUIRE(leases.size() == 2);
+  CHECK(leases[0].devices != leases[1].devices);
+}
+
+TEST_CASE("out of memory fails at once, with the message",
+          "[failure][process]") {
+  auto result = RunSweep(Config(
+      "oom",
+      "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+      "2.00 GiB' >&2; exit 1",
+      1, "devices: {kind: cpu, slots: 1}\ntrial: {max_failures: 3}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kFailed);
+  CHECK(result.trials[0].attempts == 1);
+  CHECK(result.trials[0].reason.find("out of memory") != std::string::npos);
+}
+
+TEST_CASE("a trial silent for idle_timeout is stopped", "[failure][process]") {
+  auto start = std::chrono::steady_clock::now();
+  auto result = RunSweep(
+      Config("idle", "echo '{\"epoch\": 1, \"score\": 0.5}'; sleep 30", 1,
+             "devices: {kind: cpu, slots: 1}\ntrial: {idle_timeout: 300ms, "
+             "stop_grace: 200ms}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kFailed);
+  CHECK(result.trials[0].reason == "no output for 0.3 s");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+long PeakRssKb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+TEST_CASE("1 GB of output: bounded memory, capped logs, metrics kept",
+          "[failure][process]") {
+  long before = PeakRssKb();
+  auto result = RunSweep(
+      Config("flood",
+             "yes 'loss going down, all good, nothing to parse here' | head -c "
+             "1000000000; echo; echo '{\"epoch\": 1, \"score\": 0.75}'",
+             1, "devices: {kind: cpu, slots: 1}\ntrial: {log_cap_mb: 1}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kCompleted);
+  CHECK(result.trials[0].last_value == 0.75);
+  auto log = result.dir / "trials" / std::to_string(result.trials[0].id) /
+             "stdout.log";
+  CHECK(std::filesystem::file_size(log) < (2u << 20));
+  CHECK(PeakRssKb() - before < 64 * 1024);  // the tuner's own memory
+}
+
+TEST_CASE("a full database stops the sweep cleanly, the file stays sound",
+          "[failure][process]") {
+  auto result = RunSweep(
+      Config("full",
+             "for i in 1 2 3 4 5 6 7 8; do echo "
+             "\"{\\\"epoch\\\": $i, \\\"score\\\": 0.$i}\"; done",
+             200, "devices: {kind: cpu, slots: 2}\n"),
+      [](storage::TrialStore& store) { REQUIRE(store.LimitPages(40).ok()); });
+  CHECK(result.outcome == SweepOutcome::kFailed);
+  CHECK(result.trials.size() < 200);
+  CHECK(result.store->IntegrityCheck().value() == "ok");
+  for (const auto& trial : result.trials) {
+    CHECK(trial.status != TrialStatus::kRunning);
+  }
+}
+
+}  // namespace
+}  // namespace tuner::testing

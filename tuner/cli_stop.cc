@@ -1,0 +1,50 @@
+// `tuner stop NAME`: asks the tuner running an experiment to stop.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "trial_runner/device_locks.h"
+#include "tuner/cli.h"
+#include "tuner/cli_sweep.h"
+
+namespace tuner::cli {
+
+int Stop(const StopOptions& options) {
+  namespace fs = std::filesystem;
+  std::string root =
+      (fs::absolute(options.db_path).parent_path() / "trials").string();
+  std::string lock = TunerLockPath(root, options.name);
+  runner::LockState state = runner::ProbeLock(lock);
+  int pid = 0;
+  if (!state.held || std::sscanf(state.owner.c_str(), "pid=%d", &pid) != 1 ||
+      pid <= 0) {
+    std::fprintf(stderr, "tuner: no tuner is running experiment '%s' (%s)\n",
+                 options.name.c_str(), options.db_path.c_str());
+    return kExitBadInput;
+  }
+  int signal = options.detach ? SIGUSR1 : SIGTERM;
+  kill(pid, signal);
+  if (options.force && !options.detach) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(pid, SIGTERM);  // the second one kills the trials at once
+  }
+  auto deadline = std::chrono::steady_clock::now() + options.wait;
+  while (runner::ProbeLock(lock).held &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (runner::ProbeLock(lock).held) {
+    std::fprintf(stderr, "tuner: tuner %d is still stopping\n", pid);
+    return kExitFailure;
+  }
+  std::printf("%s: %s\n", options.name.c_str(),
+              options.detach ? "detached (trials left running; `tuner "
+                               "resume` takes them up)"
+                             : "stopped");
+  return kExitOk;
+}
+
+}  // namespace tuner::cli
