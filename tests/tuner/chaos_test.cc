@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -170,6 +171,61 @@ TEST_CASE("chaos: 20 SIGKILLs of the tuner, each resumed, lose nothing",
   for (const auto& lease : leases) CHECK(lease.released_at.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(ProcessesUnder(dir) == 0);
+  fs::remove_all(dir);
+}
+
+int RunCli(const fs::path& dir, const std::string& args) {
+  std::string command = "cd '" + dir.string() + "' && '" TUNER_BINARY "' " +
+                        args + " >> cli.log 2>&1";
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_CASE("tuner stop: graceful, or detached and resumed later",
+          "[chaos][process]") {
+  UseFakeMachine("dl1");
+  fs::path dir =
+      fs::temp_directory_path() / ("tuner-stop-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string yaml = kConfig;
+  yaml.replace(yaml.find("DEVTRAINER"), 10, DEVICE_TRAINER);
+  yaml.replace(yaml.find("num_trials: 48"), 14, "num_trials: 8");
+  std::ofstream(dir / "sweep.yaml") << yaml;
+  auto wait_for_trials = [&dir] {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (ReadLifetimes(dir / "trials").size() < 2 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  };
+  // --detach: the tuner exits 0, its trials go on, resume finishes them.
+  pid_t tuner = StartTuner(dir, "run sweep.yaml");
+  wait_for_trials();
+  CHECK(RunCli(dir, "stop chaos --detach") == 0);
+  int status = 0;
+  waitpid(tuner, &status, 0);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(ProcessesUnder(dir) > 0);  // its trials still run
+  CHECK(RunCli(dir, "resume chaos") == 0);
+  auto lifetimes = ReadLifetimes(dir / "trials");
+  CHECK(lifetimes.size() == 8);  // each trial ran once
+  // A graceful stop of a second experiment: exit 143, trials stopped.
+  fs::remove_all(dir / "trials");
+  yaml.replace(yaml.find("name: chaos"), 11, "name: again");
+  std::ofstream(dir / "sweep.yaml") << yaml;
+  tuner = StartTuner(dir, "run sweep.yaml");
+  wait_for_trials();
+  CHECK(RunCli(dir, "stop again") == 0);
+  waitpid(tuner, &status, 0);
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(ProcessesUnder(dir) == 0);
+  auto store = storage::TrialStore::Open((dir / "tuner.db").string());
+  REQUIRE(store.ok());
+  auto experiment = store.value()->FindExperiment("again").value();
+  REQUIRE(experiment);
+  CHECK(experiment->status == "interrupted");
+  auto rows = store.value()->ListTrials(experiment->id).value();
+  for (const auto& t : rows) CHECK(t.status != core::TrialStatus::kRunning);
   fs::remove_all(dir);
 }
 
