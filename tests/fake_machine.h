@@ -18,6 +18,12 @@
 
 namespace tuner::testing {
 
+// Whether this build runs under ASan/UBSan (scripts/sanitize.sh sets
+// TUNER_SANITIZED): processes start several times slower, so checks that
+// need every device busy at one instant are skipped; the ones that no two
+// trials ever share a device still run.
+inline bool Sanitized() { return getenv("TUNER_SANITIZED") != nullptr; }
+
 // Puts the fake hl-smi, neuron-ls, nvidia-smi and docker first on PATH and
 // selects `machine` (a folder of tests/fakes/machines) for them.
 inline void UseFakeMachine(const std::string& machine) {

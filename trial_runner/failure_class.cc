@@ -27,8 +27,8 @@ FailureClass ClassOf(std::string_view line) {
     if (Contains(line, needle)) return FailureClass::kDeviceAcquire;
   }
   for (std::string_view needle :
-       {"out of memory", "OutOfMemoryError", "MemoryError",
-        "Allocation failed", "RESOURCE_EXHAUSTED"}) {
+       {"out of memory", "OutOfMemoryError", "MemoryError", "Allocation failed",
+        "RESOURCE_EXHAUSTED"}) {
     if (Contains(line, needle)) return FailureClass::kOutOfMemory;
   }
   return FailureClass::kOther;
@@ -64,8 +64,8 @@ std::string FileTail(const std::string& path, size_t bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
   std::streamoff size = in.tellg();
-  std::streamoff from = std::max<std::streamoff>(
-      0, size - static_cast<std::streamoff>(bytes));
+  std::streamoff from =
+      std::max<std::streamoff>(0, size - static_cast<std::streamoff>(bytes));
   in.seekg(from);
   std::string tail(static_cast<size_t>(size - from), '\0');
   in.read(tail.data(), static_cast<std::streamsize>(tail.size()));

@@ -69,7 +69,7 @@ TEST_CASE("200 one-card trials on a DL1: one trial per module at any instant",
     CHECK(std::isfinite(l.end));
   }
   CHECK(FirstOverlap(lifetimes, HabanaModules) == "");
-  CHECK(MaxConcurrent(lifetimes) == 8);
+  if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 8);
   std::set<std::string> modules;
   for (const auto& l : lifetimes) modules.insert(l.env["HLS_MODULE_ID"]);
   CHECK(modules.size() == 8);
@@ -95,7 +95,7 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
       for (int j = 1; j < k; ++j) CHECK(modules[j] == modules.front() + j);
     }
     CHECK(FirstOverlap(lifetimes, HabanaModules) == "");
-    CHECK(MaxConcurrent(lifetimes) == 8 / k);
+    if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 8 / k);
     CheckStoredLeases(result);
   }
 }
@@ -122,7 +122,7 @@ TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
         std::string(l.env["NEURON_RT_ROOT_COMM_ID"]).starts_with("localhost:"));
   }
   CHECK(FirstOverlap(lifetimes, cores) == "");
-  CHECK(MaxConcurrent(lifetimes) == 16);
+  if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 16);
   // Ports: no two trials alive at once share a comm port or a master port.
   for (const char* key : {"NEURON_RT_ROOT_COMM_ID", "MASTER_PORT"}) {
     std::map<std::string, int> codes;
