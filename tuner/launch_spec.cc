@@ -106,6 +106,18 @@ std::string ExpandForTrial(const ExperimentConfig& config,
   return Fill(text, MakeLookup(config, trial, false));
 }
 
+runner::MetricFormat MetricFormatFor(const ExperimentConfig& config) {
+  runner::MetricFormat format;
+  format.enabled = config.metrics_format != "trainer_state";
+  format.objective = config.metric;
+  format.regex = config.metrics_regex;
+  if (config.metrics_format == "katib")
+    format.extra = runner::MetricFormat::Extra::kKatib;
+  if (config.metrics_format == "regex")
+    format.extra = runner::MetricFormat::Extra::kRegex;
+  return format;
+}
+
 std::string DockerName(const ExperimentConfig& config,
                        const TrialContext& trial) {
   return "tuner-" + config.name + "-" + std::to_string(trial.id) + "-" +

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "trial_runner/device_env.h"
+#include "trial_runner/metric_stream.h"
 #include "trial_runner/spawn.h"
 #include "tuner/core/param_value.h"
 #include "tuner/core/result.h"
@@ -37,6 +38,9 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
 // `text` with the trial's placeholders filled ({trial_dir}, params, …).
 std::string ExpandForTrial(const ExperimentConfig& config,
                            const TrialContext& trial, std::string_view text);
+
+// How the config's trials carry metrics on stdout (metrics_format).
+runner::MetricFormat MetricFormatFor(const ExperimentConfig& config);
 
 // The container name of a trial's attempt under launcher docker.
 std::string DockerName(const ExperimentConfig& config,

@@ -143,13 +143,7 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.idle_timeout = config_.trial.idle_timeout;
   launch.log_cap = config_.trial.log_cap;
   launch.status_path = dir + "/status.json";
-  launch.metrics.enabled = config_.metrics_format != "trainer_state";
-  launch.metrics.objective = config_.metric;
-  launch.metrics.regex = config_.metrics_regex;
-  if (config_.metrics_format == "katib")
-    launch.metrics.extra = runner::MetricFormat::Extra::kKatib;
-  if (config_.metrics_format == "regex")
-    launch.metrics.extra = runner::MetricFormat::Extra::kRegex;
+  launch.metrics = MetricFormatFor(config_);
   if (env_options.docker)
     launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
   return launch;

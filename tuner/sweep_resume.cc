@@ -103,13 +103,7 @@ runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
   launch.spawn.stdout_path = dir + "/stdout.log";
   launch.spawn.stderr_path = dir + "/stderr.log";
   launch.status_path = dir + "/status.json";
-  launch.metrics.enabled = config_.metrics_format != "trainer_state";
-  launch.metrics.objective = config_.metric;
-  launch.metrics.regex = config_.metrics_regex;
-  if (config_.metrics_format == "katib")
-    launch.metrics.extra = runner::MetricFormat::Extra::kKatib;
-  if (config_.metrics_format == "regex")
-    launch.metrics.extra = runner::MetricFormat::Extra::kRegex;
+  launch.metrics = MetricFormatFor(config_);
   return launch;
 }
 
