@@ -264,6 +264,10 @@ size_t DevicePool::free() const {
 }
 
 std::string DevicePool::Describe() const {
+  if (options_.shared_slots > 0) {
+    return std::to_string(groups_.size()) +
+           " cpu slot(s) sharing the CPUs, unpinned (more slots than CPUs)";
+  }
   size_t k = groups_.empty() ? 0 : groups_.front().devices.size();
   std::string text = std::to_string(groups_.size() * k) + " " +
                      std::string(ToString(kind_)) + " device(s) in " +
