@@ -262,7 +262,7 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     return TrialStatus::kFailed;
   }
   reason = DescribeExit(exit);
-  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::string dir = TrialDir(trial.id);
   runner::Failure failure =
       runner::ClassifyFailure(runner::FileTail(dir + "/stderr.log", 65536));
   if (failure.kind == runner::FailureClass::kOutOfMemory) {
@@ -326,7 +326,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
 }
 
 void Sweep::RotateLogs(const LiveTrial& trial) {
-  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::string dir = TrialDir(trial.id);
   std::string suffix = ".attempt-" + std::to_string(trial.attempt) + ".log";
   std::error_code ec;
   fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);

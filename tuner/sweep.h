@@ -100,6 +100,9 @@ class Sweep : public runner::RunnerObserver {
   static constexpr int kMaxDeviceRetries = 10;
   static constexpr std::chrono::milliseconds kBusyDeviceRest{30000};
   void RecordShim(const LiveTrial& trial);
+  // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
+  std::string TrialDir(core::TrialId trial) const;
+  std::string OutputDir(const LiveTrial& trial) const;
   // Resume (sweep_resume.cc).
   void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
   std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);

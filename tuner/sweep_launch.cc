@@ -98,7 +98,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
 
 core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   const runner::DeviceLease& lease = *trial.lease;
-  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::string dir = TrialDir(trial.id);
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
@@ -120,8 +120,7 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   context.card_indices = runner::CardIndices(lease);
   context.devices = &devices.value();
   if (!config_.checkpoints.dir.empty()) {
-    trial.output_dir =
-        ExpandForTrial(config_, context, config_.checkpoints.dir);
+    trial.output_dir = OutputDir(trial);
     trial.state_entries = 0;
     trial.resumed_from.clear();
     auto saved =
@@ -165,6 +164,19 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
                 Check(store_.Commit());
   return stored ? core::Status::Ok() : core::Status(core::Internal(error_));
+}
+
+std::string Sweep::TrialDir(core::TrialId trial) const {
+  return options_.trials_root + "/" + std::to_string(trial);
+}
+
+std::string Sweep::OutputDir(const LiveTrial& trial) const {
+  if (config_.checkpoints.dir.empty()) return "";
+  TrialContext context;
+  context.id = trial.id;
+  context.params = &trial.params;
+  context.trial_dir = TrialDir(trial.id);
+  return ExpandForTrial(config_, context, config_.checkpoints.dir);
 }
 
 void Sweep::RecordShim(const LiveTrial& trial) {

@@ -85,19 +85,12 @@ std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
     }
   }
   if (row.status == core::TrialStatus::kPaused) trial->reason = row.reason;
-  if (!config_.checkpoints.dir.empty()) {
-    TrialContext context;
-    context.id = row.id;
-    context.params = &trial->params;
-    context.trial_dir = options_.trials_root + "/" + std::to_string(row.id);
-    trial->output_dir =
-        ExpandForTrial(config_, context, config_.checkpoints.dir);
-  }
+  trial->output_dir = OutputDir(*trial);
   return trial;
 }
 
 runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
-  std::string dir = options_.trials_root + "/" + std::to_string(trial.id);
+  std::string dir = TrialDir(trial.id);
   runner::TrialLaunch launch;
   launch.trial = trial.id;
   launch.spawn.stdout_path = dir + "/stdout.log";
