@@ -73,6 +73,16 @@ struct LeaseRecord {
   std::optional<double> released_at;
 };
 
+// One report of an experiment's trial, for its learning curve.
+struct CurvePoint {
+  core::TrialId trial = 0;
+  int64_t seq = 0;
+  int64_t attempt = 1;
+  std::optional<double> time;
+  std::optional<double> value;
+  double created_at = 0;  // seconds since the epoch
+};
+
 // What a trial's row says after it ended.
 struct TrialEnd {
   core::TrialStatus status = core::TrialStatus::kCompleted;

@@ -311,6 +311,19 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
   return QueryTrials(stmt.value());
 }
 
+core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
+    core::TrialId trial) {
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  auto stmt = db_->Prepare(std::string("SELECT ") + kTrialColumns +
+                           " FROM trials WHERE id = ?1");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, trial);
+  auto rows = QueryTrials(stmt.value());
+  if (!rows.ok()) return rows.error();
+  if (rows.value().empty()) return std::optional<TrialRecord>();
+  return std::optional<TrialRecord>(std::move(rows.value().front()));
+}
+
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());

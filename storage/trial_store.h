@@ -2,6 +2,7 @@
 #ifndef TUNER_STORAGE_TRIAL_STORE_H_
 #define TUNER_STORAGE_TRIAL_STORE_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,11 @@ class TrialStore {
   core::Status MarkRunning(core::TrialId trial);
   core::Status FinishTrial(core::TrialId trial, const TrialEnd& end);
   core::Result<std::vector<TrialRecord>> ListTrials(ExperimentId experiment);
+  // One trial, with its params; nullopt when no trial has that id.
+  core::Result<std::optional<TrialRecord>> FindTrial(core::TrialId trial);
+  // How many of the experiment's trials are in each status.
+  core::Result<std::map<core::TrialStatus, int64_t>> CountTrials(
+      ExperimentId experiment);
   // Trials with a value, those that trained longest (largest last_time)
   // first, then by last_value in the experiment's mode. At most `limit`.
   core::Result<std::vector<TrialRecord>> BestTrials(
@@ -63,6 +69,9 @@ class TrialStore {
   core::Status AppendReport(const ReportRecord& report, core::Mode mode);
   core::Status AppendDecision(const DecisionRecord& record);
   core::Result<std::vector<ReportRecord>> ListReports(core::TrialId trial);
+  // Every report of the experiment's trials (time, objective, when), by
+  // trial then sequence: the learning curves.
+  core::Result<std::vector<CurvePoint>> ListCurves(ExperimentId experiment);
   core::Result<std::vector<DecisionRecord>> ListDecisions(
       ExperimentId experiment);
 

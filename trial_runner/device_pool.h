@@ -70,6 +70,10 @@ class DevicePool {
 
   size_t groups() const { return groups_.size(); }
   size_t free() const;  // groups not leased by this pool
+  // Devices in each group (CPUs for the cpu kind).
+  int group_size() const {
+    return groups_.empty() ? 0 : static_cast<int>(groups_[0].devices.size());
+  }
   // Whether the last TryAcquire found free groups held by other processes.
   bool contended() const { return contended_; }
   DeviceKind kind() const { return kind_; }

@@ -8,7 +8,7 @@
 
 #include "trial_runner/device_locks.h"
 #include "tuner/cli.h"
-#include "tuner/cli_sweep.h"
+#include "tuner/tuner_lock.h"
 
 namespace tuner::cli {
 

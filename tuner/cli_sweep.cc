@@ -19,6 +19,7 @@
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
 #include "tuner/table_progress.h"
+#include "tuner/tuner_lock.h"
 
 namespace tuner::cli {
 
@@ -33,35 +34,6 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
   }
   return std::make_unique<LineProgress>(stdout, config.metric,
                                         config.time_attr);
-}
-
-std::string TrialsRoot(const std::string& db_path) {
-  fs::path parent = fs::absolute(db_path).parent_path();
-  return (parent / "trials").string();
-}
-
-// tuner-shim lives next to the tuner binary.
-std::string ShimPath() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return (self.parent_path() / "tuner-shim").string();
-}
-
-// The lock a running tuner holds for its experiment: shims whose tuner is
-// gone for trial.orphan_timeout stop their trials, and `tuner stop` finds
-// the tuner's pid in it. Retried briefly: shims probe it by taking it for
-// an instant.
-std::optional<runner::LockFile> HoldTunerLock(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    if (auto lock = runner::LockFile::TryAcquire(path)) {
-      lock->WriteOwner("pid=" + std::to_string(getpid()));
-      return lock;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return std::nullopt;
 }
 
 int ExitCode(const Sweep& sweep, int signal) {
@@ -89,11 +61,6 @@ int ExitCode(const Sweep& sweep, int signal) {
 
 }  // namespace
 
-std::string TunerLockPath(const std::string& trials_root,
-                          const std::string& experiment) {
-  return trials_root + "/.tuner-" + experiment + ".lock";
-}
-
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume) {
@@ -106,12 +73,12 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   auto progress = MakeProgress(config);
   Sweep::Options options;
   options.config_json = config_json;
-  options.trials_root = TrialsRoot(db_path);
+  options.trials_root = TrialsRootFor(db_path);
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();
   std::string lock_path = TunerLockPath(options.trials_root, config.name);
-  auto lock = HoldTunerLock(lock_path);
+  auto lock = HoldTunerLock(lock_path, "pid=" + std::to_string(getpid()));
   if (!lock) {
     std::fprintf(stderr,
                  "tuner: another tuner is running experiment '%s' (it holds "

@@ -17,10 +17,6 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume = nullptr);
 
-// The lock file the tuner running `experiment` holds ("pid=N").
-std::string TunerLockPath(const std::string& trials_root,
-                          const std::string& experiment);
-
 }  // namespace tuner::cli
 
 #endif  // TUNER_TUNER_CLI_SWEEP_H_

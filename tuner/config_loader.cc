@@ -23,11 +23,11 @@ using config::Fail;
 using config::Path;
 
 const std::vector<std::string> kTopKeys = {
-    "name",           "command",      "shell",        "metric",
-    "mode",           "time_attr",    "search_space", "searcher",
-    "num_trials",     "scheduler",    "devices",      "env",
-    "workdir",        "trial",        "storage",      "checkpoints",
-    "metrics_format", "metrics_regex"};
+    "name",           "command",       "shell",        "metric",
+    "mode",           "time_attr",     "search_space", "searcher",
+    "num_trials",     "scheduler",     "devices",      "env",
+    "workdir",        "trial",         "storage",      "checkpoints",
+    "metrics_format", "metrics_regex", "priority"};
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
@@ -216,6 +216,12 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
   config::ReadMetricsFormat(r, root, c);
   if (auto n = root["trial"]) ReadTrialPolicy(r, n, c);
   if (auto n = root["storage"]) c.storage = r.String(n, Path("storage"));
+  if (auto n = root["priority"]) {
+    c.priority = r.Number(n, Path("priority"));
+    if (!(c.priority > 0 && c.priority <= 1e6)) {
+      Fail(n, Path("priority"), "must be > 0 and <= 1000000");
+    }
+  }
   if (auto n = root["env"]) {
     r.Map(n, Path("env"));
     for (const auto& entry : n) {

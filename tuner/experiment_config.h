@@ -72,6 +72,9 @@ struct ExperimentConfig {
   std::string workdir;  // absolute after loading
   TrialPolicy trial;
   std::optional<std::string> storage;  // database path, relative to workdir
+  // The service: its share of the devices is priority / the sum of the
+  // priorities of the experiments that want devices.
+  double priority = 1;
 };
 
 }  // namespace tuner

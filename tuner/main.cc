@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tuner/cli.h"
+#include "tuner/server/serve.h"
 
 int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("tuner");
@@ -85,7 +86,24 @@ int main(int argc, char** argv) {
   devices_cmd->add_option("--format", devices.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
 
-  for (auto* sub : {run_cmd, best, trials, status, resume, stop_cmd}) {
+  tuner::server::ServeOptions serve;
+  auto* serve_cmd = app.add_subcommand(
+      "serve", "the tuning service: HTTP API, shared devices, dashboard");
+  serve_cmd->add_option("--listen", serve.listen,
+                        "HOST:PORT (default 127.0.0.1:8080; port 0: any)");
+  serve_cmd->add_option("--token-file", serve.token_file,
+                        "the token mutating requests must carry (else "
+                        "$TUNER_TOKEN; required off loopback)");
+  serve_cmd
+      ->add_option("--http-threads", serve.http_threads,
+                   "threads serving HTTP (default 2)")
+      ->check(CLI::Range(1, 64));
+  serve_cmd->add_flag("!--no-resume", serve.resume,
+                      "do not take up experiments a previous service left "
+                      "running");
+
+  for (auto* sub :
+       {serve_cmd, run_cmd, best, trials, status, resume, stop_cmd}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
   try {
@@ -100,6 +118,10 @@ int main(int argc, char** argv) {
     return tuner::cli::Run(run);
   }
   if (*plan_cmd) return tuner::cli::Plan(plan);
+  if (*serve_cmd) {
+    serve.db_path = db;
+    return tuner::server::Serve(serve);
+  }
   if (*devices_cmd) return tuner::cli::Devices(devices);
   if (*best) return tuner::cli::Best(query);
   if (*resume) return tuner::cli::Resume(query);

@@ -52,9 +52,13 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       checkpoint_timer_(io),
       runner_(io, *this, options_.runner) {
   counts_.total = config.num_trials;
+  JoinShare();
 }
 
-Sweep::~Sweep() { (void)store_.Commit(); }
+Sweep::~Sweep() {
+  if (options_.share) options_.share->Leave(share_id_);
+  (void)store_.Commit();
+}
 
 core::Status Sweep::Start() {
   storage::ExperimentRecord record;

@@ -19,6 +19,7 @@
 #include "storage/trial_store.h"
 #include "trial_runner/device_pool.h"
 #include "trial_runner/local_runner.h"
+#include "tuner/device_share.h"
 #include "tuner/experiment_config.h"
 #include "tuner/progress.h"
 
@@ -47,6 +48,10 @@ class Sweep : public runner::RunnerObserver {
     runner::DevicePool* pool = nullptr;  // required; outlives the sweep
     runner::RunnerOptions runner;        // the shim, the tuner's lock
     std::function<void()> on_finished;   // called once, when the sweep ends
+    // Shares the devices with other sweeps of this process (the service);
+    // nullptr: this sweep takes every device it can.
+    DeviceShare* share = nullptr;
+    double priority = 1;  // its weight in `share`
   };
 
   Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
@@ -74,6 +79,9 @@ class Sweep : public runner::RunnerObserver {
   // The first storage error, when the outcome is kFailed.
   const std::string& error() const { return error_; }
   const SweepCounts& counts() const { return counts_; }
+  storage::ExperimentId experiment_id() const { return experiment_; }
+  // Devices its trials hold now.
+  int HeldDevices() const;
 
   // runner::RunnerObserver
   void OnMetrics(core::TrialId trial, core::Metrics metrics,
@@ -92,6 +100,7 @@ class Sweep : public runner::RunnerObserver {
   // Launch(), else queues the trial for a device or ends it as failed.
   void StartOrQueue(LiveTrial& trial);
   bool LaunchWaiting();
+  void JoinShare();
   void ArmRetry();
   // Gives the trial's devices back; they are not handed out again for
   // `rest` (a device the stack found busy).
@@ -159,6 +168,7 @@ class Sweep : public runner::RunnerObserver {
   // Resume: each trial's last stored rung decision.
   std::unordered_map<core::TrialId, core::RungDecision> last_decision_;
   runner::LocalRunner runner_;
+  int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;

@@ -72,7 +72,35 @@ void Sweep::EndWaiting() {
   waiting_.clear();
 }
 
+void Sweep::JoinShare() {
+  if (!options_.share) return;
+  DeviceShare::Claimant claimant;
+  claimant.weight = options_.priority;
+  claimant.held = [this] { return HeldDevices(); };
+  claimant.wanted = [this] {
+    return waiting_.empty() || interrupting_ ? 0 : pool_.group_size();
+  };
+  claimant.wake = [this] {
+    FillSlots();
+    CheckDone();
+  };
+  share_id_ = options_.share->Join(std::move(claimant));
+}
+
+int Sweep::HeldDevices() const {
+  int held = 0;
+  for (const auto& [id, trial] : live_) {
+    if (trial->lease) held += static_cast<int>(trial->lease->devices.size());
+  }
+  return held;
+}
+
 Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
+  if (options_.share &&
+      !options_.share->MayTake(share_id_, pool_.group_size())) {
+    trial.reason = "waiting for its share of the devices";
+    return LaunchResult::kNoDevice;
+  }
   auto lease = pool_.TryAcquire();
   if (!lease) {
     if (pool_.contended()) ArmRetry();
@@ -198,6 +226,7 @@ void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
   trial.lease_row = 0;
   if (trial.lease) pool_.Release(std::move(*trial.lease), rest);
   trial.lease.reset();
+  if (options_.share) options_.share->Released(share_id_);
 }
 
 }  // namespace tuner

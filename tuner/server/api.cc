@@ -1,0 +1,145 @@
+// Api: routing and authorization. The handlers are in api_queries.cc,
+// api_control.cc, api_log.cc and api_metrics.cc.
+#include "tuner/server/api.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/config_values.h"
+
+namespace tuner::server {
+
+namespace {
+
+bool IsNumber(const std::string& text) {
+  return !text.empty() && text.size() <= 18 &&
+         text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+Response NotFound() { return ErrorResponse(404, "no such endpoint"); }
+
+Response MethodNotAllowed(const std::string& allowed) {
+  Response r = ErrorResponse(405, "method not allowed; use " + allowed);
+  r.headers.emplace_back("Allow", allowed);
+  return r;
+}
+
+}  // namespace
+
+Response Api::Handle(const Request& request) const {
+  auto target = ParseTarget(request.target);
+  if (!target) return ErrorResponse(400, "malformed request target");
+  try {
+    return Route(request, target->first, target->second);
+  } catch (const std::exception& e) {
+    return ErrorResponse(500, std::string("internal error: ") + e.what());
+  }
+}
+
+bool Api::Authorized(const Request& request) const {
+  if (!options_.token) return true;
+  const std::string prefix = "Bearer ";
+  if (request.authorization.compare(0, prefix.size(), prefix) != 0) {
+    return false;
+  }
+  return ConstantTimeEquals(request.authorization.substr(prefix.size()),
+                            *options_.token);
+}
+
+Response Api::Route(const Request& request,
+                    const std::vector<std::string>& path,
+                    const Query& query) const {
+  bool get = request.method == "GET";
+  bool post = request.method == "POST";
+  if (post && !Authorized(request)) {
+    Response r = ErrorResponse(
+        401, "this server needs a token: Authorization: Bearer <token>");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return r;
+  }
+  if (path.empty() || (path.size() == 1 && assets_.count("/" + path[0]))) {
+    std::string key = path.empty() ? "/" : "/" + path[0];
+    auto it = assets_.find(key);
+    if (it == assets_.end()) return NotFound();
+    if (!get) return MethodNotAllowed("GET");
+    Response r;
+    r.content_type = it->second.content_type;
+    r.body = it->second.body;
+    return r;
+  }
+  if (path.size() == 1 && path[0] == "healthz") {
+    if (!get) return MethodNotAllowed("GET");
+    nlohmann::json body = {{"ok", true},
+                           {"running", control_.Running().size()}};
+    return JsonResponse(200, body.dump() + "\n");
+  }
+  if (path.size() == 1 && path[0] == "metrics") {
+    return get ? Metrics() : MethodNotAllowed("GET");
+  }
+  if (path[0] != "api" || path.size() < 2) return NotFound();
+  if (path[1] == "events" && path.size() == 2) {
+    if (!get) return MethodNotAllowed("GET");
+    Response r;
+    r.event_stream = true;
+    r.content_type = "text/event-stream";
+    std::string after = !request.last_event_id.empty()
+                            ? request.last_event_id
+                            : (query.count("since") ? query.at("since") : "");
+    r.events_after = IsNumber(after) ? std::stoll(after) : bus_.last_id();
+    return r;
+  }
+  if (path[1] == "experiments") return RouteExperiment(request, path, query);
+  if (path[1] == "trials") return RouteTrial(request, path, query);
+  return NotFound();
+}
+
+Response Api::RouteExperiment(const Request& request,
+                              const std::vector<std::string>& path,
+                              const Query& query) const {
+  bool get = request.method == "GET";
+  bool post = request.method == "POST";
+  if (path.size() == 2) {
+    if (get) return ListExperiments(query);
+    if (post) return Submit(request, query);
+    return MethodNotAllowed("GET, POST");
+  }
+  const std::string& name = path[2];
+  if (!config::IsName(name)) {
+    return ErrorResponse(400,
+                         "bad experiment name: use letters, digits, '.', "
+                         "'_' and '-' (at most 128)");
+  }
+  if (path.size() == 3) {
+    return get ? GetExperiment(name) : MethodNotAllowed("GET");
+  }
+  if (path.size() != 4) return NotFound();
+  const std::string& verb = path[3];
+  if (verb == "stop" || verb == "resume") {
+    if (!post) return MethodNotAllowed("POST");
+    return verb == "stop" ? Stop(name, query) : Resume(name);
+  }
+  if (!get) {
+    return verb == "trials" || verb == "best" || verb == "curves" ||
+                   verb == "leases"
+               ? MethodNotAllowed("GET")
+               : NotFound();
+  }
+  if (verb == "trials") return GetTrials(name, query);
+  if (verb == "best") return GetBest(name, query);
+  if (verb == "curves") return GetCurves(name);
+  if (verb == "leases") return GetLeases(name);
+  return NotFound();
+}
+
+Response Api::RouteTrial(const Request& request,
+                         const std::vector<std::string>& path,
+                         const Query& query) const {
+  bool get = request.method == "GET";
+  if (path.size() < 3 || path.size() > 4) return NotFound();
+  if (!IsNumber(path[2])) return ErrorResponse(400, "a trial id is a number");
+  int64_t id = std::stoll(path[2]);
+  if (path.size() == 3) return get ? GetTrial(id) : MethodNotAllowed("GET");
+  if (path[3] != "log") return NotFound();
+  return get ? GetLog(id, query) : MethodNotAllowed("GET");
+}
+
+}  // namespace tuner::server

@@ -1,0 +1,73 @@
+// The API's writes: submitting, stopping and resuming experiments. Nothing
+// here runs a command; a submitted experiment runs its own `command`.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tuner/config_loader.h"
+#include "tuner/server/api.h"
+#include "tuner/stored_config.h"
+
+namespace tuner::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Response Accepted(int status, const std::string& name,
+                  const std::string& state) {
+  nlohmann::ordered_json body = {
+      {"name", name}, {"status", state}, {"url", "/api/experiments/" + name}};
+  return JsonResponse(status, body.dump() + "\n");
+}
+
+}  // namespace
+
+Response Api::Submit(const Request& request, const Query& query) const {
+  std::string base = options_.default_base_dir;
+  if (auto it = query.find("base"); it != query.end()) base = it->second;
+  if (base.empty() || base[0] != '/') {
+    return ErrorResponse(400, "base: an absolute directory");
+  }
+  // Where error messages say the config came from, and where a resume
+  // finds its relative paths (next to it).
+  std::string source = "submitted.yaml";
+  if (auto it = query.find("source"); it != query.end() && !it->second.empty())
+    source = it->second;
+  fs::path source_path = fs::path(source).is_absolute()
+                             ? fs::path(source)
+                             : fs::path(base) / fs::path(source).filename();
+  if (request.body.empty()) {
+    return ErrorResponse(400,
+                         "the body is empty; send the experiment's YAML "
+                         "(or JSON)");
+  }
+  auto config = LoadConfigText(request.body, source, base, base);
+  if (!config.ok()) return ErrorResponse(400, config.message());
+  std::string stored =
+      StoredConfigJson(config.value(), request.body, source_path.string());
+  core::Status submitted = control_.Submit(config.value(), stored);
+  if (!submitted.ok()) {
+    return ErrorResponse(HttpStatus(submitted.error()), submitted.message());
+  }
+  return Accepted(201, config.value().name, "running");
+}
+
+Response Api::Stop(const std::string& name, const Query& query) const {
+  auto it = query.find("force");
+  bool force = it != query.end() && (it->second == "1" || it->second == "true");
+  core::Status stopped = control_.Stop(name, force);
+  if (!stopped.ok()) {
+    return ErrorResponse(HttpStatus(stopped.error()), stopped.message());
+  }
+  return Accepted(202, name, "stopping");
+}
+
+Response Api::Resume(const std::string& name) const {
+  core::Status resumed = control_.Resume(name);
+  if (!resumed.ok()) {
+    return ErrorResponse(HttpStatus(resumed.error()), resumed.message());
+  }
+  return Accepted(202, name, "running");
+}
+
+}  // namespace tuner::server

@@ -1,0 +1,98 @@
+// GET /api/trials/{id}/log: the tail of a trial's stdout.log or stderr.log.
+// The path is built from the numeric id and a fixed file name, and neither
+// the trial dir nor the log may be a symlink, so no request reaches a file
+// outside the trial's dir.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "tuner/server/api.h"
+
+namespace tuner::server {
+
+namespace {
+
+constexpr int64_t kMaxTailLines = 10000;
+constexpr off_t kMaxTailBytes = 1 << 20;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The last `lines` lines of at most the last kMaxTailBytes of the file.
+std::string Tail(int fd, int64_t lines) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  off_t start = st.st_size > kMaxTailBytes ? st.st_size - kMaxTailBytes : 0;
+  std::string text(static_cast<size_t>(st.st_size - start), '\0');
+  ssize_t got = pread(fd, text.data(), text.size(), start);
+  text.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  size_t pos = text.size();
+  if (pos > 0 && text[pos - 1] == '\n') --pos;
+  for (int64_t n = 0; n < lines && pos > 0; ++n) {
+    size_t nl = text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) {
+      pos = 0;
+      break;
+    }
+    pos = nl;
+    if (n + 1 == lines) ++pos;
+  }
+  return text.substr(pos == 0 ? 0 : pos);
+}
+
+}  // namespace
+
+Response Api::GetLog(int64_t id, const Query& query) const {
+  std::string stream = "stdout";
+  if (auto it = query.find("stream"); it != query.end()) stream = it->second;
+  if (stream != "stdout" && stream != "stderr") {
+    return ErrorResponse(400, "stream: stdout or stderr");
+  }
+  int64_t lines = 200;
+  if (auto it = query.find("tail"); it != query.end()) {
+    char* end = nullptr;
+    lines = std::strtoll(it->second.c_str(), &end, 10);
+    if (it->second.empty() || *end != '\0' || lines < 1 ||
+        lines > kMaxTailLines) {
+      return ErrorResponse(400, "tail: a number of lines from 1 to " +
+                                    std::to_string(kMaxTailLines));
+    }
+  }
+  auto store = stores_.Borrow();
+  if (!store.ok()) return ErrorResponse(500, store.message());
+  auto trial = store.value()->FindTrial(id);
+  if (!trial.ok()) return ErrorResponse(500, trial.message());
+  if (!trial.value())
+    return ErrorResponse(404, "no trial " + std::to_string(id));
+  std::string dir = options_.trials_root + "/" + std::to_string(id);
+  Fd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir_fd.get() < 0) {
+    return ErrorResponse(404, "trial " + std::to_string(id) + " has no logs");
+  }
+  std::string file = stream + ".log";
+  Fd log(openat(dir_fd.get(), file.c_str(),
+                O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (log.get() < 0) {
+    return ErrorResponse(404,
+                         "trial " + std::to_string(id) + " has no " + file);
+  }
+  Response r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = Tail(log.get(), lines);
+  return r;
+}
+
+}  // namespace tuner::server

@@ -1,0 +1,233 @@
+// The API's reads: experiments, trials, the best ones, curves, leases.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tuner/query_text.h"
+#include "tuner/server/api.h"
+#include "tuner/trial_format.h"
+
+namespace tuner::server {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using storage::ExperimentRecord;
+using storage::TrialStore;
+
+Json Finite(std::optional<double> x) {
+  return x && std::isfinite(*x) ? Json(*x) : Json();
+}
+
+Response Failure(const core::Error& error) {
+  return ErrorResponse(HttpStatus(error), error.message);
+}
+
+Response Text(const core::Result<std::string>& text,
+              const std::string& format) {
+  if (!text.ok()) return Failure(text.error());
+  Response r;
+  r.body = text.value();
+  r.content_type =
+      format == "json" ? "application/json" : "text/plain; charset=utf-8";
+  return r;
+}
+
+std::string FormatOf(const std::map<std::string, std::string>& query) {
+  auto it = query.find("format");
+  return it == query.end() ? "json" : it->second;
+}
+
+Json Summary(TrialStore& store, const ExperimentRecord& e,
+             const std::vector<RunningInfo>& running) {
+  Json counts = Json::object();
+  if (auto c = store.CountTrials(e.id); c.ok()) {
+    for (auto s : {core::TrialStatus::kPending, core::TrialStatus::kRunning,
+                   core::TrialStatus::kCompleted, core::TrialStatus::kStopped,
+                   core::TrialStatus::kFailed}) {
+      auto it = c.value().find(s);
+      counts[std::string(core::ToString(s))] =
+          it == c.value().end() ? 0 : it->second;
+    }
+  }
+  Json best;
+  if (auto b = store.BestTrials(e, 1); b.ok() && !b.value().empty()) {
+    const auto& t = b.value().front();
+    best = {{"trial", t.id},
+            {"value", Finite(t.last_value)},
+            {"time", Finite(t.last_time)},
+            {"params", ParamsObject(t.params)}};
+  }
+  Json out = {{"name", e.name},
+              {"status", e.status},
+              {"metric", e.metric},
+              {"mode", e.mode == core::Mode::kMax ? "max" : "min"},
+              {"time_attr", e.time_attr},
+              {"max_t", Finite(e.max_t)},
+              {"created_at", e.created_at},
+              {"updated_at", e.updated_at},
+              {"counts", counts},
+              {"best", best},
+              {"priority", nullptr},
+              {"held_devices", 0}};
+  for (const auto& r : running) {
+    if (r.name != e.name) continue;
+    out["priority"] = r.priority;
+    out["held_devices"] = r.held_devices;
+    if (r.stopping) out["status"] = "stopping";
+  }
+  return out;
+}
+
+}  // namespace
+
+Response Api::ListExperiments(const Query& query) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  std::string format = FormatOf(query);
+  if (format == "table") {
+    auto it = query.find("name");
+    return Text(StatusText(*store.value(), it == query.end() ? "" : it->second),
+                format);
+  }
+  if (format != "json") return ErrorResponse(400, "format: json or table");
+  auto all = store.value()->ListExperiments();
+  if (!all.ok()) return Failure(all.error());
+  auto running = control_.Running();
+  Json out = Json::array();
+  for (const auto& e : all.value()) {
+    out.push_back(Summary(*store.value(), e, running));
+  }
+  return JsonResponse(200, out.dump() + "\n");
+}
+
+Response Api::GetExperiment(const std::string& name) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  Json out = Summary(*store.value(), e.value(), control_.Running());
+  out["config"] = Json::parse(e.value().config_json, nullptr, false);
+  return JsonResponse(200, out.dump() + "\n");
+}
+
+Response Api::GetTrials(const std::string& name, const Query& query) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  std::string format = FormatOf(query);
+  return Text(TrialsText(*store.value(), e.value(), format), format);
+}
+
+Response Api::GetBest(const std::string& name, const Query& query) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  int64_t top = 1;
+  if (auto it = query.find("top"); it != query.end()) {
+    char* end = nullptr;
+    top = std::strtoll(it->second.c_str(), &end, 10);
+    if (it->second.empty() || *end != '\0' || top < 1 || top > 100000) {
+      return ErrorResponse(400, "top: a number from 1 to 100000");
+    }
+  }
+  std::string format = FormatOf(query);
+  return Text(BestText(*store.value(), e.value(), top, format), format);
+}
+
+Response Api::GetCurves(const std::string& name) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  auto trials = store.value()->ListTrials(e.value().id);
+  auto points = store.value()->ListCurves(e.value().id);
+  auto decisions = store.value()->ListDecisions(e.value().id);
+  if (!trials.ok()) return Failure(trials.error());
+  if (!points.ok()) return Failure(points.error());
+  if (!decisions.ok()) return Failure(decisions.error());
+  std::map<core::TrialId, Json> curves;
+  for (const auto& p : points.value()) {
+    if (!p.time || !p.value || !std::isfinite(*p.value)) continue;
+    curves[p.trial].push_back({*p.time, *p.value, p.created_at});
+  }
+  Json out_trials = Json::array();
+  for (const auto& t : trials.value()) {
+    auto it = curves.find(t.id);
+    out_trials.push_back(
+        {{"id", t.id},
+         {"status", std::string(core::ToString(t.status))},
+         {"params", ParamsObject(t.params)},
+         {"points", it == curves.end() ? Json::array() : it->second}});
+  }
+  Json rungs = Json::array();
+  for (const auto& d : decisions.value()) {
+    rungs.push_back(
+        {{"trial", d.trial},
+         {"rung", d.decision.rung},
+         {"milestone", d.decision.milestone},
+         {"verdict", std::string(core::ToString(d.decision.verdict))}});
+  }
+  Json out = {{"name", e.value().name},
+              {"metric", e.value().metric},
+              {"mode", e.value().mode == core::Mode::kMax ? "max" : "min"},
+              {"time_attr", e.value().time_attr},
+              {"trials", out_trials},
+              {"decisions", rungs}};
+  return JsonResponse(200, out.dump() + "\n");
+}
+
+Response Api::GetLeases(const std::string& name) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  auto leases = store.value()->ListLeases(e.value().id);
+  if (!leases.ok()) return Failure(leases.error());
+  Json out = Json::array();
+  for (const auto& l : leases.value()) {
+    out.push_back({{"trial", l.trial},
+                   {"attempt", l.attempt},
+                   {"kind", l.kind},
+                   {"devices", l.devices},
+                   {"cpus", l.cpus},
+                   {"acquired_at", l.acquired_at},
+                   {"released_at", Finite(l.released_at)}});
+  }
+  return JsonResponse(200, out.dump() + "\n");
+}
+
+Response Api::GetTrial(int64_t id) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto trial = store.value()->FindTrial(id);
+  if (!trial.ok()) return Failure(trial.error());
+  if (!trial.value()) {
+    return ErrorResponse(404, "no trial " + std::to_string(id));
+  }
+  auto reports = store.value()->ListReports(id);
+  if (!reports.ok()) return Failure(reports.error());
+  Json out = TrialJson(*trial.value());
+  std::string experiment;
+  if (auto all = store.value()->ListExperiments(); all.ok()) {
+    for (const auto& e : all.value()) {
+      if (e.id == trial.value()->experiment_id) experiment = e.name;
+    }
+  }
+  out["experiment"] = experiment;
+  Json list = Json::array();
+  for (const auto& r : reports.value()) {
+    Json metrics = Json::object();
+    for (const auto& [key, value] : r.metrics) metrics[key] = Finite(value);
+    list.push_back({{"seq", r.seq},
+                    {"attempt", r.attempt},
+                    {"time", Finite(r.time)},
+                    {"value", Finite(r.value)},
+                    {"metrics", metrics}});
+  }
+  out["reports"] = list;
+  return JsonResponse(200, out.dump() + "\n");
+}
+
+}  // namespace tuner::server

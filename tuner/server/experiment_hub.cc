@@ -1,0 +1,204 @@
+#include "tuner/server/experiment_hub.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tuner/device_setup.h"
+#include "tuner/stored_config.h"
+#include "tuner/tuner_lock.h"
+
+namespace tuner::server {
+
+ExperimentHub::ExperimentHub(boost::asio::io_context& io,
+                             storage::TrialStore& store, EventBus& bus,
+                             Options options)
+    : io_(io),
+      store_(store),
+      bus_(bus),
+      options_(std::move(options)),
+      share_(io) {}
+
+ExperimentHub::~ExperimentHub() {
+  // Sweeps first: they leave the share and commit to the store.
+  for (auto& [name, experiment] : running_) experiment->sweep.reset();
+}
+
+core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
+    const ExperimentConfig& config, const std::string& stored_json) {
+  if (running_.count(config.name) > 0) {
+    return core::AlreadyExists("experiment '" + config.name +
+                               "' is running already");
+  }
+  auto experiment = std::make_unique<Experiment>();
+  experiment->config = config;
+  auto pool = SetUpDevices(config.devices, config.workdir);
+  if (!pool.ok()) return core::InvalidArgument(pool.message());
+  experiment->pool =
+      std::make_unique<runner::DevicePool>(std::move(pool).value());
+  std::string lock_path = TunerLockPath(options_.trials_root, config.name);
+  experiment->lock = HoldTunerLock(lock_path, options_.owner);
+  if (!experiment->lock) {
+    return core::AlreadyExists("another tuner is running experiment '" +
+                               config.name + "' (it holds " + lock_path + ")");
+  }
+  experiment->progress = std::make_unique<EventProgress>(bus_, config.name);
+  Sweep::Options sweep;
+  sweep.config_json = stored_json;
+  sweep.trials_root = options_.trials_root;
+  sweep.cpus = options_.cpus;
+  sweep.pool = experiment->pool.get();
+  sweep.runner.shim_path = options_.shim_path;
+  sweep.runner.tuner_lock = lock_path;
+  sweep.runner.orphan_timeout = config.trial.orphan_timeout;
+  sweep.share = &share_;
+  sweep.priority = config.priority;
+  std::string name = config.name;
+  // After the sweep's own call stack unwinds: it cannot destroy itself.
+  sweep.on_finished = [this, name] {
+    boost::asio::post(io_, [this, name] { Ended(name); });
+  };
+  experiment->sweep = std::make_unique<Sweep>(
+      io_, experiment->config, store_, *experiment->progress, std::move(sweep));
+  return experiment;
+}
+
+core::Status ExperimentHub::Started(std::unique_ptr<Experiment> experiment,
+                                    const core::Status& status) {
+  if (!status.ok()) return status;
+  std::string name = experiment->config.name;
+  nlohmann::json data = {{"experiment", name},
+                         {"priority", experiment->config.priority}};
+  bus_.Publish("experiment_started", data.dump());
+  bool ended = experiment->sweep->outcome() != SweepOutcome::kRunning;
+  running_[name] = std::move(experiment);
+  if (ended) boost::asio::post(io_, [this, name] { Ended(name); });
+  RefreshSnapshot();
+  return core::Status::Ok();
+}
+
+core::Status ExperimentHub::Submit(const ExperimentConfig& config,
+                                   const std::string& stored_json) {
+  auto stored = store_.FindExperiment(config.name);
+  if (!stored.ok()) return stored.status();
+  if (stored.value()) {
+    bool finished = stored.value()->status == "finished";
+    return core::AlreadyExists(
+        "experiment '" + config.name + "' exists already (" +
+        stored.value()->status + ")" +
+        (finished ? "; give the new one another name"
+                  : "; POST /api/experiments/" + config.name +
+                        "/resume takes it up"));
+  }
+  auto experiment = Prepare(config, stored_json);
+  if (!experiment.ok()) return experiment.status();
+  Sweep& sweep = *experiment.value()->sweep;
+  core::Status started = sweep.Start();
+  spdlog::info("experiment '{}' submitted (priority {})", config.name,
+               config.priority);
+  return Started(std::move(experiment).value(), started);
+}
+
+core::Status ExperimentHub::Resume(const std::string& name) {
+  if (running_.count(name) > 0) {
+    return core::AlreadyExists("experiment '" + name + "' is running");
+  }
+  auto stored = store_.FindExperiment(name);
+  if (!stored.ok()) return stored.status();
+  if (!stored.value()) {
+    return core::NotFound("no experiment '" + name + "' in " +
+                          options_.db_path);
+  }
+  if (stored.value()->status == "finished") {
+    return core::AlreadyExists("experiment '" + name + "' finished already");
+  }
+  auto config = LoadStoredConfig(stored.value()->config_json);
+  if (!config.ok()) return config.status();
+  auto experiment = Prepare(config.value(), stored.value()->config_json);
+  if (!experiment.ok()) return experiment.status();
+  core::Status resumed = experiment.value()->sweep->Resume(*stored.value());
+  spdlog::info("experiment '{}' resumed", name);
+  return Started(std::move(experiment).value(), resumed);
+}
+
+std::vector<std::string> ExperimentHub::ResumeUnfinished() {
+  std::vector<std::string> names;
+  auto all = store_.ListExperiments();
+  if (!all.ok()) return names;
+  for (const auto& e : all.value()) {
+    if (e.status != "running") continue;
+    if (auto s = Resume(e.name); s.ok()) {
+      names.push_back(e.name);
+    } else {
+      spdlog::warn("cannot resume experiment '{}': {}", e.name, s.message());
+    }
+  }
+  return names;
+}
+
+core::Status ExperimentHub::Stop(const std::string& name, bool force) {
+  auto it = running_.find(name);
+  if (it == running_.end()) {
+    return core::NotFound("experiment '" + name + "' is not running");
+  }
+  it->second->stopping = true;
+  it->second->sweep->Interrupt(force);
+  RefreshSnapshot();
+  return core::Status::Ok();
+}
+
+void ExperimentHub::Shutdown(std::function<void()> done) {
+  on_all_ended_ = std::move(done);
+  if (running_.empty()) {
+    boost::asio::post(io_, [this] {
+      if (on_all_ended_) std::exchange(on_all_ended_, nullptr)();
+    });
+    return;
+  }
+  for (auto& [name, experiment] : running_) {
+    experiment->stopping = true;
+    experiment->sweep->Interrupt(false);
+  }
+}
+
+void ExperimentHub::KillAll() {
+  for (auto& [name, experiment] : running_) {
+    experiment->stopping = true;
+    experiment->sweep->Interrupt(true);
+  }
+}
+
+void ExperimentHub::Ended(const std::string& name) {
+  auto it = running_.find(name);
+  if (it == running_.end()) return;
+  const Sweep& sweep = *it->second->sweep;
+  if (sweep.outcome() == SweepOutcome::kFailed) {
+    spdlog::error("experiment '{}' failed: {}", name, sweep.error());
+  } else {
+    spdlog::info("experiment '{}' ended", name);
+  }
+  running_.erase(it);
+  RefreshSnapshot();
+  if (running_.empty() && on_all_ended_) {
+    std::exchange(on_all_ended_, nullptr)();
+  }
+}
+
+void ExperimentHub::RefreshSnapshot() {
+  std::vector<RunningInfo> snapshot;
+  for (const auto& [name, experiment] : running_) {
+    snapshot.push_back({name, experiment->config.priority,
+                        experiment->sweep->HeldDevices(),
+                        experiment->stopping});
+  }
+  std::lock_guard<std::mutex> lock(snapshot_mutex_);
+  snapshot_ = std::move(snapshot);
+}
+
+std::vector<RunningInfo> ExperimentHub::Running() const {
+  std::lock_guard<std::mutex> lock(snapshot_mutex_);
+  return snapshot_;
+}
+
+}  // namespace tuner::server

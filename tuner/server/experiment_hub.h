@@ -1,0 +1,106 @@
+// ExperimentHub: the service's running experiments. They share one event
+// loop (the sweeps' thread), one database and the machine's devices.
+#ifndef TUNER_TUNER_SERVER_EXPERIMENT_HUB_H_
+#define TUNER_TUNER_SERVER_EXPERIMENT_HUB_H_
+
+#include <boost/asio/io_context.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+#include <vector>
+
+#include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
+#include "trial_runner/device_pool.h"
+#include "tuner/core/result.h"
+#include "tuner/device_share.h"
+#include "tuner/experiment_config.h"
+#include "tuner/server/event_bus.h"
+#include "tuner/server/event_progress.h"
+#include "tuner/sweep.h"
+
+namespace tuner::server {
+
+// What /metrics and the API say of a running experiment. A copy, safe to
+// read on any thread.
+struct RunningInfo {
+  std::string name;
+  double priority = 1;
+  int held_devices = 0;
+  bool stopping = false;
+};
+
+// Every method but Running() runs on the io_context's thread (the HTTP side
+// posts to it). A sweep never waits for the HTTP side.
+class ExperimentHub {
+ public:
+  struct Options {
+    std::string db_path;
+    std::string trials_root;
+    std::string shim_path;
+    std::string owner;  // written into each experiment's tuner lock
+    int cpus = 1;
+  };
+
+  ExperimentHub(boost::asio::io_context& io, storage::TrialStore& store,
+                EventBus& bus, Options options);
+  ~ExperimentHub();
+
+  // Starts a new experiment. kAlreadyExists when the name is taken (a
+  // stored experiment says whether to resume it); kInvalidArgument when its
+  // devices cannot be set up.
+  core::Status Submit(const ExperimentConfig& config,
+                      const std::string& stored_json);
+  // Stops its trials (at once when `force`); it ends as interrupted.
+  // kNotFound when it is not running here.
+  core::Status Stop(const std::string& name, bool force);
+  // Takes up a stored experiment that did not finish (adopting trials that
+  // still run). kNotFound / kFailedPrecondition say why not.
+  core::Status Resume(const std::string& name);
+  // Resumes every stored experiment whose status is still "running" (the
+  // previous service died); returns their names.
+  std::vector<std::string> ResumeUnfinished();
+  // Stops every experiment; `done` runs once all have ended.
+  void Shutdown(std::function<void()> done);
+  // Kills every experiment's trials at once.
+  void KillAll();
+  // What each experiment's tuner lock says (`tuner stop` reads it).
+  void set_owner(std::string owner) { options_.owner = std::move(owner); }
+
+  // Thread-safe: a copy of the running experiments' state, as of the last
+  // RefreshSnapshot() (call it every few hundred ms).
+  std::vector<RunningInfo> Running() const;
+  void RefreshSnapshot();
+
+ private:
+  struct Experiment {
+    ExperimentConfig config;
+    std::unique_ptr<EventProgress> progress;
+    std::unique_ptr<runner::DevicePool> pool;
+    std::optional<runner::LockFile> lock;
+    std::unique_ptr<Sweep> sweep;
+    bool stopping = false;
+  };
+  core::Result<std::unique_ptr<Experiment>> Prepare(
+      const ExperimentConfig& config, const std::string& stored_json);
+  core::Status Started(std::unique_ptr<Experiment> experiment,
+                       const core::Status& status);
+  void Ended(const std::string& name);
+
+  boost::asio::io_context& io_;
+  storage::TrialStore& store_;
+  EventBus& bus_;
+  Options options_;
+  DeviceShare share_;
+  std::map<std::string, std::unique_ptr<Experiment>> running_;
+  std::function<void()> on_all_ended_;
+  mutable std::mutex snapshot_mutex_;
+  std::vector<RunningInfo> snapshot_;
+};
+
+}  // namespace tuner::server
+
+#endif  // TUNER_TUNER_SERVER_EXPERIMENT_HUB_H_

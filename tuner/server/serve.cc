@@ -1,0 +1,189 @@
+#include "tuner/server/serve.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tuner/device_setup.h"
+#include "tuner/server/dashboard.h"
+#include "tuner/server/http_server.h"
+#include "tuner/server/hub_control.h"
+#include "tuner/tuner_lock.h"
+
+namespace tuner::server {
+
+namespace {
+
+namespace net = boost::asio;
+namespace fs = std::filesystem;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+int Fail(const std::string& message, int code) {
+  std::fprintf(stderr, "tuner: %s\n", message.c_str());
+  return code;
+}
+
+// "host:port" or "[v6]:port".
+bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= listen.size()) return false;
+  host = listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  char* end = nullptr;
+  long value = std::strtol(listen.c_str() + colon + 1, &end, 10);
+  if (*end != '\0' || value < 0 || value > 65535) return false;
+  port = static_cast<uint16_t>(value);
+  return !host.empty();
+}
+
+// The token from the file (its first line), else $TUNER_TOKEN; "" if none.
+core::Result<std::string> LoadToken(const std::optional<std::string>& file) {
+  std::string token;
+  if (file) {
+    std::ifstream in(*file);
+    if (!in) return core::InvalidArgument(*file + ": cannot read the token");
+    std::getline(in, token);
+  } else if (const char* env = std::getenv("TUNER_TOKEN")) {
+    token = env;
+  }
+  while (!token.empty() &&
+         std::isspace(static_cast<unsigned char>(token.back()))) {
+    token.pop_back();
+  }
+  if ((file || !token.empty()) && token.size() < 16) {
+    return core::InvalidArgument(
+        "the token is too short: use at least 16 characters (e.g. "
+        "`openssl rand -hex 24`)");
+  }
+  return token;
+}
+
+struct MachineDevices {
+  int total = 0;
+  std::string kind = "cpu";
+};
+
+MachineDevices DetectMachine() {
+  MachineDevices out;
+  auto pool = SetUpDevices(DevicesSpec{}, fs::current_path().string());
+  if (!pool.ok()) return out;
+  out.total =
+      static_cast<int>(pool.value().groups()) * pool.value().group_size();
+  out.kind = std::string(runner::ToString(pool.value().kind()));
+  return out;
+}
+
+}  // namespace
+
+int Serve(const ServeOptions& options) {
+  std::string host;
+  uint16_t port = 0;
+  if (!SplitListen(options.listen, host, port)) {
+    return Fail("--listen: expected HOST:PORT, got '" + options.listen + "'",
+                kExitBadInput);
+  }
+  boost::system::error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  if (ec) return Fail("--listen: bad address '" + host + "'", kExitBadInput);
+  auto token = LoadToken(options.token_file);
+  if (!token.ok()) return Fail(token.message(), kExitBadInput);
+  if (!address.is_loopback() && token.value().empty()) {
+    return Fail("listening on " + host +
+                    " (not loopback) needs a token for every mutating "
+                    "request: --token-file FILE or $TUNER_TOKEN",
+                kExitBadInput);
+  }
+  auto store = storage::TrialStore::Open(options.db_path);
+  if (!store.ok()) return Fail(store.message(), kExitFailure);
+
+  // Outlives both loops: sessions left in `http` unsubscribe when it is
+  // destroyed.
+  EventBus bus;
+  net::io_context sweeps;  // the experiments: one thread, this one
+  net::io_context http;    // the HTTP sessions: http_threads threads
+  ExperimentHub::Options hub_options;
+  hub_options.db_path = options.db_path;
+  hub_options.trials_root = TrialsRootFor(options.db_path);
+  hub_options.shim_path = ShimPath();
+  hub_options.cpus =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ExperimentHub hub(sweeps, *store.value(), bus, hub_options);
+  HubControl control(sweeps, hub);
+  StorePool stores(options.db_path);
+  MachineDevices machine = DetectMachine();
+  Api::Options api_options;
+  api_options.trials_root = hub_options.trials_root;
+  if (!token.value().empty()) api_options.token = token.value();
+  api_options.default_base_dir = fs::current_path().string();
+  api_options.devices_total = machine.total;
+  api_options.devices_kind = machine.kind;
+  Api api(stores, bus, control, api_options, DashboardAssets());
+  HttpServer server(http, api, bus);
+  if (auto s = server.Listen(host, port); !s.ok()) {
+    return Fail(s.message(), kExitFailure);
+  }
+  std::string url = "http://" + (address.is_v6() ? "[" + host + "]" : host) +
+                    ":" + std::to_string(server.port());
+  hub_options.owner = "server=" + url + " pid=" + std::to_string(getpid());
+  // The owner is read when a lock is taken: set it before any experiment.
+  hub.set_owner(hub_options.owner);
+
+  net::signal_set signals(sweeps, SIGINT, SIGTERM);
+  int signals_seen = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& e, int) {
+        if (e) return;
+        if (++signals_seen == 1) {
+          spdlog::warn(
+              "stopping: every experiment's trials are stopped "
+              "(again to kill them now)");
+          server.Stop();
+          hub.Shutdown([&sweeps] { sweeps.stop(); });
+        } else {
+          hub.KillAll();
+        }
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  net::steady_timer refresh(sweeps);
+  std::function<void(const boost::system::error_code&)> on_refresh =
+      [&](const boost::system::error_code& e) {
+        if (e) return;
+        hub.RefreshSnapshot();
+        refresh.expires_after(std::chrono::milliseconds(250));
+        refresh.async_wait(on_refresh);
+      };
+  on_refresh({});
+  if (options.resume) {
+    net::post(sweeps, [&hub] {
+      for (const auto& name : hub.ResumeUnfinished()) {
+        spdlog::info("took up experiment '{}' from a previous service", name);
+      }
+    });
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < std::max(1, options.http_threads); ++i) {
+    threads.emplace_back([&http] { http.run(); });
+  }
+  std::printf("listening on %s\n", url.c_str());
+  std::fflush(stdout);
+  spdlog::info("serving {} on {} (dashboard: {}/)", options.db_path, url, url);
+  sweeps.run();
+  http.stop();
+  for (auto& t : threads) t.join();
+  return kExitOk;
+}
+
+}  // namespace tuner::server
