@@ -19,6 +19,17 @@ int Stop(const StopOptions& options) {
   std::string lock = TunerLockPath(root, options.name);
   runner::LockState state = runner::ProbeLock(lock);
   int pid = 0;
+  if (state.held && state.owner.rfind("server=", 0) == 0) {
+    // A service runs it: signalling that process would stop every
+    // experiment it runs.
+    std::string url = state.owner.substr(7, state.owner.find(' ') - 7);
+    std::fprintf(stderr,
+                 "tuner: experiment '%s' runs in the service at %s; stop it "
+                 "there: tuner stop %s --server %s\n",
+                 options.name.c_str(), url.c_str(), options.name.c_str(),
+                 url.c_str());
+    return kExitBadInput;
+  }
   if (!state.held || std::sscanf(state.owner.c_str(), "pid=%d", &pid) != 1 ||
       pid <= 0) {
     std::fprintf(stderr, "tuner: no tuner is running experiment '%s' (%s)\n",

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tuner/cli.h"
+#include "tuner/server/cli_remote.h"
 #include "tuner/server/serve.h"
 
 int main(int argc, char** argv) {
@@ -102,6 +103,23 @@ int main(int argc, char** argv) {
                       "do not take up experiments a previous service left "
                       "running");
 
+  tuner::server::RemoteOptions remote;
+  std::string submit_path;
+  auto* submit_cmd = app.add_subcommand(
+      "submit", "submit an experiment to a running `tuner serve`");
+  submit_cmd->add_option("config", submit_path, "experiment YAML")->required();
+  submit_cmd->add_option("--server", remote.server, "http://HOST:PORT")
+      ->required();
+  for (auto* sub : {submit_cmd, best, trials, status, stop_cmd}) {
+    if (sub != submit_cmd) {
+      sub->add_option("--server", remote.server,
+                      "ask a running `tuner serve` (http://HOST:PORT) "
+                      "instead of the database");
+    }
+    sub->add_option("--token-file", remote.token_file,
+                    "the service's token (else $TUNER_TOKEN)");
+  }
+
   for (auto* sub :
        {serve_cmd, run_cmd, best, trials, status, resume, stop_cmd}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
@@ -123,6 +141,24 @@ int main(int argc, char** argv) {
     return tuner::server::Serve(serve);
   }
   if (*devices_cmd) return tuner::cli::Devices(devices);
+  if (*submit_cmd) return tuner::server::RemoteSubmit(submit_path, remote);
+  if (!remote.server.empty()) {
+    if (*best) {
+      return tuner::server::RemoteBest(query.name, query.top, query.format,
+                                       remote);
+    }
+    if (*trials) {
+      return tuner::server::RemoteTrials(query.name, query.format, remote);
+    }
+    if (*status) return tuner::server::RemoteStatus(query.name, remote);
+    if (*stop_cmd) {
+      if (stop.detach) {
+        std::fprintf(stderr, "tuner: --detach works with --db only\n");
+        return tuner::cli::kExitBadInput;
+      }
+      return tuner::server::RemoteStop(stop.name, stop.force, remote);
+    }
+  }
   if (*best) return tuner::cli::Best(query);
   if (*resume) return tuner::cli::Resume(query);
   if (*stop_cmd) {

@@ -1,0 +1,140 @@
+#include "tuner/server/http_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+
+namespace tuner::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+struct HttpClient::Impl {
+  net::io_context io;
+  std::string host;
+  std::string port;
+  std::string token;
+  std::unique_ptr<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+
+  core::Status Open() {
+    tcp::resolver resolver(io);
+    beast::error_code ec;
+    auto endpoints = resolver.resolve(host, port, ec);
+    if (ec)
+      return core::IoError("cannot resolve " + host + ": " + ec.message());
+    stream = std::make_unique<beast::tcp_stream>(io);
+    stream->expires_after(std::chrono::seconds(10));
+    stream->connect(endpoints, ec);
+    if (ec) {
+      stream.reset();
+      return core::Error{core::ErrorCode::kUnavailable,
+                         "cannot connect to http://" + host + ":" + port +
+                             ": " + ec.message()};
+    }
+    return core::Status::Ok();
+  }
+
+  // One exchange; Beast's blocking calls honour the stream's deadline
+  // only for async operations, so they run on `io` with run_for.
+  core::Result<ClientResponse> Exchange(const std::string& method,
+                                        const std::string& target,
+                                        const std::string& body,
+                                        std::chrono::milliseconds timeout) {
+    http::request<http::string_body> req(http::string_to_verb(method), target,
+                                         11);
+    req.set(http::field::host, host + ":" + port);
+    req.set(http::field::user_agent, "tuner");
+    if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
+    if (!body.empty()) req.set(http::field::content_type, "application/yaml");
+    req.body() = body;
+    req.keep_alive(true);
+    req.prepare_payload();
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(256 * 1024 * 1024);
+    beast::error_code ec;
+    stream->expires_after(timeout);
+    http::async_write(*stream, req, [&](beast::error_code e, size_t) {
+      ec = e;
+      if (!ec) {
+        http::async_read(*stream, buffer, parser,
+                         [&](beast::error_code e2, size_t) { ec = e2; });
+      }
+    });
+    io.restart();
+    io.run();
+    if (ec) return core::IoError(ec.message());
+    auto& res = parser.get();
+    ClientResponse out;
+    out.status = static_cast<int>(res.result_int());
+    out.content_type = std::string(res[http::field::content_type]);
+    out.body = std::move(res.body());
+    if (!res.keep_alive()) stream.reset();
+    return out;
+  }
+};
+
+HttpClient::HttpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpClient::~HttpClient() = default;
+
+core::Result<std::unique_ptr<HttpClient>> HttpClient::Connect(
+    const std::string& url, std::string token) {
+  const std::string scheme = "http://";
+  if (url.compare(0, scheme.size(), scheme) != 0) {
+    return core::InvalidArgument("--server: expected http://HOST:PORT, got '" +
+                                 url + "'");
+  }
+  std::string rest = url.substr(scheme.size());
+  rest = rest.substr(0, rest.find('/'));
+  size_t colon = rest.rfind(':');
+  auto impl = std::make_unique<Impl>();
+  if (colon == std::string::npos || rest.back() == ']') {
+    impl->host = rest;
+    impl->port = "80";
+  } else {
+    impl->host = rest.substr(0, colon);
+    impl->port = rest.substr(colon + 1);
+  }
+  if (impl->host.size() > 2 && impl->host.front() == '[') {
+    impl->host = impl->host.substr(1, impl->host.size() - 2);
+  }
+  impl->token = std::move(token);
+  TUNER_RETURN_IF_ERROR(impl->Open());
+  return std::unique_ptr<HttpClient>(new HttpClient(std::move(impl)));
+}
+
+core::Result<ClientResponse> HttpClient::Call(
+    const std::string& method, const std::string& target,
+    const std::string& body, std::chrono::milliseconds timeout) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!impl_->stream) TUNER_RETURN_IF_ERROR(impl_->Open());
+    auto response = impl_->Exchange(method, target, body, timeout);
+    if (response.ok() || attempt == 1 || method != "GET") return response;
+    impl_->stream.reset();  // the server closed a kept-alive connection
+    impl_->buffer.clear();
+  }
+  return core::IoError("unreachable");
+}
+
+std::string UrlEncode(const std::string& text) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace tuner::server
