@@ -18,13 +18,13 @@ void DeviceShare::Leave(int id) {
 bool DeviceShare::MayTake(int id, int devices) const {
   auto self = claimants_.find(id);
   if (self == claimants_.end()) return true;
+  (void)devices;  // the group's size decides nothing: no claimant starves
   const Claimant& me = self->second;
-  double mine = (me.held() + devices) / me.weight;
+  double mine = me.held() / me.weight;
   for (const auto& [other_id, other] : claimants_) {
     if (other_id == id) continue;
-    int wanted = other.wanted();
-    if (wanted <= 0) continue;
-    double theirs = (other.held() + wanted) / other.weight;
+    if (other.wanted() <= 0) continue;
+    double theirs = other.held() / other.weight;
     // Ties go to the claimant that joined first.
     if (theirs < mine || (theirs == mine && other_id < id)) return false;
   }

@@ -11,10 +11,10 @@
 namespace tuner {
 
 // Weighted fair sharing without preemption. Each experiment (a claimant)
-// has a weight (its priority). When devices come free, the claimant that
-// would hold the fewest devices per unit of weight after taking its next
-// group goes first; the others wait, even if that claimant's group does not
-// fit yet (so a 4-card experiment is not starved by 1-card ones). A claimant
+// has a weight (its priority). When devices come free, the waiting claimant
+// that holds the fewest devices per unit of weight goes first; the others
+// wait, even if that claimant's group does not fit yet (so a 4-card
+// experiment is not starved by 1-card ones). A claimant
 // that waits for nothing does not hold the others back: free devices go to
 // whoever wants them. So while several experiments want devices, each
 // holds about weight / total weight of them; a finished or stopped
@@ -35,7 +35,8 @@ class DeviceShare {
   int Join(Claimant claimant);
   // Its devices were given back: the others are woken.
   void Leave(int id);
-  // Whether `id` may take a group of `devices` now.
+  // Whether `id` may take a group of `devices` now: no other waiting
+  // claimant holds fewer devices per unit of weight (ties: the older one).
   bool MayTake(int id, int devices) const;
   // `id` gave devices back: wakes every claimant that waits (later, on the
   // io_context, so a claimant never runs inside another's call).

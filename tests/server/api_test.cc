@@ -1,0 +1,286 @@
+// The HTTP API over a real loopback socket: submitting, querying, bad
+// input, limits, the token, the log endpoint and the event stream.
+#include <sys/socket.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/server/service_fixture.h"
+
+namespace tuner::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string ToyConfig(const std::string& name, int trials = 4,
+                      int sleep_ms = 10) {
+  return WithTrainers("name: " + name + R"(
+command: TOY --lr {lr} --epochs 4 --sleep-ms )" +
+                      std::to_string(sleep_ms) + R"(
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
+num_trials: )" + std::to_string(trials) +
+                      R"(
+scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
+devices: {kind: cpu, slots: 2}
+)");
+}
+
+unsigned short service_port(const Service& service) {
+  const std::string& url = service.url();
+  return static_cast<unsigned short>(std::stoi(url.substr(url.rfind(':') + 1)));
+}
+
+// Sends raw bytes and returns what the server answered until it closed.
+std::string RawExchange(const std::string& url, const std::string& bytes) {
+  namespace net = boost::asio;
+  net::io_context io;
+  net::ip::tcp::socket socket(io);
+  auto port = url.substr(url.rfind(':') + 1);
+  socket.connect({net::ip::make_address("127.0.0.1"),
+                  static_cast<unsigned short>(std::stoi(port))});
+  timeval timeout{10, 0};  // never hang a test on a server that stalls
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout,
+             sizeof timeout);
+  boost::system::error_code ec;
+  net::write(socket, net::buffer(bytes), ec);
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    size_t n = socket.read_some(net::buffer(buffer), ec);
+    out.append(buffer, n);
+    if (ec) break;
+  }
+  return out;
+}
+
+TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
+          "[server][process]") {
+  Service service;
+  auto client = service.Client();
+  auto health = client->Call("GET", "/healthz");
+  REQUIRE(health.ok());
+  CHECK(health.value().status == 200);
+
+  auto submitted = client->Call("POST", "/api/experiments", ToyConfig("api1"));
+  REQUIRE(submitted.ok());
+  INFO(submitted.value().body);
+  REQUIRE(submitted.value().status == 201);
+  CHECK(json::parse(submitted.value().body)["name"] == "api1");
+
+  REQUIRE(WaitFor(*client, "/api/experiments/api1", "\"finished\""));
+  auto list = client->Call("GET", "/api/experiments");
+  auto experiments = json::parse(list.value().body);
+  REQUIRE(experiments.size() == 1);
+  CHECK(experiments[0]["counts"]["completed"].get<int>() >= 1);
+  CHECK(experiments[0]["best"]["value"].is_number());
+
+  auto best = client->Call("GET", "/api/experiments/api1/best?top=2");
+  REQUIRE(best.value().status == 200);
+  auto top = json::parse(best.value().body);
+  REQUIRE(top.size() == 2);
+  CHECK(top[0]["last_value"].get<double>() >= 0);
+
+  auto trials = client->Call("GET", "/api/experiments/api1/trials");
+  CHECK(json::parse(trials.value().body).size() == 4);
+  auto table = client->Call("GET", "/api/experiments/api1/trials?format=table");
+  CHECK(table.value().content_type.find("text/plain") == 0);
+  CHECK(table.value().body.find("status") != std::string::npos);
+
+  int64_t id = top[0]["id"];
+  auto trial = client->Call("GET", "/api/trials/" + std::to_string(id));
+  auto t = json::parse(trial.value().body);
+  CHECK(t["experiment"] == "api1");
+  CHECK(t["reports"].size() == 4);
+  CHECK(t["reports"][3]["metrics"]["epoch"] == 4.0);
+
+  auto curves = json::parse(
+      client->Call("GET", "/api/experiments/api1/curves").value().body);
+  CHECK(curves["trials"].size() == 4);
+  CHECK(curves["decisions"].size() >= 1);
+  auto leases = json::parse(
+      client->Call("GET", "/api/experiments/api1/leases").value().body);
+  CHECK(leases.size() >= 4);
+  CHECK(leases[0]["released_at"].is_number());
+
+  auto metrics = client->Call("GET", "/metrics").value().body;
+  CHECK(metrics.find("tuner_trials{experiment=\"api1\",state=\"completed\"}") !=
+        std::string::npos);
+  // Every stored report was counted once.
+  size_t stored_reports = 0;
+  for (const auto& trial : json::parse(trials.value().body)) {
+    auto one = client->Call(
+        "GET", "/api/trials/" + std::to_string(trial["id"].get<int>()));
+    stored_reports += json::parse(one.value().body)["reports"].size();
+  }
+  CHECK(metrics.find("tuner_reports_total " + std::to_string(stored_reports) +
+                     "\n") != std::string::npos);
+
+  auto again = client->Call("POST", "/api/experiments", ToyConfig("api1"));
+  CHECK(again.value().status == 409);
+  auto resume = client->Call("POST", "/api/experiments/api1/resume");
+  CHECK(resume.value().status == 409);
+}
+
+TEST_CASE("Service: bad bodies, unknown names and bad targets get clear errors",
+          "[server]") {
+  Service service;
+  auto client = service.Client();
+  auto bad = client->Call("POST", "/api/experiments?source=x.yaml",
+                          "name: broken\nmetric: score\n");
+  REQUIRE(bad.ok());
+  CHECK(bad.value().status == 400);
+  CHECK(bad.value().body.find("x.yaml:1: command: required") !=
+        std::string::npos);
+  auto typo = client->Call("POST", "/api/experiments",
+                           ToyConfig("typo") + "num_trails: 3\n");
+  CHECK(typo.value().status == 400);
+  CHECK(typo.value().body.find("num_trails") != std::string::npos);
+  auto garbage = client->Call("POST", "/api/experiments", "{[}: :");
+  CHECK(garbage.value().status == 400);
+  auto empty = client->Call("POST", "/api/experiments", "");
+  CHECK(empty.value().status == 400);
+
+  auto unknown = client->Call("GET", "/api/experiments/nope/best");
+  CHECK(unknown.value().status == 404);
+  CHECK(unknown.value().body.find("no experiment 'nope'") != std::string::npos);
+  CHECK(client->Call("GET", "/api/experiments/bad%20name").value().status ==
+        400);
+  CHECK(client->Call("GET", "/api/experiments/..%2f..%2fetc").value().status ==
+        400);
+  CHECK(client->Call("POST", "/api/experiments/nope/stop").value().status ==
+        404);
+  CHECK(client->Call("GET", "/api/trials/abc").value().status == 400);
+  CHECK(client->Call("GET", "/api/trials/999").value().status == 404);
+  CHECK(client->Call("DELETE", "/api/experiments").value().status == 405);
+  CHECK(client->Call("GET", "/api/nothing").value().status == 404);
+  CHECK(client->Call("GET", "/api/experiments?format=xml").value().status ==
+        400);
+  // Still serving.
+  CHECK(client->Call("GET", "/healthz").value().status == 200);
+}
+
+TEST_CASE("Service: oversized bodies and headers are refused, slow clients cut",
+          "[server]") {
+  Service::Options options;
+  options.limits.body_bytes = 4096;
+  options.limits.read_timeout = std::chrono::seconds(1);
+  Service service(options);
+  auto client = service.Client();
+  auto big = client->Call("POST", "/api/experiments", std::string(5000, 'x'));
+  REQUIRE(big.ok());
+  CHECK(big.value().status == 413);
+
+  std::string huge_header =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(10000, 'a') +
+      "\r\n\r\n";
+  CHECK(RawExchange(service.url(), huge_header).find("431") !=
+        std::string::npos);
+
+  // A client that sends half a request and stalls is disconnected.
+  auto start = std::chrono::steady_clock::now();
+  std::string answer =
+      RawExchange(service.url(), "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+  double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  CHECK(answer.empty());
+  CHECK(waited < 5);
+  CHECK(service.Client()->Call("GET", "/healthz").value().status == 200);
+}
+
+TEST_CASE("Service: with a token, mutating requests need it and reads do not",
+          "[server]") {
+  Service::Options options;
+  options.token = "s3cret-token-0123456789";
+  Service service(options);
+  auto anonymous = service.Client();
+  auto refused =
+      anonymous->Call("POST", "/api/experiments", ToyConfig("tok", 1));
+  CHECK(refused.value().status == 401);
+  auto wrong = service.Client("s3cret-token-0123456788");
+  CHECK(wrong->Call("POST", "/api/experiments/tok/stop").value().status == 401);
+  CHECK(anonymous->Call("GET", "/api/experiments").value().status == 200);
+  auto owner = service.Client(*options.token);
+  auto accepted = owner->Call("POST", "/api/experiments", ToyConfig("tok", 1));
+  CHECK(accepted.value().status == 201);
+}
+
+TEST_CASE("Service: the log endpoint serves a trial's own logs only",
+          "[server][process]") {
+  Service service;
+  auto client = service.Client();
+  REQUIRE(client->Call("POST", "/api/experiments", ToyConfig("logs", 2))
+              .value()
+              .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/logs", "\"finished\""));
+  auto tail = client->Call("GET", "/api/trials/1/log?tail=1");
+  REQUIRE(tail.value().status == 200);
+  CHECK(std::count(tail.value().body.begin(), tail.value().body.end(), '\n') ==
+        1);
+  CHECK(client->Call("GET", "/api/trials/1/log?stream=stderr").value().status ==
+        200);
+  CHECK(
+      client->Call("GET", "/api/trials/1/log?stream=../../x").value().status ==
+      400);
+  CHECK(client->Call("GET", "/api/trials/1/log?tail=-1").value().status == 400);
+  // A trial that replaced its log with a link gets no file through it.
+  auto dir = service.dir() / "trials" / "2";
+  std::filesystem::remove(dir / "stdout.log");
+  std::filesystem::create_symlink("/etc/passwd", dir / "stdout.log");
+  auto linked = client->Call("GET", "/api/trials/2/log");
+  CHECK(linked.value().status == 404);
+  CHECK(linked.value().body.find("root:") == std::string::npos);
+}
+
+TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
+          "[server][process]") {
+  namespace net = boost::asio;
+  Service service;
+  net::io_context io;
+  net::ip::tcp::socket socket(io);
+  socket.connect({net::ip::make_address("127.0.0.1"), service_port(service)});
+  timeval timeout{0, 200000};
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout,
+             sizeof timeout);
+  net::write(
+      socket,
+      net::buffer(std::string("GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")));
+  auto client = service.Client();
+  REQUIRE(client->Call("POST", "/api/experiments", ToyConfig("sse", 2))
+              .value()
+              .status == 201);
+  std::string stream;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (stream.find("event: experiment_ended") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    char buffer[4096];
+    boost::system::error_code ec;
+    size_t n = socket.read_some(net::buffer(buffer), ec);
+    stream.append(buffer, n);
+    if (ec && ec != net::error::would_block && ec != net::error::try_again) {
+      break;
+    }
+  }
+  INFO(stream);
+  CHECK(stream.find("text/event-stream") != std::string::npos);
+  CHECK(stream.find("event: experiment_started") != std::string::npos);
+  CHECK(stream.find("event: trial_started") != std::string::npos);
+  CHECK(stream.find("event: trial_reported") != std::string::npos);
+  CHECK(stream.find("\"action\":\"") != std::string::npos);
+  CHECK(stream.find("event: experiment_ended") != std::string::npos);
+  bool ended = stream.find("event: trial_completed") != std::string::npos ||
+               stream.find("event: trial_stopped") != std::string::npos;
+  CHECK(ended);
+  // Event ids increase, so a client can resume with Last-Event-ID.
+  CHECK(stream.find("id: 1\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner::testing
