@@ -10,6 +10,7 @@ packages=(
   catch2 nlohmann-json3-dev libcli11-dev
   python3 python3-numpy python3-sklearn   # the demo's trainer
   clang                                   # libFuzzer (scripts/fuzz.sh)
+  chromium chromium-driver                # the dashboard's browser test
 )
 
 sudo=""

@@ -39,10 +39,13 @@ inline std::string_view ToString(TrialStatus status) {
   return "unknown";
 }
 
+// Every status, in the order of a trial's life.
+inline constexpr TrialStatus kTrialStatuses[] = {
+    TrialStatus::kPending,   TrialStatus::kRunning, TrialStatus::kPaused,
+    TrialStatus::kCompleted, TrialStatus::kStopped, TrialStatus::kFailed};
+
 inline std::optional<TrialStatus> ParseTrialStatus(std::string_view text) {
-  for (auto s :
-       {TrialStatus::kPending, TrialStatus::kRunning, TrialStatus::kPaused,
-        TrialStatus::kCompleted, TrialStatus::kStopped, TrialStatus::kFailed}) {
+  for (auto s : kTrialStatuses) {
     if (ToString(s) == text) return s;
   }
   return std::nullopt;

@@ -38,9 +38,7 @@ Response Api::Metrics() const {
   for (const auto& e : experiments.value()) {
     auto counts = store.value()->CountTrials(e.id);
     if (!counts.ok()) continue;
-    for (auto s : {core::TrialStatus::kPending, core::TrialStatus::kRunning,
-                   core::TrialStatus::kCompleted, core::TrialStatus::kStopped,
-                   core::TrialStatus::kFailed}) {
+    for (auto s : core::kTrialStatuses) {
       auto it = counts.value().find(s);
       out += fmt::format("tuner_trials{{experiment=\"{}\",state=\"{}\"}} {}\n",
                          Label(e.name), core::ToString(s),

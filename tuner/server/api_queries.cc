@@ -4,6 +4,7 @@
 
 #include "tuner/query_text.h"
 #include "tuner/server/api.h"
+#include "tuner/stored_config.h"
 #include "tuner/trial_format.h"
 
 namespace tuner::server {
@@ -41,9 +42,7 @@ Json Summary(TrialStore& store, const ExperimentRecord& e,
              const std::vector<RunningInfo>& running) {
   Json counts = Json::object();
   if (auto c = store.CountTrials(e.id); c.ok()) {
-    for (auto s : {core::TrialStatus::kPending, core::TrialStatus::kRunning,
-                   core::TrialStatus::kCompleted, core::TrialStatus::kStopped,
-                   core::TrialStatus::kFailed}) {
+    for (auto s : core::kTrialStatuses) {
       auto it = c.value().find(s);
       counts[std::string(core::ToString(s))] =
           it == c.value().end() ? 0 : it->second;
@@ -78,6 +77,54 @@ Json Summary(TrialStore& store, const ExperimentRecord& e,
   return out;
 }
 
+const char* DistributionName(core::Distribution d) {
+  switch (d) {
+    case core::Distribution::kUniform:
+      return "uniform";
+    case core::Distribution::kLogUniform:
+      return "loguniform";
+    case core::Distribution::kQUniform:
+      return "quniform";
+    case core::Distribution::kRandInt:
+      return "randint";
+    case core::Distribution::kLogRandInt:
+      return "lograndint";
+    case core::Distribution::kChoice:
+      return "choice";
+    case core::Distribution::kGrid:
+      return "grid";
+  }
+  return "unknown";
+}
+
+// The search space as the dashboard draws it: each param's kind, range or
+// values, and whether its axis is logarithmic. Empty when the stored config
+// cannot be read (it was written by another version).
+Json SpaceJson(const std::string& config_json) {
+  Json out = Json::array();
+  auto config = LoadStoredConfig(config_json);
+  if (!config.ok()) return out;
+  for (const auto& p : config.value().space.params) {
+    Json param = {
+        {"name", p.name},
+        {"type", DistributionName(p.distribution)},
+        {"log", p.distribution == core::Distribution::kLogUniform ||
+                    p.distribution == core::Distribution::kLogRandInt}};
+    if (p.values.empty()) {
+      param["low"] = p.low;
+      param["high"] = p.high;
+    } else {
+      Json values = Json::array();
+      for (const auto& v : p.values) {
+        std::visit([&values](const auto& x) { values.push_back(x); }, v);
+      }
+      param["values"] = values;
+    }
+    out.push_back(param);
+  }
+  return out;
+}
+
 }  // namespace
 
 Response Api::ListExperiments(const Query& query) const {
@@ -107,6 +154,7 @@ Response Api::GetExperiment(const std::string& name) const {
   if (!e.ok()) return Failure(e.error());
   Json out = Summary(*store.value(), e.value(), control_.Running());
   out["config"] = Json::parse(e.value().config_json, nullptr, false);
+  out["space"] = SpaceJson(e.value().config_json);
   return JsonResponse(200, out.dump() + "\n");
 }
 

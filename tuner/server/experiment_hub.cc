@@ -18,7 +18,10 @@ ExperimentHub::ExperimentHub(boost::asio::io_context& io,
       store_(store),
       bus_(bus),
       options_(std::move(options)),
-      share_(io) {}
+      share_(io),
+      refresh_timer_(io) {
+  ScheduleRefresh();
+}
 
 ExperimentHub::~ExperimentHub() {
   // Sweeps first: they leave the share and commit to the store.
@@ -183,6 +186,15 @@ void ExperimentHub::Ended(const std::string& name) {
   if (running_.empty() && on_all_ended_) {
     std::exchange(on_all_ended_, nullptr)();
   }
+}
+
+void ExperimentHub::ScheduleRefresh() {
+  refresh_timer_.expires_after(kSnapshotPeriod);
+  refresh_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    RefreshSnapshot();
+    ScheduleRefresh();
+  });
 }
 
 void ExperimentHub::RefreshSnapshot() {

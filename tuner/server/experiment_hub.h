@@ -4,6 +4,8 @@
 #define TUNER_TUNER_SERVER_EXPERIMENT_HUB_H_
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -70,10 +72,11 @@ class ExperimentHub {
   // What each experiment's tuner lock says (`tuner stop` reads it).
   void set_owner(std::string owner) { options_.owner = std::move(owner); }
 
-  // Thread-safe: a copy of the running experiments' state, as of the last
-  // RefreshSnapshot() (call it every few hundred ms).
+  // Thread-safe: a copy of the running experiments' state, at most
+  // kSnapshotPeriod old (the hub refreshes it on its own timer and after
+  // every change it makes).
   std::vector<RunningInfo> Running() const;
-  void RefreshSnapshot();
+  static constexpr std::chrono::milliseconds kSnapshotPeriod{100};
 
  private:
   struct Experiment {
@@ -89,6 +92,8 @@ class ExperimentHub {
   core::Status Started(std::unique_ptr<Experiment> experiment,
                        const core::Status& status);
   void Ended(const std::string& name);
+  void RefreshSnapshot();
+  void ScheduleRefresh();
 
   boost::asio::io_context& io_;
   storage::TrialStore& store_;
@@ -97,6 +102,7 @@ class ExperimentHub {
   DeviceShare share_;
   std::map<std::string, std::unique_ptr<Experiment>> running_;
   std::function<void()> on_all_ended_;
+  boost::asio::steady_timer refresh_timer_;
   mutable std::mutex snapshot_mutex_;
   std::vector<RunningInfo> snapshot_;
 };

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -157,15 +156,6 @@ int Serve(const ServeOptions& options) {
         signals.async_wait(on_signal);
       };
   signals.async_wait(on_signal);
-  net::steady_timer refresh(sweeps);
-  std::function<void(const boost::system::error_code&)> on_refresh =
-      [&](const boost::system::error_code& e) {
-        if (e) return;
-        hub.RefreshSnapshot();
-        refresh.expires_after(std::chrono::milliseconds(250));
-        refresh.async_wait(on_refresh);
-      };
-  on_refresh({});
   if (options.resume) {
     net::post(sweeps, [&hub] {
       for (const auto& name : hub.ResumeUnfinished()) {

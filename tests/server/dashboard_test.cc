@@ -1,0 +1,165 @@
+// The dashboard in a real browser (Debian's headless Chromium through
+// ChromeDriver) while two experiments run on a fake DL1: the curves, the
+// rungs, the greyed stopped trials and the device timeline are in the DOM,
+// the page follows the sweep live, and screenshots are saved as artifacts
+// (build/test-artifacts/).
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/catch.h"
+#include "tests/fake_machine.h"
+#include "tests/server/service_fixture.h"
+#include "tests/server/webdriver.h"
+
+namespace tuner::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string SweepYaml(const std::string& name, double priority) {
+  return WithTrainers("name: " + name + R"(
+command: TOY --lr {lr} --epochs 6 --sleep-ms 150
+metric: score
+mode: max
+time_attr: epoch
+search_space:
+  lr: {type: loguniform, low: 1.0e-5, high: 1.0}
+  batch: {type: choice, values: [16, 32, 64]}
+num_trials: 32
+scheduler: {type: asha, max_t: 6, grace_period: 1, reduction_factor: 2}
+devices: {kind: habana}
+priority: )" + std::to_string(priority) +
+                      "\n");
+}
+
+json Get(server::HttpClient& client, const std::string& target) {
+  auto r = client.Call("GET", target);
+  REQUIRE(r.ok());
+  REQUIRE(r.value().status == 200);
+  return json::parse(r.value().body);
+}
+
+// What the page should show of an experiment, from the API.
+struct Expected {
+  size_t curves = 0;       // trials with at least one report
+  size_t milestones = 0;   // distinct rungs with a decision
+  size_t lease_rects = 0;  // one per device of each lease
+};
+
+Expected ExpectedOf(server::HttpClient& client, const std::string& name) {
+  json curves = Get(client, "/api/experiments/" + name + "/curves");
+  json leases = Get(client, "/api/experiments/" + name + "/leases");
+  Expected e;
+  for (const auto& t : curves["trials"]) e.curves += !t["points"].empty();
+  std::set<double> milestones;
+  for (const auto& d : curves["decisions"])
+    milestones.insert(d["milestone"].get<double>());
+  e.milestones = milestones.size();
+  for (const auto& l : leases) {
+    e.lease_rects += IdsOf(l["devices"].get<std::string>()).size();
+  }
+  return e;
+}
+
+std::filesystem::path Artifacts() {
+  return std::filesystem::path(ARTIFACTS_DIR);
+}
+
+TEST_CASE(
+    "Dashboard: a browser shows the curves, rungs and device timeline "
+    "of a running sweep, live",
+    "[server][browser][process]") {
+  if (!BrowserInstalled()) {
+    FAIL(
+        "the browser test needs Debian's chromium and chromium-driver "
+        "(scripts/install-deps.sh installs them)");
+  }
+  UseFakeMachine("dl1");
+  Service service;
+  auto client = service.Client();
+  REQUIRE(client->Call("POST", "/api/experiments", SweepYaml("bert-lr", 1))
+              .value()
+              .status == 201);
+  REQUIRE(client->Call("POST", "/api/experiments", SweepYaml("bert-lr-hi", 3))
+              .value()
+              .status == 201);
+  // Rung decisions and leases exist, the sweep goes on.
+  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr/curves", "\"verdict\""));
+  Browser browser((Artifacts() / "chromedriver.log").string());
+
+  // The list: both experiments, and the machine's timeline with both.
+  browser.Navigate(service.url() + "/");
+  REQUIRE(browser.WaitUntil(
+      "return document.querySelectorAll('#experiments tr[data-name]')"
+      ".length == 2 && document.querySelectorAll('#machine-timeline-chart "
+      "rect.lease').length > 0;",
+      20));
+  json list = browser.Eval(
+      "return [...new Set([...document.querySelectorAll("
+      "'#machine-timeline-chart rect.lease')].map(r => r.classList[1]))]"
+      ".sort();");
+  CHECK(list == json({"experiment-0", "experiment-1"}));
+  CHECK(browser.Eval("return [...document.querySelectorAll('#experiments "
+                     "tr[data-name]')].map(r => r.dataset.name + ':' + "
+                     "r.children[6].textContent).sort().join();") ==
+        "bert-lr-hi:3,bert-lr:1");
+  CHECK(browser.Screenshot(Artifacts() / "dashboard-list.png") > 10000);
+
+  // One experiment, drawn while it runs.
+  browser.Navigate(service.url() + "/#/experiments/bert-lr");
+  REQUIRE(browser.WaitUntil(
+      "return !!document.querySelector('#curves-chart .curve') && "
+      "!!document.querySelector('#timeline-chart rect.lease');",
+      20));
+  CHECK(browser.Eval("return document.querySelector('#status').textContent;") ==
+        "running");
+
+  // Live: without a reload, the page follows the sweep to its end.
+  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr", "\"finished\"", 120));
+  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr-hi", "\"finished\"", 120));
+  REQUIRE(browser.WaitUntil(
+      "return document.querySelector('#status').textContent == 'finished';",
+      15));
+  // One more redraw after the end, so the DOM holds the final data.
+  int drawn = browser.Eval("return +document.body.dataset.drawn;");
+  REQUIRE(browser.WaitUntil(
+      "return +document.body.dataset.drawn > " + std::to_string(drawn) + ";",
+      15));
+  CHECK(drawn > 1);
+
+  Expected expected = ExpectedOf(*client, "bert-lr");
+  REQUIRE(expected.curves > 0);
+  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
+                     ".curve').length;") == expected.curves);
+  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
+                     "line.rung').length;") == expected.milestones);
+  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
+                     ".decision').length;") > 0);
+  // Stopped trials are drawn grey; the others in their own colour.
+  json stroke = browser.Eval(
+      "const s = [...document.querySelectorAll('#curves-chart .curve')]"
+      ".map(e => [e.classList[1], getComputedStyle(e).stroke]);"
+      "return [s.filter(x => x[0] == 'stopped').map(x => x[1]), "
+      "s.filter(x => x[0] == 'completed').map(x => x[1])];");
+  REQUIRE(!stroke[0].empty());
+  REQUIRE(!stroke[1].empty());
+  for (const auto& s : stroke[0]) CHECK(s == "rgb(185, 190, 199)");
+  for (const auto& s : stroke[1]) CHECK(s != "rgb(185, 190, 199)");
+  CHECK(browser.Eval("return document.querySelectorAll('#timeline-chart "
+                     "rect.lease').length;") == expected.lease_rects);
+  CHECK(browser.Eval("return [...document.querySelectorAll('#timeline-chart "
+                     ".lane-label')].map(e => e.textContent).join();") ==
+        "card 0,card 1,card 2,card 3,card 4,card 5,card 6,card 7");
+  CHECK(browser.Eval("return !!document.querySelector('#best-chart "
+                     "path.best-line');") == true);
+  CHECK(browser.Eval("return document.querySelectorAll('#param-lr "
+                     "circle.param-point').length;") == expected.curves);
+  CHECK(browser.Eval("return document.querySelectorAll('#trials "
+                     "tr[data-trial]').length;") == 32);
+  CHECK(browser.Eval("return document.querySelector('#error').hidden;") ==
+        true);
+  CHECK(browser.Screenshot(Artifacts() / "dashboard.png") > 20000);
+}
+
+}  // namespace
+}  // namespace tuner::testing
