@@ -1,42 +1,16 @@
 // The CLI as a client of `tuner serve`: submit, then status, best, trials
 // and stop with --server print what the same verbs print with --db.
-#include <sys/wait.h>
-
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/server/service_fixture.h"
+#include "tests/tuner_cli.h"
 
 namespace tuner::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Runs `tuner ARGS` in `dir`.
-Output Tuner(const fs::path& dir, const std::string& args) {
-  std::string command = "cd '" + dir.string() + "' && '" TUNER_BINARY "' " +
-                        args + " > cli-out.txt 2> cli-err.txt";
-  int status = std::system(command.c_str());
-  Output result;
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = Slurp(dir / "cli-out.txt");
-  result.err = Slurp(dir / "cli-err.txt");
-  return result;
-}
 
 std::string SweepYaml(const std::string& name, int epochs, int sleep_ms) {
   return WithTrainers("name: " + name + R"(
@@ -64,7 +38,7 @@ TEST_CASE(
   std::string server = " --server " + service.url();
   std::string db = " --db '" + service.db() + "'";
 
-  Output submitted = Tuner(dir, "submit sweep.yaml" + server);
+  Output submitted = RunTuner(dir, "submit sweep.yaml" + server);
   INFO(submitted.err);
   REQUIRE(submitted.code == 0);
   CHECK(submitted.out.find("submitted experiment 'remote'") !=
@@ -78,8 +52,8 @@ TEST_CASE(
         "best remote --format args", "trials remote",
         "trials remote --format json", "trials remote --format yaml"}) {
     INFO("tuner " << verb);
-    Output local = Tuner(dir, verb + db);
-    Output remote = Tuner(dir, verb + server);
+    Output local = RunTuner(dir, verb + db);
+    Output remote = RunTuner(dir, verb + server);
     CHECK(local.code == 0);
     CHECK(remote.code == 0);
     CHECK(!local.out.empty());
@@ -87,17 +61,17 @@ TEST_CASE(
   }
 
   // Refusals: the same exit code, and the server's reason on stderr.
-  Output unknown = Tuner(dir, "best nope" + server);
-  CHECK(unknown.code == Tuner(dir, "best nope" + db).code);
+  Output unknown = RunTuner(dir, "best nope" + server);
+  CHECK(unknown.code == RunTuner(dir, "best nope" + db).code);
   CHECK(unknown.err.find("no experiment 'nope'") != std::string::npos);
-  Output again = Tuner(dir, "submit sweep.yaml" + server);
+  Output again = RunTuner(dir, "submit sweep.yaml" + server);
   CHECK(again.code == 2);
   CHECK(again.err.find("exists already") != std::string::npos);
   std::ofstream(dir / "bad.yaml") << "name: bad\nmetric: score\n";
-  Output bad = Tuner(dir, "submit bad.yaml" + server);
+  Output bad = RunTuner(dir, "submit bad.yaml" + server);
   CHECK(bad.code == 2);
   CHECK(bad.err.find("bad.yaml:1: command: required") != std::string::npos);
-  Output down = Tuner(dir, "status --server http://127.0.0.1:1");
+  Output down = RunTuner(dir, "status --server http://127.0.0.1:1");
   CHECK(down.code == 1);
   CHECK(down.err.find("cannot connect") != std::string::npos);
 }
@@ -110,10 +84,10 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   // Long enough trials that it is still running when the stop comes.
   std::ofstream(dir / "long.yaml") << SweepYaml("long", 4, 2000);
   std::string server = " --server " + service.url();
-  REQUIRE(Tuner(dir, "submit long.yaml" + server).code == 0);
+  REQUIRE(RunTuner(dir, "submit long.yaml" + server).code == 0);
   auto client = service.Client();
   REQUIRE(WaitFor(*client, "/api/experiments/long", "\"running\":2"));
-  Output stopped = Tuner(dir, "stop long" + server);
+  Output stopped = RunTuner(dir, "stop long" + server);
   INFO(stopped.err);
   CHECK(stopped.code == 0);
   CHECK(stopped.out == "stopping experiment 'long'\n");
@@ -123,9 +97,42 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   for (const auto& t : trials) {
     CHECK(t["status"] != "running");
   }
-  Output twice = Tuner(dir, "stop long" + server);
+  Output twice = RunTuner(dir, "stop long" + server);
   CHECK(twice.code == 1);
   CHECK(twice.err.find("is not running") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",
+          "[server][cli][process]") {
+  Service::Options options;
+  options.token = "cli-token-0123456789abcdef";
+  Service service(options);
+  fs::path dir = service.dir() / "client";
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.yaml") << SweepYaml("tok-a", 1, 1);
+  std::ofstream(dir / "b.yaml") << SweepYaml("tok-b", 1, 1);
+  std::ofstream(dir / "token") << *options.token << "\n";
+  std::string server = " --server " + service.url();
+
+  Output refused = RunTuner(dir, "submit a.yaml" + server);
+  CHECK(refused.code == 1);
+  CHECK(refused.err.find("needs a token") != std::string::npos);
+  Output missing = RunTuner(dir, "submit a.yaml --token-file nope" + server);
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("nope: cannot read the token") != std::string::npos);
+  CHECK(RunTuner(dir, "submit a.yaml --token-file token" + server).code == 0);
+  setenv("TUNER_TOKEN", options.token->c_str(), 1);
+  Output from_env = RunTuner(dir, "submit b.yaml" + server);
+  unsetenv("TUNER_TOKEN");
+  CHECK(from_env.code == 0);
+  // Reads need no token.
+  CHECK(RunTuner(dir, "status" + server).code == 0);
 }
 
 }  // namespace

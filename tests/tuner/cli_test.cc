@@ -8,24 +8,15 @@
 #include <sstream>
 
 #include "tests/catch.h"
+#include "tests/tuner_cli.h"
 
 namespace tuner {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::Output;
+using testing::ReadFile;
 
 class CliFixture {
  public:
@@ -39,14 +30,7 @@ class CliFixture {
 
   // Runs `tuner ARGS` in the fixture's directory.
   Output Tuner(const std::string& args) {
-    std::string command = "cd '" + dir_.string() + "' && '" TUNER_BINARY "' " +
-                          args + " > out.txt 2> err.txt";
-    Output result;
-    int status = std::system(command.c_str());
-    result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = ReadFile(dir_ / "out.txt");
-    result.err = ReadFile(dir_ / "err.txt");
-    return result;
+    return testing::RunTuner(dir_, args);
   }
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tuner/server/http_client.h"
+#include "tuner/server/token.h"
 
 namespace tuner::server {
 
@@ -20,21 +21,6 @@ int Fail(const std::string& message, int code = 1) {
   return code;
 }
 
-std::string Token(const RemoteOptions& remote) {
-  std::string token;
-  if (remote.token_file) {
-    std::ifstream in(*remote.token_file);
-    std::getline(in, token);
-  } else if (const char* env = std::getenv("TUNER_TOKEN")) {
-    token = env;
-  }
-  while (!token.empty() &&
-         std::isspace(static_cast<unsigned char>(token.back()))) {
-    token.pop_back();
-  }
-  return token;
-}
-
 // The server's {"error": ...}, or the body as it came.
 std::string ErrorOf(const ClientResponse& response) {
   auto json = nlohmann::json::parse(response.body, nullptr, false);
@@ -45,23 +31,35 @@ std::string ErrorOf(const ClientResponse& response) {
          response.body;
 }
 
-// Sends the request; prints the body (2xx) or the error. `code_for_4xx`
-// is the exit code of a refused request.
-int Ask(const RemoteOptions& remote, const std::string& method,
-        const std::string& target, const std::string& body = "",
-        bool print = true) {
-  auto client = HttpClient::Connect(remote.server, Token(remote));
+// Sends the request. 0 with the answer in `out` when the server accepted
+// it (2xx); else the exit code, after printing why: 2 for a refused request
+// (400, 409) or an unreadable token file, 1 otherwise.
+int Exchange(const RemoteOptions& remote, const std::string& method,
+             const std::string& target, const std::string& body,
+             ClientResponse& out) {
+  auto token = ReadToken(remote.token_file);
+  if (!token.ok()) return Fail(token.message(), 2);
+  auto client = HttpClient::Connect(remote.server, token.value());
   if (!client.ok()) return Fail(client.message());
   auto response = client.value()->Call(method, target, body);
   if (!response.ok()) {
     return Fail(remote.server + ": " + response.message());
   }
-  const ClientResponse& r = response.value();
-  if (r.status / 100 != 2) {
-    return Fail(ErrorOf(r), r.status == 400 || r.status == 409 ? 2 : 1);
+  out = std::move(response).value();
+  if (out.status / 100 != 2) {
+    return Fail(ErrorOf(out), out.status == 400 || out.status == 409 ? 2 : 1);
   }
-  if (print) std::fputs(r.body.c_str(), stdout);
   return 0;
+}
+
+// Sends the request and prints the answer's body (the same text the verb
+// prints with --db).
+int Ask(const RemoteOptions& remote, const std::string& method,
+        const std::string& target, bool print = true) {
+  ClientResponse response;
+  int code = Exchange(remote, method, target, "", response);
+  if (code == 0 && print) std::fputs(response.body.c_str(), stdout);
+  return code;
 }
 
 std::string Experiment(const std::string& name) {
@@ -79,16 +77,10 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote) {
   std::string target =
       "/api/experiments?base=" + UrlEncode(path.parent_path().string()) +
       "&source=" + UrlEncode(path.string());
-  auto client = HttpClient::Connect(remote.server, Token(remote));
-  if (!client.ok()) return Fail(client.message());
-  auto response = client.value()->Call("POST", target, text.str());
-  if (!response.ok()) return Fail(remote.server + ": " + response.message());
-  if (response.value().status != 201) {
-    int status = response.value().status;
-    return Fail(ErrorOf(response.value()),
-                status == 400 || status == 409 ? 2 : 1);
-  }
-  auto json = nlohmann::json::parse(response.value().body, nullptr, false);
+  ClientResponse response;
+  int code = Exchange(remote, "POST", target, text.str(), response);
+  if (code != 0) return code;
+  auto json = nlohmann::json::parse(response.body, nullptr, false);
   std::string name = json.is_object() ? json.value("name", "") : "";
   std::printf("submitted experiment '%s': %s%s\n", name.c_str(),
               remote.server.c_str(), Experiment(name).c_str());
@@ -114,9 +106,8 @@ int RemoteTrials(const std::string& name, const std::string& format,
 
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote) {
-  int code =
-      Ask(remote, "POST",
-          Experiment(name) + "/stop" + (force ? "?force=1" : ""), "", false);
+  int code = Ask(remote, "POST",
+                 Experiment(name) + "/stop" + (force ? "?force=1" : ""), false);
   if (code == 0) std::printf("stopping experiment '%s'\n", name.c_str());
   return code;
 }

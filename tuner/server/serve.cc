@@ -14,6 +14,7 @@
 #include "tuner/server/dashboard.h"
 #include "tuner/server/http_server.h"
 #include "tuner/server/hub_control.h"
+#include "tuner/server/token.h"
 #include "tuner/tuner_lock.h"
 
 namespace tuner::server {
@@ -47,21 +48,11 @@ bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
   return !host.empty();
 }
 
-// The token from the file (its first line), else $TUNER_TOKEN; "" if none.
+// The token (see ReadToken), long enough to resist guessing.
 core::Result<std::string> LoadToken(const std::optional<std::string>& file) {
-  std::string token;
-  if (file) {
-    std::ifstream in(*file);
-    if (!in) return core::InvalidArgument(*file + ": cannot read the token");
-    std::getline(in, token);
-  } else if (const char* env = std::getenv("TUNER_TOKEN")) {
-    token = env;
-  }
-  while (!token.empty() &&
-         std::isspace(static_cast<unsigned char>(token.back()))) {
-    token.pop_back();
-  }
-  if ((file || !token.empty()) && token.size() < 16) {
+  auto token = ReadToken(file);
+  if (!token.ok()) return token;
+  if ((file || !token.value().empty()) && token.value().size() < 16) {
     return core::InvalidArgument(
         "the token is too short: use at least 16 characters (e.g. "
         "`openssl rand -hex 24`)");
