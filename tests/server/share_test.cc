@@ -119,6 +119,59 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("Service: a stopped experiment's cards go to the other one at once",
+          "[server][devices][process]") {
+  UseFakeMachine("dl1");
+  Service service;
+  auto client = service.Client();
+  // Equal priorities. "first" turns its cards over every 120 ms, so the
+  // shares settle quickly; "second" holds each card for 3 s, so only the
+  // stop can hand it more cards soon.
+  REQUIRE(
+      client->Call("POST", "/api/experiments", CardConfig("first", 1, 400, 40))
+          .value()
+          .status == 201);
+  REQUIRE(
+      client
+          ->Call("POST", "/api/experiments", CardConfig("second", 1, 400, 1000))
+          .value()
+          .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"held_devices\":4"));
+  REQUIRE(client->Call("POST", "/api/experiments/first/stop").value().status ==
+          202);
+  REQUIRE(WaitFor(*client, "/api/experiments/first", "\"interrupted\""));
+  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"held_devices\":8"));
+  REQUIRE(client->Call("POST", "/api/experiments/second/stop").value().status ==
+          202);
+  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"interrupted\""));
+
+  auto store = storage::TrialStore::OpenReadOnly(service.db());
+  REQUIRE(store.ok());
+  std::map<int, std::vector<std::pair<double, double>>> first_cards,
+      second_cards;
+  Leases(*store.value(), "first", first_cards);
+  Leases(*store.value(), "second", second_cards);
+  // Each card "first" held last went to "second" right after its release.
+  double stop = 0;
+  for (const auto& [card, spans] : first_cards) {
+    for (const auto& span : spans) stop = std::max(stop, span.second);
+  }
+  int handed_over = 0;
+  for (const auto& [card, spans] : first_cards) {
+    double released = 0;
+    for (const auto& span : spans) released = std::max(released, span.second);
+    if (released < stop - 1.0) continue;  // not one of its last cards
+    double next = 1e300;
+    for (const auto& span : second_cards[card]) {
+      if (span.first >= released) next = std::min(next, span.first);
+    }
+    INFO("card " << card);
+    CHECK(next - released < (Sanitized() ? 1.0 : 0.3));
+    ++handed_over;
+  }
+  CHECK(handed_over >= 2);
+}
+
 TEST_CASE("DeviceShare: grants follow the weights and nobody starves",
           "[server][share]") {
   boost::asio::io_context io;
