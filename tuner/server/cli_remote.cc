@@ -1,11 +1,13 @@
 #include "tuner/server/cli_remote.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "tuner/server/http_client.h"
 #include "tuner/server/token.h"
@@ -106,10 +108,26 @@ int RemoteTrials(const std::string& name, const std::string& format,
 
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote) {
-  int code = Ask(remote, "POST",
-                 Experiment(name) + "/stop" + (force ? "?force=1" : ""), false);
-  if (code == 0) std::printf("stopping experiment '%s'\n", name.c_str());
-  return code;
+  ClientResponse response;
+  int code = Exchange(remote, "POST",
+                      Experiment(name) + "/stop" + (force ? "?force=1" : ""),
+                      "", response);
+  // As with --db: stopping what does not run is bad input.
+  if (code != 0) return response.status == 404 ? 2 : code;
+  // Like `tuner stop --db`, return once its trials are gone.
+  auto deadline = std::chrono::steady_clock::now() + remote.stop_wait;
+  for (;;) {
+    if (Exchange(remote, "GET", Experiment(name), "", response) != 0) return 1;
+    auto json = nlohmann::json::parse(response.body, nullptr, false);
+    std::string status = json.is_object() ? json.value("status", "") : "";
+    if (status != "running" && status != "stopping") break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Fail("experiment '" + name + "' is still stopping");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::printf("%s: stopped\n", name.c_str());
+  return 0;
 }
 
 }  // namespace tuner::server

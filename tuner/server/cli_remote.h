@@ -3,6 +3,7 @@
 #ifndef TUNER_TUNER_SERVER_CLI_REMOTE_H_
 #define TUNER_TUNER_SERVER_CLI_REMOTE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,8 @@ namespace tuner::server {
 struct RemoteOptions {
   std::string server;                     // http://HOST:PORT
   std::optional<std::string> token_file;  // else $TUNER_TOKEN
+  // How long `stop` waits for the experiment's trials to end.
+  std::chrono::milliseconds stop_wait{120000};
 };
 
 // Each returns the exit code (0, 1 failure, 2 bad input).
