@@ -29,17 +29,15 @@ ExperimentHub::~ExperimentHub() {
 }
 
 core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
-    const ExperimentConfig& config, const std::string& stored_json) {
+    const ExperimentConfig& config, const std::string& stored_json,
+    runner::DevicePool pool) {
   if (running_.count(config.name) > 0) {
     return core::AlreadyExists("experiment '" + config.name +
                                "' is running already");
   }
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
-  auto pool = SetUpDevices(config.devices, config.workdir);
-  if (!pool.ok()) return core::InvalidArgument(pool.message());
-  experiment->pool =
-      std::make_unique<runner::DevicePool>(std::move(pool).value());
+  experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
   std::string lock_path = TunerLockPath(options_.trials_root, config.name);
   experiment->lock = HoldTunerLock(lock_path, options_.owner);
   if (!experiment->lock) {
@@ -82,7 +80,8 @@ core::Status ExperimentHub::Started(std::unique_ptr<Experiment> experiment,
 }
 
 core::Status ExperimentHub::Submit(const ExperimentConfig& config,
-                                   const std::string& stored_json) {
+                                   const std::string& stored_json,
+                                   runner::DevicePool pool) {
   auto stored = store_.FindExperiment(config.name);
   if (!stored.ok()) return stored.status();
   if (stored.value()) {
@@ -94,7 +93,7 @@ core::Status ExperimentHub::Submit(const ExperimentConfig& config,
                   : "; POST /api/experiments/" + config.name +
                         "/resume takes it up"));
   }
-  auto experiment = Prepare(config, stored_json);
+  auto experiment = Prepare(config, stored_json, std::move(pool));
   if (!experiment.ok()) return experiment.status();
   Sweep& sweep = *experiment.value()->sweep;
   core::Status started = sweep.Start();
@@ -118,7 +117,11 @@ core::Status ExperimentHub::Resume(const std::string& name) {
   }
   auto config = LoadStoredConfig(stored.value()->config_json);
   if (!config.ok()) return config.status();
-  auto experiment = Prepare(config.value(), stored.value()->config_json);
+  // A resume is rare and needs the stored config first: it detects here.
+  auto pool = SetUpDevices(config.value().devices, config.value().workdir);
+  if (!pool.ok()) return core::InvalidArgument(pool.message());
+  auto experiment = Prepare(config.value(), stored.value()->config_json,
+                            std::move(pool).value());
   if (!experiment.ok()) return experiment.status();
   core::Status resumed = experiment.value()->sweep->Resume(*stored.value());
   spdlog::info("experiment '{}' resumed", name);

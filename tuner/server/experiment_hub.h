@@ -51,11 +51,12 @@ class ExperimentHub {
                 EventBus& bus, Options options);
   ~ExperimentHub();
 
-  // Starts a new experiment. kAlreadyExists when the name is taken (a
-  // stored experiment says whether to resume it); kInvalidArgument when its
-  // devices cannot be set up.
+  // Starts a new experiment on `pool`, which the caller made from the
+  // config (SetUpDevices) on its own thread: detection runs vendor tools,
+  // and the sweeps' thread must not wait for them. kAlreadyExists when the
+  // name is taken (a stored experiment says whether to resume it).
   core::Status Submit(const ExperimentConfig& config,
-                      const std::string& stored_json);
+                      const std::string& stored_json, runner::DevicePool pool);
   // Stops its trials (at once when `force`); it ends as interrupted.
   // kNotFound when it is not running here.
   core::Status Stop(const std::string& name, bool force);
@@ -88,7 +89,8 @@ class ExperimentHub {
     bool stopping = false;
   };
   core::Result<std::unique_ptr<Experiment>> Prepare(
-      const ExperimentConfig& config, const std::string& stored_json);
+      const ExperimentConfig& config, const std::string& stored_json,
+      runner::DevicePool pool);
   core::Status Started(std::unique_ptr<Experiment> experiment,
                        const core::Status& status);
   void Ended(const std::string& name);

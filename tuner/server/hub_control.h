@@ -7,8 +7,10 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
+#include "tuner/device_setup.h"
 #include "tuner/server/api.h"
 #include "tuner/server/experiment_hub.h"
 
@@ -19,10 +21,15 @@ class HubControl : public Control {
   HubControl(boost::asio::io_context& io, ExperimentHub& hub)
       : io_(io), hub_(hub) {}
 
+  // Detects the devices here, on the caller's thread (vendor tools can
+  // take seconds), then starts the experiment on the sweeps' thread.
   core::Status Submit(const ExperimentConfig& config,
                       const std::string& stored_json) override {
-    return OnHub([hub = &hub_, config, stored_json] {
-      return hub->Submit(config, stored_json);
+    auto pool = SetUpDevices(config.devices, config.workdir);
+    if (!pool.ok()) return core::InvalidArgument(pool.message());
+    auto shared = std::make_shared<runner::DevicePool>(std::move(pool).value());
+    return OnHub([hub = &hub_, config, stored_json, shared] {
+      return hub->Submit(config, stored_json, std::move(*shared));
     });
   }
   core::Status Stop(const std::string& name, bool force) override {
