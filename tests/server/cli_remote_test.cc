@@ -140,3 +140,28 @@ TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",
 
 }  // namespace
 }  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+TEST_CASE("CLI: tuner serve off loopback refuses to start without a token",
+          "[server][cli]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-serve-refuse-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  Output open = RunTuner(dir, "serve --listen 0.0.0.0:0");
+  CHECK(open.code == 2);
+  CHECK(open.err.find("needs a token") != std::string::npos);
+  std::ofstream(dir / "short") << "abc\n";
+  Output weak = RunTuner(dir, "serve --listen 0.0.0.0:0 --token-file short");
+  CHECK(weak.code == 2);
+  CHECK(weak.err.find("too short") != std::string::npos);
+  Output bad = RunTuner(dir, "serve --listen localhost");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("HOST:PORT") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "tuner.db"));  // nothing was created
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::testing
