@@ -14,12 +14,15 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "storage/trial_store.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
 #include "tuner/sweep.h"
 
 namespace {
+
+using tuner::bench::Percentile;
 
 using Clock = std::chrono::steady_clock;
 
@@ -51,13 +54,6 @@ class Timeline : public tuner::ProgressSink {
   std::vector<Clock::time_point> pending_ends_;
   std::vector<double> gaps_;
 };
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  size_t at = static_cast<size_t>(p * static_cast<double>(values.size() - 1));
-  return values[at];
-}
 
 }  // namespace
 

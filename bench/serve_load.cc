@@ -21,10 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/percentile.h"
 #include "trial_runner/spawn.h"
 #include "tuner/server/http_client.h"
 
 namespace {
+
+using tuner::bench::Percentile;
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -198,13 +201,6 @@ LoadResult Load(const std::string& url, const std::string& name,
                             p.latencies_ms.end());
   }
   return all;
-}
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[static_cast<size_t>(p *
-                                    static_cast<double>(values.size() - 1))];
 }
 
 }  // namespace

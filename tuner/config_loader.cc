@@ -31,14 +31,8 @@ const std::vector<std::string> kTopKeys = {
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
-  static const std::vector<std::pair<std::string, core::Distribution>> kTypes =
-      {{"uniform", core::Distribution::kUniform},
-       {"loguniform", core::Distribution::kLogUniform},
-       {"quniform", core::Distribution::kQUniform},
-       {"randint", core::Distribution::kRandInt},
-       {"lograndint", core::Distribution::kLogRandInt},
-       {"choice", core::Distribution::kChoice},
-       {"grid", core::Distribution::kGrid}};
+  static const std::vector<std::pair<std::string, core::Distribution>> kTypes(
+      std::begin(core::kDistributionNames), std::end(core::kDistributionNames));
   return r.Enum(node, path, kTypes);
 }
 

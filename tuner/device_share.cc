@@ -15,10 +15,9 @@ void DeviceShare::Leave(int id) {
   WakeWaiting(id);
 }
 
-bool DeviceShare::MayTake(int id, int devices) const {
+bool DeviceShare::MayTake(int id) const {
   auto self = claimants_.find(id);
   if (self == claimants_.end()) return true;
-  (void)devices;  // the group's size decides nothing: no claimant starves
   const Claimant& me = self->second;
   double mine = me.held() / me.weight;
   for (const auto& [other_id, other] : claimants_) {

@@ -35,9 +35,10 @@ class DeviceShare {
   int Join(Claimant claimant);
   // Its devices were given back: the others are woken.
   void Leave(int id);
-  // Whether `id` may take a group of `devices` now: no other waiting
-  // claimant holds fewer devices per unit of weight (ties: the older one).
-  bool MayTake(int id, int devices) const;
+  // Whether `id` may take its next group now: no other waiting claimant
+  // holds fewer devices per unit of weight (ties: the older one). The
+  // group's size does not count, so no claimant starves.
+  bool MayTake(int id) const;
   // `id` gave devices back: wakes every claimant that waits (later, on the
   // io_context, so a claimant never runs inside another's call).
   void Released(int id);

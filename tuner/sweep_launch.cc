@@ -96,8 +96,7 @@ int Sweep::HeldDevices() const {
 }
 
 Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
-  if (options_.share &&
-      !options_.share->MayTake(share_id_, pool_.group_size())) {
+  if (options_.share && !options_.share->MayTake(share_id_)) {
     trial.reason = "waiting for its share of the devices";
     return LaunchResult::kNoDevice;
   }

@@ -16,22 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string ToyConfig(const std::string& name, int trials = 4,
-                      int sleep_ms = 10) {
-  return WithTrainers("name: " + name + R"(
-command: TOY --lr {lr} --epochs 4 --sleep-ms )" +
-                      std::to_string(sleep_ms) + R"(
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
-num_trials: )" + std::to_string(trials) +
-                      R"(
-scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
-devices: {kind: cpu, slots: 2}
-)");
-}
-
 unsigned short service_port(const Service& service) {
   const std::string& url = service.url();
   return static_cast<unsigned short>(std::stoi(url.substr(url.rfind(':') + 1)));
@@ -68,7 +52,8 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   REQUIRE(health.ok());
   CHECK(health.value().status == 200);
 
-  auto submitted = client->Call("POST", "/api/experiments", ToyConfig("api1"));
+  auto submitted =
+      client->Call("POST", "/api/experiments", ToySweepYaml("api1"));
   REQUIRE(submitted.ok());
   INFO(submitted.value().body);
   REQUIRE(submitted.value().status == 201);
@@ -122,7 +107,7 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   CHECK(metrics.find("tuner_reports_total " + std::to_string(stored_reports) +
                      "\n") != std::string::npos);
 
-  auto again = client->Call("POST", "/api/experiments", ToyConfig("api1"));
+  auto again = client->Call("POST", "/api/experiments", ToySweepYaml("api1"));
   CHECK(again.value().status == 409);
   auto resume = client->Call("POST", "/api/experiments/api1/resume");
   CHECK(resume.value().status == 409);
@@ -139,7 +124,7 @@ TEST_CASE("Service: bad bodies, unknown names and bad targets get clear errors",
   CHECK(bad.value().body.find("x.yaml:1: command: required") !=
         std::string::npos);
   auto typo = client->Call("POST", "/api/experiments",
-                           ToyConfig("typo") + "num_trails: 3\n");
+                           ToySweepYaml("typo") + "num_trails: 3\n");
   CHECK(typo.value().status == 400);
   CHECK(typo.value().body.find("num_trails") != std::string::npos);
   auto garbage = client->Call("POST", "/api/experiments", "{[}: :");
@@ -202,13 +187,14 @@ TEST_CASE("Service: with a token, mutating requests need it and reads do not",
   Service service(options);
   auto anonymous = service.Client();
   auto refused =
-      anonymous->Call("POST", "/api/experiments", ToyConfig("tok", 1));
+      anonymous->Call("POST", "/api/experiments", ToySweepYaml("tok", 1));
   CHECK(refused.value().status == 401);
   auto wrong = service.Client("s3cret-token-0123456788");
   CHECK(wrong->Call("POST", "/api/experiments/tok/stop").value().status == 401);
   CHECK(anonymous->Call("GET", "/api/experiments").value().status == 200);
   auto owner = service.Client(*options.token);
-  auto accepted = owner->Call("POST", "/api/experiments", ToyConfig("tok", 1));
+  auto accepted =
+      owner->Call("POST", "/api/experiments", ToySweepYaml("tok", 1));
   CHECK(accepted.value().status == 201);
 }
 
@@ -216,7 +202,7 @@ TEST_CASE("Service: the log endpoint serves a trial's own logs only",
           "[server][process]") {
   Service service;
   auto client = service.Client();
-  REQUIRE(client->Call("POST", "/api/experiments", ToyConfig("logs", 2))
+  REQUIRE(client->Call("POST", "/api/experiments", ToySweepYaml("logs", 2))
               .value()
               .status == 201);
   REQUIRE(WaitFor(*client, "/api/experiments/logs", "\"finished\""));
@@ -253,7 +239,7 @@ TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
       socket,
       net::buffer(std::string("GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")));
   auto client = service.Client();
-  REQUIRE(client->Call("POST", "/api/experiments", ToyConfig("sse", 2))
+  REQUIRE(client->Call("POST", "/api/experiments", ToySweepYaml("sse", 2))
               .value()
               .status == 201);
   std::string stream;

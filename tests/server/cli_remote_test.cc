@@ -12,19 +12,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string SweepYaml(const std::string& name, int epochs, int sleep_ms) {
-  return WithTrainers("name: " + name + R"(
-command: TOY --lr {lr} --epochs )" +
-                      std::to_string(epochs) + " --sleep-ms " +
-                      std::to_string(sleep_ms) + R"(
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
-num_trials: 6
-scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
-devices: {kind: cpu, slots: 2}
-)");
+// A directory for the CLI's files, beside the service's database.
+fs::path ClientDir(const Service& service) {
+  fs::path dir = service.dir() / "client";
+  fs::create_directories(dir);
+  return dir;
 }
 
 TEST_CASE(
@@ -32,9 +24,8 @@ TEST_CASE(
     "--server print what they print with --db",
     "[server][cli][process]") {
   Service service;
-  fs::path dir = service.dir() / "client";
-  fs::create_directories(dir);
-  std::ofstream(dir / "sweep.yaml") << SweepYaml("remote", 4, 5);
+  fs::path dir = ClientDir(service);
+  std::ofstream(dir / "sweep.yaml") << ToySweepYaml("remote", 6, 5, 4);
   std::string server = " --server " + service.url();
   std::string db = " --db '" + service.db() + "'";
 
@@ -79,10 +70,9 @@ TEST_CASE(
 TEST_CASE("CLI: tuner stop --server stops a running experiment",
           "[server][cli][process]") {
   Service service;
-  fs::path dir = service.dir() / "client";
-  fs::create_directories(dir);
+  fs::path dir = ClientDir(service);
   // Long enough trials that it is still running when the stop comes.
-  std::ofstream(dir / "long.yaml") << SweepYaml("long", 4, 2000);
+  std::ofstream(dir / "long.yaml") << ToySweepYaml("long", 6, 2000, 4);
   std::string server = " --server " + service.url();
   REQUIRE(RunTuner(dir, "submit long.yaml" + server).code == 0);
   auto client = service.Client();
@@ -105,21 +95,14 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   CHECK(twice.err.find("is not running") != std::string::npos);
 }
 
-}  // namespace
-}  // namespace tuner::testing
-
-namespace tuner::testing {
-namespace {
-
 TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",
           "[server][cli][process]") {
   Service::Options options;
   options.token = "cli-token-0123456789abcdef";
   Service service(options);
-  fs::path dir = service.dir() / "client";
-  fs::create_directories(dir);
-  std::ofstream(dir / "a.yaml") << SweepYaml("tok-a", 1, 1);
-  std::ofstream(dir / "b.yaml") << SweepYaml("tok-b", 1, 1);
+  fs::path dir = ClientDir(service);
+  std::ofstream(dir / "a.yaml") << ToySweepYaml("tok-a", 6, 1, 1);
+  std::ofstream(dir / "b.yaml") << ToySweepYaml("tok-b", 6, 1, 1);
   std::ofstream(dir / "token") << *options.token << "\n";
   std::string server = " --server " + service.url();
 
@@ -137,12 +120,6 @@ TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",
   // Reads need no token.
   CHECK(RunTuner(dir, "status" + server).code == 0);
 }
-
-}  // namespace
-}  // namespace tuner::testing
-
-namespace tuner::testing {
-namespace {
 
 TEST_CASE("CLI: tuner serve off loopback refuses to start without a token",
           "[server][cli]") {

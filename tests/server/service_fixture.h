@@ -138,6 +138,24 @@ inline std::string WithTrainers(std::string yaml) {
   return yaml;
 }
 
+// A toy sweep on 2 cpu slots: `trials` trials of `epochs` epochs of
+// `sleep_ms` each under ASHA (grace 1, reduction factor 2, max_t 4).
+inline std::string ToySweepYaml(const std::string& name, int trials = 4,
+                                int sleep_ms = 10, int epochs = 4) {
+  return WithTrainers("name: " + name + "\ncommand: TOY --lr {lr} --epochs " +
+                      std::to_string(epochs) + " --sleep-ms " +
+                      std::to_string(sleep_ms) + R"(
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
+num_trials: )" + std::to_string(trials) +
+                      R"(
+scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
+devices: {kind: cpu, slots: 2}
+)");
+}
+
 // Waits up to `seconds` for GET `target` to answer `expected` in its body.
 inline bool WaitFor(server::HttpClient& client, const std::string& target,
                     const std::string& expected, double seconds = 30) {

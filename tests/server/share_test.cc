@@ -189,7 +189,7 @@ TEST_CASE("DeviceShare: grants follow the weights and nobody starves",
   while (free_cards > 0) {
     bool granted = false;
     for (auto [id, who] : {std::pair{a, 1}, std::pair{b, 2}}) {
-      if (free_cards > 0 && share.MayTake(id, 1)) {
+      if (free_cards > 0 && share.MayTake(id)) {
         ++held[who];
         --free_cards;
         granted = true;
@@ -204,16 +204,16 @@ TEST_CASE("DeviceShare: grants follow the weights and nobody starves",
   share.Released(b);
   io.run();
   CHECK(wakes[1] == 1);  // both waiting claimants were woken
-  CHECK(share.MayTake(b, 1));
-  CHECK_FALSE(share.MayTake(a, 1));
+  CHECK(share.MayTake(b));
+  CHECK_FALSE(share.MayTake(a));
   // A claimant that needs a whole 8-card group and holds none goes first,
   // even though its group does not fit yet: the 1-card ones wait for it.
   int c = share.Join({1, [] { return 0; }, [] { return 8; }, [] {}});
-  CHECK_FALSE(share.MayTake(a, 1));
-  CHECK_FALSE(share.MayTake(b, 1));
-  CHECK(share.MayTake(c, 8));
+  CHECK_FALSE(share.MayTake(a));
+  CHECK_FALSE(share.MayTake(b));
+  CHECK(share.MayTake(c));
   share.Leave(c);
-  CHECK(share.MayTake(b, 1));
+  CHECK(share.MayTake(b));
 }
 
 }  // namespace

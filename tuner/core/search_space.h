@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tuner/core/param_value.h"
@@ -19,6 +21,23 @@ enum class Distribution {
   kChoice,      // one of `values`, sampled
   kGrid,        // every one of `values`: the cross product of grid params
 };
+
+// The config's name of each distribution (`type: loguniform`).
+inline constexpr std::pair<std::string_view, Distribution>
+    kDistributionNames[] = {{"uniform", Distribution::kUniform},
+                            {"loguniform", Distribution::kLogUniform},
+                            {"quniform", Distribution::kQUniform},
+                            {"randint", Distribution::kRandInt},
+                            {"lograndint", Distribution::kLogRandInt},
+                            {"choice", Distribution::kChoice},
+                            {"grid", Distribution::kGrid}};
+
+inline std::string_view ToString(Distribution d) {
+  for (const auto& [name, value] : kDistributionNames) {
+    if (value == d) return name;
+  }
+  return "unknown";
+}
 
 // A conditional parameter is sampled only when an earlier parameter took
 // one of `values` (config: `when: {optimizer: sgd}`).

@@ -77,26 +77,6 @@ Json Summary(TrialStore& store, const ExperimentRecord& e,
   return out;
 }
 
-const char* DistributionName(core::Distribution d) {
-  switch (d) {
-    case core::Distribution::kUniform:
-      return "uniform";
-    case core::Distribution::kLogUniform:
-      return "loguniform";
-    case core::Distribution::kQUniform:
-      return "quniform";
-    case core::Distribution::kRandInt:
-      return "randint";
-    case core::Distribution::kLogRandInt:
-      return "lograndint";
-    case core::Distribution::kChoice:
-      return "choice";
-    case core::Distribution::kGrid:
-      return "grid";
-  }
-  return "unknown";
-}
-
 // The search space as the dashboard draws it: each param's kind, range or
 // values, and whether its axis is logarithmic. Empty when the stored config
 // cannot be read (it was written by another version).
@@ -107,7 +87,7 @@ Json SpaceJson(const std::string& config_json) {
   for (const auto& p : config.value().space.params) {
     Json param = {
         {"name", p.name},
-        {"type", DistributionName(p.distribution)},
+        {"type", std::string(core::ToString(p.distribution))},
         {"log", p.distribution == core::Distribution::kLogUniform ||
                     p.distribution == core::Distribution::kLogRandInt}};
     if (p.values.empty()) {
