@@ -5,7 +5,9 @@
 // and one when it ends (normally or on SIGTERM); prints one metric line per
 // epoch. --child-ignores-sigterm MS forks a child in its process group that
 // ignores SIGTERM and writes a heartbeat line every 5 ms for MS ms (0:
-// until killed), as a stuck dataloader worker would.
+// until killed), as a stuck dataloader worker would. --barrier DIR
+// --barrier-n N makes it wait, once started, until N trials have entered DIR
+// (or 120 s pass): tests prove N trials ran at once without any timing.
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,7 +17,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -80,18 +84,35 @@ bool SleepUnlessTerminated(int ms) {
   return !g_terminate;
 }
 
+// Enters `dir` (a file named by the pid) and waits until `n` trials have,
+// or `limit` passes: past the limit the trial goes on, and a test that
+// counts concurrent trials sees fewer than `n`.
+void Barrier(const std::string& dir, int n, std::chrono::seconds limit) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + std::to_string(getpid())).put('\n');
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline && !g_terminate) {
+    auto entries = std::filesystem::directory_iterator(dir);
+    if (std::distance(begin(entries), end(entries)) >= n) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double lr = 0.01;
   int epochs = 3, sleep_ms = 10, child_ms = -1;
-  std::string record;
+  int barrier_n = 0;
+  std::string record, barrier;
   CLI::App app{"a trial that records its devices and its lifetime"};
   app.add_option("--lr", lr);
   app.add_option("--epochs", epochs);
   app.add_option("--sleep-ms", sleep_ms);
   app.add_option("--child-ignores-sigterm", child_ms);
   app.add_option("--record", record);
+  app.add_option("--barrier", barrier);
+  app.add_option("--barrier-n", barrier_n);
   CLI11_PARSE(app, argc, argv);
   if (record.empty()) {
     const char* dir = std::getenv("TUNER_TRIAL_DIR");
@@ -104,6 +125,7 @@ int main(int argc, char** argv) {
                   {"cpus", Affinity()},
                   {"env", DeviceEnv()}});
   if (child_ms >= 0 && fork() == 0) Linger(record, child_ms);
+  if (!barrier.empty()) Barrier(barrier, barrier_n, std::chrono::seconds(120));
   double quality = 1.0 / (1.0 + std::abs(std::log10(lr) + 2.0));
   int code = 0;
   for (int epoch = 1; epoch <= epochs; ++epoch) {

@@ -4,7 +4,8 @@
 //   score(epoch) = quality * epoch / (epoch + 1),  loss = 1 - score
 // where quality is --quality, or derived from --lr (best at lr = 1e-2).
 // Switches make it misbehave the ways real trainers do: crash, hang,
-// report NaN, print garbage, ignore SIGTERM.
+// report NaN, print garbage, ignore SIGTERM; --hold-at/--gate hold it at
+// an epoch until a file exists.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,8 @@ struct Options {
   bool garbage = false;
   bool ignore_sigterm = false;
   std::string env_file;  // write the environment here first
+  int hold_at = 0;       // after this epoch, wait until `gate` exists
+  std::string gate;
 };
 
 void PrintMetrics(const Options& o, int epoch, double score) {
@@ -60,6 +63,14 @@ void WriteEnv(const std::string& path) {
   for (char** e = environ; *e; ++e) out << *e << "\n";
 }
 
+// Holds the trial until `path` exists: tests open the gate once they have
+// seen what they need of the running sweep, so no timing decides it.
+void WaitForGate(const std::string& path) {
+  while (access(path.c_str(), F_OK) != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,6 +88,8 @@ int main(int argc, char** argv) {
   app.add_flag("--garbage", o.garbage);
   app.add_flag("--ignore-sigterm", o.ignore_sigterm);
   app.add_option("--env-file", o.env_file);
+  app.add_option("--hold-at", o.hold_at);
+  app.add_option("--gate", o.gate);
   CLI11_PARSE(app, argc, argv);
 
   if (o.ignore_sigterm) std::signal(SIGTERM, SIG_IGN);
@@ -105,6 +118,7 @@ int main(int argc, char** argv) {
     if (epoch == o.hang_at) {
       for (;;) pause();
     }
+    if (epoch == o.hold_at) WaitForGate(o.gate);
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #define TUNER_TESTS_FAKE_MACHINE_H_
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,10 +20,21 @@
 namespace tuner::testing {
 
 // Whether this build runs under ASan/UBSan (scripts/sanitize.sh sets
-// TUNER_SANITIZED): processes start several times slower, so checks that
-// need every device busy at one instant are skipped; the ones that no two
-// trials ever share a device still run.
+// TUNER_SANITIZED): processes start several times slower.
 inline bool Sanitized() { return getenv("TUNER_SANITIZED") != nullptr; }
+
+// device_trainer flags that hold each trial, once started, until `n` trials
+// have started (a fresh folder counts them): the first `n` trials then run
+// at one instant however slow the machine, so a test can require that `n`
+// ran at once without any timing.
+inline std::string BarrierFlags(int n) {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tuner-barrier-" + std::to_string(getpid()) + "-" +
+              std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  return "--barrier " + dir.string() + " --barrier-n " + std::to_string(n);
+}
 
 // Puts the fake hl-smi, neuron-ls, nvidia-smi and docker first on PATH and
 // selects `machine` (a folder of tests/fakes/machines) for them.

@@ -3,6 +3,8 @@
 // rungs, the greyed stopped trials and the device timeline are in the DOM,
 // the page follows the sweep live, and screenshots are saved as artifacts
 // (build/test-artifacts/).
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -16,9 +18,14 @@ namespace {
 
 using nlohmann::json;
 
-std::string SweepYaml(const std::string& name, double priority) {
+// Trials hold after epoch 2 until `gate` exists, so the page is read while
+// the sweep runs however slow the machine is: rung decisions at 1 and 2 are
+// made, some trials stopped, and the rest wait for the test to open the gate.
+std::string SweepYaml(const std::string& name, double priority,
+                      const std::filesystem::path& gate) {
   return WithTrainers("name: " + name + R"(
-command: TOY --lr {lr} --epochs 6 --sleep-ms 150
+command: TOY --lr {lr} --epochs 6 --sleep-ms 50 --hold-at 2 --gate )" +
+                      gate.string() + R"(
 metric: score
 mode: max
 time_attr: epoch
@@ -77,12 +84,15 @@ TEST_CASE(
   UseFakeMachine("dl1");
   Service service;
   auto client = service.Client();
-  REQUIRE(client->Call("POST", "/api/experiments", SweepYaml("bert-lr", 1))
-              .value()
-              .status == 201);
-  REQUIRE(client->Call("POST", "/api/experiments", SweepYaml("bert-lr-hi", 3))
-              .value()
-              .status == 201);
+  const auto gate = service.dir() / "gate";
+  REQUIRE(
+      client->Call("POST", "/api/experiments", SweepYaml("bert-lr", 1, gate))
+          .value()
+          .status == 201);
+  REQUIRE(
+      client->Call("POST", "/api/experiments", SweepYaml("bert-lr-hi", 3, gate))
+          .value()
+          .status == 201);
   // Rung decisions and leases exist, the sweep goes on.
   REQUIRE(WaitFor(*client, "/api/experiments/bert-lr/curves", "\"verdict\""));
   Browser browser((Artifacts() / "chromedriver.log").string());
@@ -93,7 +103,7 @@ TEST_CASE(
       "return document.querySelectorAll('#experiments tr[data-name]')"
       ".length == 2 && document.querySelectorAll('#machine-timeline-chart "
       "rect.lease').length > 0;",
-      20));
+      60));
   json list = browser.Eval(
       "return [...new Set([...document.querySelectorAll("
       "'#machine-timeline-chart rect.lease')].map(r => r.classList[1]))]"
@@ -110,21 +120,22 @@ TEST_CASE(
   REQUIRE(browser.WaitUntil(
       "return !!document.querySelector('#curves-chart .curve') && "
       "!!document.querySelector('#timeline-chart rect.lease');",
-      20));
+      60));
   CHECK(browser.Eval("return document.querySelector('#status').textContent;") ==
         "running");
+  std::ofstream(gate.string()).put('\n');
 
   // Live: without a reload, the page follows the sweep to its end.
   REQUIRE(WaitFor(*client, "/api/experiments/bert-lr", "\"finished\"", 120));
   REQUIRE(WaitFor(*client, "/api/experiments/bert-lr-hi", "\"finished\"", 120));
   REQUIRE(browser.WaitUntil(
       "return document.querySelector('#status').textContent == 'finished';",
-      15));
+      60));
   // One more redraw after the end, so the DOM holds the final data.
   int drawn = browser.Eval("return +document.body.dataset.drawn;");
   REQUIRE(browser.WaitUntil(
       "return +document.body.dataset.drawn > " + std::to_string(drawn) + ";",
-      15));
+      60));
   CHECK(drawn > 1);
 
   Expected expected = ExpectedOf(*client, "bert-lr");

@@ -138,7 +138,8 @@ TEST_CASE("runner stops and escalates to SIGKILL and times out",
   CHECK(recorder.exits_[2].signal == SIGKILL);  // after the 200 ms grace
   CHECK(recorder.exits_[3].timed_out);
   CHECK(recorder.exits_[3].signal == SIGTERM);
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  // Well within io.run_for's 20 s: the grace and the timeout were enforced.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
 }
 
 TEST_CASE("runner kills what a trial leaves in its process group",
@@ -201,7 +202,8 @@ TEST_CASE("a shim whose tuner is gone stops its trial after orphan_timeout",
   REQUIRE(recorder.exits_.count(1));
   CHECK(recorder.exits_[1].orphaned);
   CHECK(recorder.exits_[1].signal == SIGTERM);
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  // The trial hangs forever: only the 300 ms orphan stop ends it.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
 }
 
 TEST_CASE("a detached trial keeps running and can be adopted",

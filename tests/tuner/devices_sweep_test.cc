@@ -11,8 +11,8 @@ namespace {
 
 using core::TrialStatus;
 
-// Trials of 3 epochs of `sleep_ms` each: long enough for every group to be
-// busy at once on a loaded 2-core machine.
+// Trials of 3 epochs of `sleep_ms` each; with BarrierFlags(n) the first n
+// wait for each other, so every group is busy at once on any machine.
 std::string Config(const std::string& name, const std::string& devices,
                    int trials, const std::string& trainer_flags = "",
                    int sleep_ms = 20) {
@@ -56,7 +56,8 @@ void CheckStoredLeases(SweepResult& result) {
 TEST_CASE("200 one-card trials on a DL1: one trial per module at any instant",
           "[devices][process]") {
   UseFakeMachine("dl1");
-  auto result = RunSweep(Config("dl1-1card", "{kind: habana}", 200));
+  auto result =
+      RunSweep(Config("dl1-1card", "{kind: habana}", 200, BarrierFlags(8)));
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   REQUIRE(result.trials.size() == 200);
   auto lifetimes = ReadLifetimes(result.dir / "trials");
@@ -69,7 +70,7 @@ TEST_CASE("200 one-card trials on a DL1: one trial per module at any instant",
     CHECK(std::isfinite(l.end));
   }
   CHECK(FirstOverlap(lifetimes, HabanaModules) == "");
-  if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 8);
+  CHECK(MaxConcurrent(lifetimes) == 8);
   std::set<std::string> modules;
   for (const auto& l : lifetimes) modules.insert(l.env["HLS_MODULE_ID"]);
   CHECK(modules.size() == 8);
@@ -80,9 +81,10 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
           "[devices][process]") {
   UseFakeMachine("dl1");
   for (int k : {2, 4}) {
-    auto result = RunSweep(
-        Config("dl1-" + std::to_string(k) + "cards",
-               "{kind: habana, per_trial: " + std::to_string(k) + "}", 40));
+    auto result =
+        RunSweep(Config("dl1-" + std::to_string(k) + "cards",
+                        "{kind: habana, per_trial: " + std::to_string(k) + "}",
+                        40, BarrierFlags(8 / k)));
     REQUIRE(result.outcome == SweepOutcome::kFinished);
     auto lifetimes = ReadLifetimes(result.dir / "trials");
     REQUIRE(lifetimes.size() == 40);
@@ -95,7 +97,7 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
       for (int j = 1; j < k; ++j) CHECK(modules[j] == modules.front() + j);
     }
     CHECK(FirstOverlap(lifetimes, HabanaModules) == "");
-    if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 8 / k);
+    CHECK(MaxConcurrent(lifetimes) == 8 / k);
     CheckStoredLeases(result);
   }
 }
@@ -103,8 +105,8 @@ TEST_CASE("2- and 4-card Gaudi trials get aligned module groups only",
 TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
           "[devices][process]") {
   UseFakeMachine("trn1-32xl");
-  auto result = RunSweep(
-      Config("trn1-2cores", "{kind: neuron, per_trial: 2}", 64, "", 60));
+  auto result = RunSweep(Config("trn1-2cores", "{kind: neuron, per_trial: 2}",
+                                64, BarrierFlags(16), 60));
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   auto lifetimes = ReadLifetimes(result.dir / "trials");
   REQUIRE(lifetimes.size() == 64);
@@ -122,7 +124,7 @@ TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
         std::string(l.env["NEURON_RT_ROOT_COMM_ID"]).starts_with("localhost:"));
   }
   CHECK(FirstOverlap(lifetimes, cores) == "");
-  if (!Sanitized()) CHECK(MaxConcurrent(lifetimes) == 16);
+  CHECK(MaxConcurrent(lifetimes) == 16);
   // Ports: no two trials alive at once share a comm port or a master port.
   for (const char* key : {"NEURON_RT_ROOT_COMM_ID", "MASTER_PORT"}) {
     std::map<std::string, int> codes;
