@@ -111,6 +111,14 @@ core::Result<int> UserVersion(Database& db) {
   return static_cast<int>(stmt.value().Int(0));
 }
 
+core::Status CheckNotNewer(int version) {
+  if (version <= CurrentSchemaVersion()) return core::Status::Ok();
+  return core::InvalidArgument(
+      "database schema version " + std::to_string(version) +
+      " is newer than this tuner supports (" +
+      std::to_string(CurrentSchemaVersion()) + "); upgrade the tuner");
+}
+
 }  // namespace
 
 int CurrentSchemaVersion() { return static_cast<int>(Migrations().size()); }
@@ -118,23 +126,28 @@ int CurrentSchemaVersion() { return static_cast<int>(Migrations().size()); }
 core::Status Migrate(Database& db) {
   auto version = UserVersion(db);
   if (!version.ok()) return version.status();
-  if (version.value() > CurrentSchemaVersion()) {
-    return core::InvalidArgument(
-        "database schema version " + std::to_string(version.value()) +
-        " is newer than this tuner supports (" +
-        std::to_string(CurrentSchemaVersion()) + "); upgrade the tuner");
-  }
-  for (int v = version.value(); v < CurrentSchemaVersion(); ++v) {
-    std::string sql = std::string("BEGIN IMMEDIATE;") + Migrations()[v] +
-                      "PRAGMA user_version = " + std::to_string(v + 1) +
-                      "; COMMIT;";
-    if (auto s = db.Execute(sql); !s.ok()) {
-      (void)db.Execute("ROLLBACK");
-      return core::IoError("schema migration " + std::to_string(v + 1) +
-                           " failed: " + s.message());
+  TUNER_RETURN_IF_ERROR(CheckNotNewer(version.value()));
+  if (version.value() == CurrentSchemaVersion()) return core::Status::Ok();
+  // Another process may be migrating this file right now: the version is
+  // read again under the write lock, so only one of them migrates.
+  TUNER_RETURN_IF_ERROR(db.ExecuteRetrying("BEGIN IMMEDIATE"));
+  auto locked = UserVersion(db);
+  core::Status status =
+      locked.ok() ? CheckNotNewer(locked.value()) : locked.status();
+  for (int v = locked.ok() ? locked.value() : 0;
+       status.ok() && v < CurrentSchemaVersion(); ++v) {
+    status = db.Execute(Migrations()[v]);
+    if (status.ok()) {
+      status = db.Execute("PRAGMA user_version = " + std::to_string(v + 1));
+    }
+    if (!status.ok()) {
+      status = core::IoError("schema migration " + std::to_string(v + 1) +
+                             " failed: " + status.message());
     }
   }
-  return core::Status::Ok();
+  if (status.ok()) status = db.ExecuteRetrying("COMMIT");
+  if (!status.ok() && db.InTransaction()) (void)db.Execute("ROLLBACK");
+  return status;
 }
 
 }  // namespace tuner::storage

@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <thread>
 #include <utility>
+
+#include "tuner/core/param_value.h"
 
 namespace tuner::storage {
 
@@ -19,8 +22,36 @@ core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
     return core::IoError("cannot open database " + path + ": " + message);
   }
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, 5000);
-  return std::unique_ptr<Database>(new Database(db));
+  std::unique_ptr<Database> database(new Database(db));
+  database->set_busy_policy(BusyPolicy{});
+  return database;
+}
+
+void Database::set_busy_policy(const BusyPolicy& policy) {
+  busy_ = policy;
+  sqlite3_busy_timeout(db_, static_cast<int>(policy.statement_wait.count()));
+}
+
+bool Database::InTransaction() const { return !sqlite3_get_autocommit(db_); }
+
+core::Status Database::ExecuteRetrying(std::string_view sql) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + busy_.total;
+  auto pause = std::chrono::milliseconds(2);
+  for (;;) {
+    core::Status status = Execute(sql);
+    int code = sqlite3_extended_errcode(db_) & 0xff;
+    if (status.ok() || (code != SQLITE_BUSY && code != SQLITE_LOCKED)) {
+      return status;
+    }
+    if (Clock::now() >= deadline) {
+      return core::IoError(
+          status.message() + " (another connection held the lock for " +
+          core::FormatDouble(busy_.total.count() / 1000.0) + " s)");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }

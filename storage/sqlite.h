@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +16,24 @@
 namespace tuner::storage {
 
 class Statement;
+
+// How long a connection waits for another connection's lock.
+//
+// Every statement gets SQLite's busy handler for `statement_wait` (SQLite
+// sleeps and retries inside the call). Statements that take the write lock
+// or end a transaction (BEGIN IMMEDIATE, COMMIT, the journal-mode switch)
+// are run by ExecuteRetrying(), which also retries the SQLITE_BUSY answers
+// that SQLite gives without calling its busy handler (a WAL being
+// recovered, a concurrent journal-mode switch), with a backoff from 2 ms
+// doubling up to 100 ms, until `total` has passed since the first try.
+// Writers in this project hold the lock for milliseconds (see
+// storage/trial_store.h), so only a writer that holds it for a very long
+// time, or forever, makes a call fail: after `total`, with "database is
+// locked".
+struct BusyPolicy {
+  std::chrono::milliseconds statement_wait{5000};
+  std::chrono::milliseconds total{30000};
+};
 
 // One connection. Not thread-safe: use it from one thread at a time.
 class Database {
@@ -28,6 +47,14 @@ class Database {
 
   // Runs one or more statements without results.
   core::Status Execute(std::string_view sql);
+  // Execute(), retried on SQLITE_BUSY (and SQLITE_LOCKED) per the busy
+  // policy. For statements that may run again whole: BEGIN IMMEDIATE,
+  // COMMIT, PRAGMA journal_mode.
+  core::Status ExecuteRetrying(std::string_view sql);
+  void set_busy_policy(const BusyPolicy& policy);
+  const BusyPolicy& busy_policy() const { return busy_; }
+  // True while a transaction is open on this connection.
+  bool InTransaction() const;
   core::Result<Statement> Prepare(std::string_view sql);
   int64_t LastInsertRowId() const;
   // The error text of the last failed call, prefixed with `what`.
@@ -37,6 +64,7 @@ class Database {
  private:
   explicit Database(sqlite3* db) : db_(db) {}
   sqlite3* db_;
+  BusyPolicy busy_;
 };
 
 // A prepared statement. Bind indexes start at 1, column indexes at 0.

@@ -82,9 +82,7 @@ struct TrialStore::Statements {
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
     : db_(std::move(db)), read_only_(read_only) {}
 
-TrialStore::~TrialStore() {
-  if (in_transaction_) (void)Commit();
-}
+TrialStore::~TrialStore() { (void)Commit(); }
 
 core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
     const std::string& path) {
@@ -92,11 +90,15 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
   if (!db.ok()) return db.error();
   Database& handle = *db.value();
   // A private in-memory database (tests, benchmarks) needs no journal.
+  // Switching to WAL needs a moment alone with the file: another process
+  // opening it at the same time makes it busy, so it is retried.
+  bool memory = path == ":memory:";
+  TUNER_RETURN_IF_ERROR(handle.ExecuteRetrying(
+      memory ? "PRAGMA journal_mode=OFF" : "PRAGMA journal_mode=WAL"));
   TUNER_RETURN_IF_ERROR(handle.Execute(
-      path == ":memory:"
-          ? "PRAGMA journal_mode=OFF; PRAGMA foreign_keys=ON;"
-          : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-            "PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536;"));
+      memory ? "PRAGMA foreign_keys=ON;"
+             : "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
+               "PRAGMA cache_size=-65536;"));
   if (auto s = Migrate(handle); !s.ok()) {
     return core::Error{s.error().code, path + ": " + s.message()};
   }
@@ -156,20 +158,43 @@ core::Status TrialStore::PrepareStatements() {
 
 core::Status TrialStore::BeginIfNeeded() {
   if (read_only_) return core::InvalidArgument("the database is read-only");
-  if (in_transaction_) return core::Status::Ok();
-  TUNER_RETURN_IF_ERROR(db_->Execute("BEGIN IMMEDIATE"));
-  in_transaction_ = true;
+  if (db_->InTransaction()) return core::Status::Ok();
+  // SQLite ends a transaction by itself on some errors (a full disk).
+  if (batch_open_) batch_lost_ = true;
+  if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
+    return core::IoError("cannot write to the database: " + s.message());
+  }
+  batch_open_ = true;
   return core::Status::Ok();
 }
 
 core::Status TrialStore::Commit() {
-  if (!in_transaction_) return core::Status::Ok();
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
-  if (auto s = db_->Execute("COMMIT"); !s.ok()) {
-    return core::IoError("cannot commit to the database: " + s.message());
+  if (!batch_open_) return core::Status::Ok();
+  bool lost = batch_lost_ || !db_->InTransaction();
+  batch_open_ = batch_lost_ = false;
+  core::Status status;
+  if (db_->InTransaction()) {
+    status = FlushLastValues();
+    if (status.ok()) status = db_->ExecuteRetrying("COMMIT");
+    // Whatever failed, the write lock is given back: other writers go on.
+    if (!status.ok() && db_->InTransaction()) (void)db_->Execute("ROLLBACK");
   }
-  in_transaction_ = false;
-  return core::Status::Ok();
+  pending_last_.clear();
+  if (!status.ok()) {
+    return core::IoError("cannot commit to the database: " + status.message());
+  }
+  if (lost) {
+    return core::IoError(
+        "cannot commit to the database: an earlier error rolled back the "
+        "writes since the last commit");
+  }
+  return status;
+}
+
+bool TrialStore::InTransaction() const { return db_->InTransaction(); }
+
+void TrialStore::SetBusyPolicy(const BusyPolicy& policy) {
+  db_->set_busy_policy(policy);
 }
 
 core::Result<ExperimentId> TrialStore::CreateExperiment(

@@ -15,13 +15,29 @@
 
 namespace tuner::storage {
 
-// The database of one or more experiments. WAL mode: one writer process,
-// any number of readers that never block it.
+// The database of one or more experiments. WAL mode: readers never block
+// the writer nor each other. Any number of processes may write to one file
+// (several `tuner run`, a `tuner serve`); SQLite lets one of them write at
+// a time, so each holds the write lock only briefly.
 //
 // Writes are batched: the first write after a Commit() opens a transaction
-// and Commit() ends it. Nothing is durable until Commit() returns OK, so a
-// caller commits before it acts on what it wrote (launching or stopping a
-// trial, printing an answer). Reads on this store see its uncommitted writes.
+// (BEGIN IMMEDIATE: it takes the file's write lock) and Commit() ends it.
+// Nothing is durable until Commit() returns OK, so a caller commits before
+// it acts on what it wrote (launching or stopping a trial, printing an
+// answer). Reads on this store see its uncommitted writes.
+//
+// While a batch is open every other writer of the file waits, so the
+// caller commits before anything slow or any wait: before it spawns a
+// process, detects devices, sleeps, or returns to an event loop without a
+// commit posted. A batch is one burst of work (InTransaction() tells).
+//
+// Busy file (BusyPolicy in sqlite.h): taking the lock and COMMIT are
+// retried with a bounded backoff; after BusyPolicy::total (30 s) the write
+// fails with "database is locked". A write that fails undoes only itself
+// and the batch stays open (SQLite may end it on errors such as a full
+// disk: the next Commit() then says the batch was lost). A Commit() that
+// fails rolls the batch back: after Commit() returns, whatever it returns,
+// the store holds no lock.
 // Not thread-safe: one thread owns a store.
 class TrialStore {
  public:
@@ -34,8 +50,13 @@ class TrialStore {
       const std::string& path);
   ~TrialStore();
 
-  // Makes every write since the last Commit() durable.
+  // Makes every write since the last Commit() durable and gives the write
+  // lock back. On failure the writes since the last Commit() are undone.
   core::Status Commit();
+  // True between a write and the Commit() that ends its batch.
+  bool InTransaction() const;
+  // How long a write waits for other writers (default: BusyPolicy{}).
+  void SetBusyPolicy(const BusyPolicy& policy);
 
   // --- experiments
   // Fails with kAlreadyExists if the name is taken.
@@ -120,7 +141,8 @@ class TrialStore {
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;
   bool read_only_;
-  bool in_transaction_ = false;
+  bool batch_open_ = false;  // a write began a batch Commit() has not ended
+  bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
 };
 
 }  // namespace tuner::storage

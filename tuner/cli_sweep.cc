@@ -36,14 +36,16 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
                                         config.time_attr);
 }
 
-int ExitCode(const Sweep& sweep, int signal) {
+int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
   switch (sweep.outcome()) {
     case SweepOutcome::kDetached:
       return kExitOk;
     case SweepOutcome::kInterrupted:
       return signal == SIGTERM ? 143 : 130;
     case SweepOutcome::kFailed:
-      std::fprintf(stderr, "tuner: %s\n", sweep.error().c_str());
+      // Only this sweep stopped: other tuners on the database go on.
+      std::fprintf(stderr, "tuner: %s: %s\n", db_path.c_str(),
+                   sweep.error().c_str());
       return kExitFailure;
     default:
       break;
@@ -114,12 +116,13 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   signals.async_wait(on_signal);
   core::Status started = resume ? sweep.Resume(*resume) : sweep.Start();
   if (auto s = started; !s.ok()) {
-    std::fprintf(stderr, "tuner: %s\n", s.message().c_str());
-    return s.error().code == core::ErrorCode::kAlreadyExists ? kExitBadInput
-                                                             : kExitFailure;
+    bool taken = s.error().code == core::ErrorCode::kAlreadyExists;
+    std::string where = taken ? "" : db_path + ": ";
+    std::fprintf(stderr, "tuner: %s%s\n", where.c_str(), s.message().c_str());
+    return taken ? kExitBadInput : kExitFailure;
   }
   if (sweep.outcome() == SweepOutcome::kRunning) io.run();
-  return ExitCode(sweep, last_signal);
+  return ExitCode(sweep, last_signal, db_path);
 }
 
 }  // namespace tuner::cli

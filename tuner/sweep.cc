@@ -101,6 +101,10 @@ void Sweep::Detach() {
 }
 
 bool Sweep::Check(const core::Status& status) {
+  // Every write goes through here: its batch is committed as soon as the
+  // handler that wrote it returns, so no batch (and no write lock) is held
+  // while this thread waits for a device, a timer or a trial.
+  if (store_.InTransaction()) ScheduleCommit();
   if (status.ok()) return true;
   if (error_.empty()) {
     error_ = status.message();
@@ -113,7 +117,9 @@ bool Sweep::Check(const core::Status& status) {
 void Sweep::ScheduleCommit() {
   if (commit_pending_) return;
   commit_pending_ = true;
-  boost::asio::post(io_, [this] {
+  // A sweep the service has destroyed meanwhile committed in its destructor.
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
     commit_pending_ = false;
     Check(store_.Commit());
   });

@@ -37,7 +37,9 @@ enum class SweepOutcome {
 // Moves data between the modules: runner report → storage (append) →
 // scheduler (decide) → storage (decision) → runner (act). Every write is
 // committed before the action that depends on it (a launch, a stop), and
-// bursts of reports share one commit. Not thread-safe: everything runs on
+// bursts of reports share one commit, posted right after the burst: no
+// batch stays open while the loop waits (other processes write the same
+// database). Not thread-safe: everything runs on
 // the io_context's thread.
 class Sweep : public runner::RunnerObserver {
  public:
@@ -177,6 +179,7 @@ class Sweep : public runner::RunnerObserver {
   bool exhausted_ = false;
   bool interrupting_ = false;
   bool commit_pending_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
   SweepOutcome outcome_ = SweepOutcome::kRunning;
   std::string error_;
   SweepCounts counts_;

@@ -1,0 +1,92 @@
+// A sweep shares its database with other writers (other tuners, the
+// service): it never keeps the write lock while it waits.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "tests/catch.h"
+#include "tests/tuner/sweep_harness.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+storage::ExperimentRecord OtherExperiment() {
+  storage::ExperimentRecord e;
+  e.name = "another-tuners";
+  e.status = "running";
+  e.metric = "score";
+  e.time_attr = "epoch";
+  e.config_json = "{}";
+  return e;
+}
+
+TEST_CASE("a sweep waiting for a device held elsewhere keeps no write lock",
+          "[sweep][storage][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-shared-db-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string yaml = std::string("name: waits\ncommand: ") + TOY_TRAINER +
+                     R"( --lr {lr} --epochs 2 --sleep-ms 5
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
+num_trials: 2
+devices: {kind: cpu, slots: 1, lock_dir: locks}
+)";
+  auto config = LoadConfigText(yaml, "test.yaml", dir, dir);
+  INFO(config.status().message());
+  REQUIRE(config.ok());
+  std::string db = (dir / "tuner.db").string();
+  auto store = storage::TrialStore::Open(db).value();
+  auto pool = SetUpDevices(config.value().devices, config.value().workdir);
+  REQUIRE(pool.ok());
+  // Another process's pool on the same lock files holds the only group.
+  auto elsewhere = SetUpDevices(config.value().devices, config.value().workdir);
+  REQUIRE(elsewhere.ok());
+  auto held = elsewhere.value().TryAcquire();
+  REQUIRE(held.has_value());
+
+  boost::asio::io_context io;
+  NullProgress progress;
+  Sweep::Options options;
+  options.trials_root = (dir / "trials").string();
+  options.config_json = "{}";
+  options.pool = &pool.value();
+  options.runner.shim_path = TUNER_SHIM;
+  options.cpus = 2;
+  options.on_finished = [&io] { io.stop(); };
+  Sweep sweep(io, config.value(), *store, progress, options);
+  REQUIRE(sweep.Start().ok());
+  io.poll();  // what Start() posted; the sweep now waits for the device
+  REQUIRE(sweep.outcome() == SweepOutcome::kRunning);
+  CHECK_FALSE(store->InTransaction());
+
+  // Another writer of the file gets in at once: it does not even wait.
+  auto other = storage::TrialStore::Open(db).value();
+  other->SetBusyPolicy(storage::BusyPolicy{milliseconds(0), milliseconds(0)});
+  auto created = other->CreateExperiment(OtherExperiment());
+  INFO((created.ok() ? "" : created.message()));
+  CHECK(created.ok());
+  CHECK(other->Commit().ok());
+
+  // Once the device is free the sweep goes on to its end.
+  elsewhere.value().Release(std::move(*held));
+  io.run_for(std::chrono::seconds(90));
+  REQUIRE(sweep.outcome() == SweepOutcome::kFinished);
+  auto trials = store->ListTrials(sweep.experiment_id()).value();
+  REQUIRE(trials.size() == 2);
+  for (const auto& trial : trials)
+    CHECK(trial.status == core::TrialStatus::kCompleted);
+  for (const auto& lease : store->ListLeases(sweep.experiment_id()).value())
+    CHECK(lease.released_at.has_value());
+}
+
+}  // namespace
+}  // namespace tuner::testing
