@@ -125,6 +125,7 @@ void HyperbandScheduler::JudgeRung(Group& group, int rung) {
     const auto& [internal, trial] = sorted[i];
     if (i > 0 && sorted[i - 1].first < internal) better = i;
     if (!std::isfinite(internal)) continue;  // stopped when recorded
+    if (r.settled.count(trial)) continue;    // its record was restored
     bool promoted = i < keep;
     RungEvent event{trial, RecordOf(group, rung, internal, better + 1, n,
                                     promoted ? core::RungVerdict::kPromote
@@ -140,13 +141,16 @@ void HyperbandScheduler::JudgeRung(Group& group, int rung) {
   }
 }
 
+void HyperbandScheduler::RecheckRestored() {
+  if (!restored_) return;
+  restored_ = false;
+  for (auto& [id, group] : groups_)
+    for (int r = 0; r < static_cast<int>(group.rungs.size()); ++r)
+      CheckRung(group, r);
+}
+
 std::optional<RungEvent> HyperbandScheduler::NextPromotion() {
-  if (restored_) {
-    restored_ = false;
-    for (auto& [id, group] : groups_)
-      for (int r = 0; r < static_cast<int>(group.rungs.size()); ++r)
-        CheckRung(group, r);
-  }
+  RecheckRestored();
   if (promotions_.empty()) return std::nullopt;
   RungEvent event = promotions_.front();
   promotions_.pop_front();
@@ -154,6 +158,7 @@ std::optional<RungEvent> HyperbandScheduler::NextPromotion() {
 }
 
 std::vector<RungEvent> HyperbandScheduler::TakeStopped() {
+  RecheckRestored();
   return std::exchange(stopped_, {});
 }
 
@@ -168,13 +173,13 @@ void HyperbandScheduler::Restore(core::TrialId trial,
   restored_ = true;
   switch (record.verdict) {
     case core::RungVerdict::kPromote:
-      rung.judged = true;
+      rung.settled.insert(trial);
       if (record.rung + 1 < static_cast<int>(group.rungs.size()))
         group.rungs[record.rung + 1].awaiting.insert(trial);
       return;
     case core::RungVerdict::kStop:
-      if (rung.judged || std::isfinite(record.value)) {
-        rung.judged = true;  // a loser of a judged rung
+      if (std::isfinite(record.value)) {  // a loser of a judged rung
+        rung.settled.insert(trial);
         trials_.erase(it);
         return;
       }

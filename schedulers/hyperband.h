@@ -47,6 +47,9 @@ class HyperbandScheduler : public TrialScheduler {
   struct Rung {
     std::vector<std::pair<double, core::TrialId>> values;  // internal
     std::unordered_set<core::TrialId> awaiting;  // to reach it, still alive
+    // Promoted or stopped by a restored record: judging the rung again
+    // (after a restore) hands out only the verdicts of the others.
+    std::unordered_set<core::TrialId> settled;
     bool judged = false;
   };
   struct Group {
@@ -61,6 +64,8 @@ class HyperbandScheduler : public TrialScheduler {
   };
 
   void CheckRung(Group& group, int rung);
+  // After Restore(): judges the rungs whose verdicts were not all stored.
+  void RecheckRestored();
   void JudgeRung(Group& group, int rung);
   core::RungDecision RecordOf(const Group& group, int rung, double internal,
                               int64_t rank, int64_t n,

@@ -83,6 +83,12 @@ struct CurvePoint {
   double created_at = 0;  // seconds since the epoch
 };
 
+// The retry budgets a trial has spent, over all its attempts.
+struct RetryCounts {
+  int64_t failures = 0;        // failed attempts retried
+  int64_t device_retries = 0;  // attempts relaunched after a busy device
+};
+
 // What a trial's row says after it ended.
 struct TrialEnd {
   core::TrialStatus status = core::TrialStatus::kCompleted;

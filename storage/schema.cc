@@ -99,6 +99,11 @@ ALTER TABLE trials ADD COLUMN shim_start INTEGER;  -- /proc start time
 ALTER TABLE reports ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE reports ADD COLUMN offset INTEGER;     -- stdout bytes read
 )sql",
+      // 5: a trial's retry budgets spent, for a restarted tuner.
+      R"sql(
+ALTER TABLE trials ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN device_retries INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

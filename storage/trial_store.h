@@ -103,6 +103,11 @@ class TrialStore {
   // The stdout offset of the trial's last report in `attempt`, if any.
   core::Result<std::optional<int64_t>> LastOffset(core::TrialId trial,
                                                   int64_t attempt);
+  // Records how many failed attempts of a trial were retried, and how many
+  // were relaunched because their device was busy.
+  core::Status SetRetries(core::TrialId trial, const RetryCounts& counts);
+  // What SetRetries() recorded (zeros if nothing).
+  core::Result<RetryCounts> Retries(core::TrialId trial);
   // The lease a trial holds now (not released), if any.
   core::Result<std::optional<LeaseRecord>> HeldLease(core::TrialId trial);
   // Caps the database at `pages` pages (PRAGMA max_page_count): writes past

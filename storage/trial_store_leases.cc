@@ -74,6 +74,29 @@ core::Result<std::optional<int64_t>> TrialStore::LastOffset(core::TrialId trial,
   return std::optional<int64_t>(s.Int(0));
 }
 
+core::Status TrialStore::SetRetries(core::TrialId trial,
+                                    const RetryCounts& counts) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(
+      "UPDATE trials SET failures = ?2, device_retries = ?3 WHERE id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  Statement& s = stmt.value();
+  s.Bind(1, trial).Bind(2, counts.failures).Bind(3, counts.device_retries);
+  return s.Run();
+}
+
+core::Result<RetryCounts> TrialStore::Retries(core::TrialId trial) {
+  auto stmt =
+      db_->Prepare("SELECT failures, device_retries FROM trials WHERE id = ?1");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, trial);
+  auto row = s.Step();
+  if (!row.ok()) return row.error();
+  if (!row.value()) return RetryCounts{};
+  return RetryCounts{s.Int(0), s.Int(1)};
+}
+
 core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
     core::TrialId trial) {
   auto stmt = db_->Prepare(

@@ -27,14 +27,14 @@ std::string DescribeExit(const runner::TrialExit& exit) {
   return "exit code " + std::to_string(exit.exit_code.value_or(-1));
 }
 
+}  // namespace
+
 std::string KeysOf(const core::Metrics& metrics) {
   std::string keys;
   for (const auto& [name, value] : metrics)
     keys += (keys.empty() ? "" : ", ") + name;
   return keys;
 }
-
-}  // namespace
 
 Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
              storage::TrialStore& store, ProgressSink& progress,
@@ -176,6 +176,13 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
           : core::FindMetric(metrics, config_.time_attr);
   if (time) time = SnapToRung(*time);
   if (trial.replay_until && time && *time <= *trial.replay_until) return;
+  // A line without the objective while a retry repeats its reports was
+  // stored by an earlier attempt (and a tuner adopting this attempt counts
+  // its reports from the stored ones: sweep_resume.cc).
+  if (trial.replay_until && !time && config_.time_attr == "report" &&
+      trial.attempt_reports < *trial.replay_until) {
+    return;
+  }
   if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
   storage::ReportRecord report{
       id, ++trial.seq, time, value, std::move(metrics), trial.attempt, offset};
@@ -241,8 +248,8 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     return TrialStatus::kPaused;
   }
   if (interrupting_ && exit.stop_requested) {
-    reason = "interrupted";
-    return TrialStatus::kStopped;
+    reason = "interrupted";  // a later resume runs it again
+    return TrialStatus::kPending;
   }
   if (exit.timed_out) {
     reason = "timed out after " +
@@ -309,6 +316,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
                                           : std::chrono::milliseconds(0));
   if (!status && trial.device_busy) {
     ++trial.device_retries;
+    Check(store_.SetRetries(id, {trial.failures, trial.device_retries}));
     spdlog::warn(
         "trial {} could not acquire its device ({}); retrying on "
         "another",
@@ -316,6 +324,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
     Relaunch(trial);
   } else if (!status) {
     ++trial.failures;
+    Check(store_.SetRetries(id, {trial.failures, trial.device_retries}));
     spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
                  reason, trial.failures + 1, config_.trial.max_failures + 1);
     Relaunch(trial);

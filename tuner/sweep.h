@@ -117,7 +117,15 @@ class Sweep : public runner::RunnerObserver {
   // Resume (sweep_resume.cc).
   void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
   std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
+  void RestoreReports(LiveTrial& trial,
+                      const std::vector<storage::ReportRecord>& reports);
+  void RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
+                      const std::vector<storage::ReportRecord>& reports);
+  // Adopts, relaunches, queues or parks (paused) a trial not ended.
+  void TakeUp(const storage::TrialRecord& row);
   void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
+  // Acts on a verdict reached before the crash, once the trial is adopted.
+  void ActOnRestored(LiveTrial& trial, core::Action verdict);
   runner::TrialLaunch AdoptionLaunch(const LiveTrial& trial) const;
   void EndWaiting();
   void Judge(LiveTrial& trial, double time, double value);
@@ -140,6 +148,11 @@ class Sweep : public runner::RunnerObserver {
   void PauseAtCheckpoint(LiveTrial& trial, double milestone);
   void CheckPause(LiveTrial& trial);
   void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
+  // Resume: counts an ended trial's checkpoints among those kept.
+  void KeepCheckpoints(const storage::TrialRecord& row);
+  // keep_best: adds `output_dir` to the kept ones, deletes the worst.
+  void KeepBest(std::optional<double> last_value,
+                const std::string& output_dir);
   double SnapToRung(double time) const;
   std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
                                              const runner::TrialExit& exit,

@@ -114,16 +114,32 @@ void Sweep::CheckPause(LiveTrial& trial) {
 }
 
 void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {
-  if (config_.checkpoints.keep_best < 0 || trial.output_dir.empty()) return;
   if (status != core::TrialStatus::kStopped &&
       status != core::TrialStatus::kFailed) {
     return;
   }
-  double value = trial.last_value.value_or(NAN);
+  KeepBest(trial.last_value, trial.output_dir);
+}
+
+void Sweep::KeepCheckpoints(const storage::TrialRecord& row) {
+  if (row.status != core::TrialStatus::kStopped &&
+      row.status != core::TrialStatus::kFailed) {
+    return;
+  }
+  LiveTrial ended;
+  ended.id = row.id;
+  ended.params = row.params;
+  KeepBest(row.last_value, OutputDir(ended));
+}
+
+void Sweep::KeepBest(std::optional<double> last_value,
+                     const std::string& output_dir) {
+  if (config_.checkpoints.keep_best < 0 || output_dir.empty()) return;
+  double value = last_value.value_or(NAN);
   double goodness = std::isnan(value)                  ? -INFINITY
                     : config_.mode == core::Mode::kMax ? value
                                                        : -value;
-  kept_checkpoints_.emplace_back(goodness, trial.output_dir);
+  kept_checkpoints_.emplace_back(goodness, output_dir);
   std::sort(kept_checkpoints_.begin(), kept_checkpoints_.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string first = config_.checkpoints.pattern.substr(

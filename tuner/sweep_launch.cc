@@ -65,7 +65,7 @@ void Sweep::EndWaiting() {
     auto it = live_.find(id);
     if (it == live_.end()) continue;
     if (it->second->verdict == core::Action::kContinue) scheduler_->OnEnd(id);
-    Finish(*it->second, core::TrialStatus::kStopped,
+    Finish(*it->second, core::TrialStatus::kPending,  // resume runs it
            "interrupted while waiting for a device");
     live_.erase(it);
   }

@@ -44,6 +44,9 @@ struct Sweep::LiveTrial {
   std::string resumed_from;  // the checkpoint this attempt resumed
 };
 
+// The metric names of a report, comma-separated (for error hints).
+std::string KeysOf(const core::Metrics& metrics);
+
 }  // namespace tuner
 
 #endif  // TUNER_TUNER_SWEEP_LIVE_TRIAL_H_

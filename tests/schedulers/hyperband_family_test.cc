@@ -263,5 +263,37 @@ TEST_CASE("a restored promotion scheduler promotes what the original would",
   }
 }
 
+TEST_CASE(
+    "a restored synchronous hyperband hands out the verdicts not yet stored",
+    "[schedulers][hyperband][restore]") {
+  core::SchedulerSpec spec = Spec(9);  // bracket 0: 9 trials, rungs 1 and 3
+  HyperbandScheduler original(spec);
+  std::vector<std::pair<core::TrialId, core::RungDecision>> stored;
+  for (core::TrialId id = 1; id <= 9; ++id) original.OnAdd(id, id - 1);
+  for (core::TrialId id = 1; id <= 9; ++id) {
+    for (const auto& r : original.OnReport(id, 1, id * 0.1).rungs)
+      stored.push_back({id, r});
+  }
+  // The sweep stores the stops at once and one promotion; then it dies.
+  for (const auto& e : original.TakeStopped())
+    stored.push_back({e.trial, e.record});
+  auto first = original.NextPromotion();
+  REQUIRE(first);
+  stored.push_back({first->trial, first->record});
+
+  HyperbandScheduler restored(spec);
+  for (core::TrialId id = 1; id <= 9; ++id) restored.OnAdd(id, id - 1);
+  for (const auto& [trial, r] : stored) restored.Restore(trial, r);
+  CHECK(restored.TakeStopped().empty());  // all of them were stored
+  std::set<core::TrialId> left, again;
+  while (auto p = original.NextPromotion()) left.insert(p->trial);
+  while (auto p = restored.NextPromotion()) {
+    again.insert(p->trial);
+    CHECK(p->record.verdict == core::RungVerdict::kPromote);
+  }
+  CHECK(left.size() == 2);
+  CHECK(again == left);
+}
+
 }  // namespace
 }  // namespace tuner::schedulers
