@@ -227,6 +227,13 @@ void DevicePool::Reserve(size_t group) {
   reserved_group_ = group;
 }
 
+std::vector<int> DevicePool::reserved_ids() const {
+  std::vector<int> out;
+  if (!reserved_group_) return out;
+  for (const auto& d : groups_[*reserved_group_].devices) out.push_back(d.id);
+  return out;
+}
+
 void DevicePool::StopWaiting() {
   reservation_.clear();
   reserved_group_.reset();

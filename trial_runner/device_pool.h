@@ -74,6 +74,9 @@ class DevicePool {
   int group_size() const {
     return groups_.empty() ? 0 : static_cast<int>(groups_[0].devices.size());
   }
+  // The devices of the group reserved while waiting (a TryAcquire that
+  // found it held elsewhere); empty: none.
+  std::vector<int> reserved_ids() const;
   // Whether the last TryAcquire found free groups held by other processes.
   bool contended() const { return contended_; }
   DeviceKind kind() const { return kind_; }

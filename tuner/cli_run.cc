@@ -18,6 +18,7 @@
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
 #include "tuner/table_progress.h"
+#include "tuner/tuner_lock.h"
 
 namespace tuner::cli {
 
@@ -79,15 +80,18 @@ int Run(const RunOptions& options) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  std::string base = fs::absolute(options.config_path).parent_path().string();
-  auto config = LoadConfigText(text.str(), options.config_path, base,
-                               fs::current_path().string());
+  // Relative paths are the invocation directory's (docs/config.md).
+  std::string base = fs::current_path().string();
+  auto config = LoadConfigText(text.str(), options.config_path, base, base);
   if (!config.ok()) {
     std::fprintf(stderr, "error: %s\n", config.message().c_str());
     return kExitBadInput;
   }
-  std::string db_path =
-      options.db_path.value_or(config.value().storage.value_or("tuner.db"));
+  std::string db_path = options.db_path.value_or(
+      config.value().storage
+          ? (fs::path(config.value().workdir) / *config.value().storage)
+                .string()
+          : "tuner.db");
   auto store = storage::TrialStore::Open(db_path);
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
@@ -102,7 +106,8 @@ int Run(const RunOptions& options) {
                  config.value().searcher.seed);
   }
   std::string stored =
-      StoredConfigJson(config.value(), text.str(), options.config_path);
+      StoredConfigJson(config.value(), text.str(), options.config_path, base,
+                       TrialsRootFor(db_path, config.value().name));
   int code = RunSweep(config.value(), stored, db_path, *store.value());
   if (code == kExitOk) {
     QueryOptions best{db_path, config.value().name, 1, "table"};

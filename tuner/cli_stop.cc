@@ -6,17 +6,32 @@
 #include <filesystem>
 #include <thread>
 
+#include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
 #include "tuner/cli.h"
+#include "tuner/stored_config.h"
 #include "tuner/tuner_lock.h"
 
 namespace tuner::cli {
 
+namespace {
+
+// Where the experiment's tuner holds its lock: with its trials, as stored.
+std::string TrialsRootOf(const StopOptions& options) {
+  auto store = storage::TrialStore::OpenReadOnly(options.db_path);
+  if (store.ok()) {
+    auto experiment = store.value()->FindExperiment(options.name);
+    if (experiment.ok() && experiment.value()) {
+      return StoredTrialsRoot(experiment.value()->config_json, options.db_path);
+    }
+  }
+  return TrialsRootFor(options.db_path, options.name);
+}
+
+}  // namespace
+
 int Stop(const StopOptions& options) {
-  namespace fs = std::filesystem;
-  std::string root =
-      (fs::absolute(options.db_path).parent_path() / "trials").string();
-  std::string lock = TunerLockPath(root, options.name);
+  std::string lock = TunerLockPath(TrialsRootOf(options), options.name);
   runner::LockState state = runner::ProbeLock(lock);
   int pid = 0;
   if (state.held && state.owner.rfind("server=", 0) == 0) {

@@ -75,7 +75,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   auto progress = MakeProgress(config);
   Sweep::Options options;
   options.config_json = config_json;
-  options.trials_root = TrialsRootFor(db_path);
+  options.trials_root = StoredTrialsRoot(config_json, db_path);
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();

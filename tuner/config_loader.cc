@@ -27,7 +27,7 @@ const std::vector<std::string> kTopKeys = {
     "mode",           "time_attr",     "search_space", "searcher",
     "num_trials",     "scheduler",     "devices",      "env",
     "workdir",        "trial",         "storage",      "checkpoints",
-    "metrics_format", "metrics_regex", "priority"};
+    "metrics_format", "metrics_regex", "priority",     "preempt"};
 
 core::Distribution ReadDistribution(const config::Reader& r,
                                     const YAML::Node& node, const Path& path) {
@@ -216,6 +216,7 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
       Fail(n, Path("priority"), "must be > 0 and <= 1000000");
     }
   }
+  if (auto n = root["preempt"]) c.preempt = r.Bool(n, Path("preempt"));
   if (auto n = root["env"]) {
     r.Map(n, Path("env"));
     for (const auto& entry : n) {
@@ -262,7 +263,8 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   c.name = r.String(r.Required(root, Path(""), "name"), Path("name"));
   if (!config::IsName(c.name)) {
     Fail(root["name"], Path("name"),
-         "use letters, digits, '.', '_' and '-' (at most 128)");
+         "use letters, digits, '.', '_' and '-', not starting with '.' (at "
+         "most 128)");
   }
   const YAML::Node& command = r.Required(root, Path(""), "command");
   c.command = ReadCommand(r, command);
@@ -339,13 +341,12 @@ core::Result<ExperimentConfig> LoadConfigText(
 }
 
 core::Result<ExperimentConfig> LoadConfigFile(
-    const std::string& path, const std::string& default_workdir) {
+    const std::string& path, const std::string& invocation_dir) {
   std::ifstream in(path);
   if (!in) return core::NotFound(path + ": cannot read the file");
   std::stringstream text;
   text << in.rdbuf();
-  std::string base = fs::absolute(fs::path(path)).parent_path().string();
-  return LoadConfigText(text.str(), path, base, default_workdir);
+  return LoadConfigText(text.str(), path, invocation_dir, invocation_dir);
 }
 
 namespace config {

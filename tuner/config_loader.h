@@ -12,12 +12,16 @@ namespace tuner {
 // Reads and validates the experiment file at `path` (schema: docs/config.md).
 // An error is one line naming the file, the line and the key, e.g.
 //   configs/x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)
-// A relative `workdir` is resolved against the file's directory; without
-// one, the trials run in `default_workdir`.
+// Relative paths follow one rule (docs/config.md): `workdir` is resolved
+// against `invocation_dir` (the directory `tuner run`, `plan` or `submit`
+// was started in), and without one the trials run there.
 core::Result<ExperimentConfig> LoadConfigFile(
-    const std::string& path, const std::string& default_workdir);
+    const std::string& path, const std::string& invocation_dir);
 
-// The same, for YAML text; `origin` names it in errors.
+// The same, for YAML text; `origin` names it in errors. A relative
+// `workdir` is resolved against `base_dir`; without one, the trials run in
+// `default_workdir` (both the invocation directory, except for experiments
+// stored before that rule).
 core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
     const std::string& base_dir, const std::string& default_workdir);

@@ -75,6 +75,9 @@ struct ExperimentConfig {
   // The service: its share of the devices is priority / the sum of the
   // priorities of the experiments that want devices.
   double priority = 1;
+  // The service: when under its share, it may stop a trial of an experiment
+  // of lower priority and queue that trial again (docs/service.md).
+  bool preempt = false;
 };
 
 }  // namespace tuner

@@ -4,15 +4,20 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/config_loader.h"
+#include "tuner/tuner_lock.h"
 
 namespace tuner {
 
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
-                             const std::string& source_path) {
+                             const std::string& source_path,
+                             const std::string& base_dir,
+                             const std::string& trials_root) {
   nlohmann::ordered_json json = {
       {"source", std::filesystem::absolute(source_path).string()},
+      {"base", base_dir},
       {"workdir", config.workdir},
+      {"trials_root", trials_root},
       {"seed", config.searcher.seed},
       {"yaml", yaml_text}};
   return json.dump();
@@ -26,9 +31,11 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
   try {
     std::string source = json.value("source", std::string("stored config"));
     std::string workdir = json.value("workdir", std::string("."));
-    auto config = LoadConfigText(
-        json["yaml"].get<std::string>(), source,
-        std::filesystem::path(source).parent_path().string(), workdir);
+    // Stored before "base" was: relative paths were the config file's.
+    std::string base = json.value(
+        "base", std::filesystem::path(source).parent_path().string());
+    auto config =
+        LoadConfigText(json["yaml"].get<std::string>(), source, base, workdir);
     if (config.ok()) {
       config.value().searcher.seed = json.value("seed", uint64_t{0});
       config.value().workdir = workdir;
@@ -37,6 +44,16 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
   } catch (const nlohmann::json::exception& e) {
     return core::InvalidArgument(std::string("the stored config: ") + e.what());
   }
+}
+
+std::string StoredTrialsRoot(const std::string& text,
+                             const std::string& db_path) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_object() && json.contains("trials_root") &&
+      json["trials_root"].is_string()) {
+    return json["trials_root"].get<std::string>();
+  }
+  return LegacyTrialsRoot(db_path);
 }
 
 }  // namespace tuner

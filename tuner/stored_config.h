@@ -10,13 +10,22 @@
 namespace tuner {
 
 // JSON holding the YAML text as written, where it came from, and what was
-// resolved when the sweep started (workdir, the searcher seed), so that the
-// stored experiment can be rebuilt exactly.
+// resolved when the sweep started (the directory relative paths were
+// resolved against, workdir, the searcher seed, where its trial directories
+// go), so that the stored experiment can be rebuilt exactly.
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
-                             const std::string& source_path);
+                             const std::string& source_path,
+                             const std::string& base_dir,
+                             const std::string& trials_root);
 
+// Rebuilds the config with the paths resolved when it was stored.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
+
+// The directory of the experiment's trial directories as stored; for an
+// experiment stored before they were scoped, LegacyTrialsRoot(db_path).
+std::string StoredTrialsRoot(const std::string& json,
+                             const std::string& db_path);
 
 }  // namespace tuner
 

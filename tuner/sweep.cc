@@ -310,11 +310,17 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   if (exit.signal) trial.exit_code = -exit.signal;
   std::string reason;
   trial.device_busy = false;
-  auto status = EndStatus(trial, exit, reason);
+  // Preempted for another experiment: neither a failure nor an end.
+  bool requeue = trial.preempted && !interrupting_ &&
+                 trial.verdict == core::Action::kContinue;
+  trial.preempted = false;
+  auto status = requeue ? std::nullopt : EndStatus(trial, exit, reason);
   // A device that its stack found busy rests a while before its next trial.
   ReleaseDevices(trial, trial.device_busy ? kBusyDeviceRest
                                           : std::chrono::milliseconds(0));
-  if (!status && trial.device_busy) {
+  if (requeue) {
+    Relaunch(trial);  // from its newest checkpoint, if it has checkpoints
+  } else if (!status && trial.device_busy) {
     ++trial.device_retries;
     Check(store_.SetRetries(id, {trial.failures, trial.device_retries}));
     spdlog::warn(

@@ -103,6 +103,10 @@ class Sweep : public runner::RunnerObserver {
   void StartOrQueue(LiveTrial& trial);
   bool LaunchWaiting();
   void JoinShare();
+  // The share asks for a group back (preemption): stops the trial that got
+  // least far among those holding a device of `ids` (any, when empty); it
+  // is queued again when it exits. Returns whether one was stopped.
+  bool Yield(const std::vector<int>& ids);
   void ArmRetry();
   // Gives the trial's devices back; they are not handed out again for
   // `rest` (a device the stack found busy).

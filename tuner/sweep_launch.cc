@@ -2,8 +2,10 @@
 // launch itself, and trials that wait for a device other processes hold.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -70,6 +72,7 @@ void Sweep::EndWaiting() {
     live_.erase(it);
   }
   waiting_.clear();
+  if (options_.share) options_.share->Changed(share_id_);
 }
 
 void Sweep::JoinShare() {
@@ -77,14 +80,47 @@ void Sweep::JoinShare() {
   DeviceShare::Claimant claimant;
   claimant.weight = options_.priority;
   claimant.held = [this] { return HeldDevices(); };
+  // A sweep whose own trials hold every group of its pool cannot take more:
+  // it holds nobody back.
   claimant.wanted = [this] {
-    return waiting_.empty() || interrupting_ ? 0 : pool_.group_size();
+    bool waits = !waiting_.empty() && !interrupting_ && pool_.free() > 0;
+    return waits ? pool_.group_size() : 0;
   };
   claimant.wake = [this] {
     FillSlots();
     CheckDone();
   };
+  claimant.reserved = [this] { return !pool_.reserved_ids().empty(); };
+  claimant.preempts = config_.preempt;
+  claimant.yield = [this](const std::vector<int>& ids) { return Yield(ids); };
   share_id_ = options_.share->Join(std::move(claimant));
+}
+
+bool Sweep::Yield(const std::vector<int>& ids) {
+  if (interrupting_) return false;
+  LiveTrial* victim = nullptr;
+  for (auto& [id, trial] : live_) {
+    if (!trial->lease || trial->preempted || trial->pause_at ||
+        trial->verdict != core::Action::kContinue) {
+      continue;
+    }
+    bool overlaps = ids.empty();
+    for (int device : trial->lease->ids()) {
+      overlaps |= std::find(ids.begin(), ids.end(), device) != ids.end();
+    }
+    if (!overlaps) continue;
+    // The trial that got least far (then the newest) loses least.
+    auto progress = [](const LiveTrial& t) {
+      return std::make_pair(t.last_time.value_or(-1.0), -t.id);
+    };
+    if (!victim || progress(*trial) < progress(*victim)) victim = trial.get();
+  }
+  if (!victim) return false;
+  victim->preempted = true;
+  spdlog::info("trial {} preempted for an experiment of higher priority",
+               victim->id);
+  runner_.Stop(victim->id);
+  return true;
 }
 
 int Sweep::HeldDevices() const {
@@ -97,12 +133,21 @@ int Sweep::HeldDevices() const {
 
 Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   if (options_.share && !options_.share->MayTake(share_id_)) {
+    // Not its turn: a group it reserved earlier would only hold up the
+    // claimant whose turn it is.
+    pool_.StopWaiting();
     trial.reason = "waiting for its share of the devices";
     return LaunchResult::kNoDevice;
   }
   auto lease = pool_.TryAcquire();
   if (!lease) {
     if (pool_.contended()) ArmRetry();
+    if (options_.share) {
+      // Only the claimant whose turn it is keeps a group reserved.
+      auto turn = options_.share->Turn();
+      if (turn && *turn != share_id_) pool_.StopWaiting();
+      options_.share->NoFreeGroup(share_id_, pool_.reserved_ids());
+    }
     trial.reason = "no free device";
     return LaunchResult::kNoDevice;
   }
@@ -117,6 +162,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   }
   ++trial.attempt;
   ++counts_.running;
+  if (options_.share) options_.share->Took(share_id_);
   RecordShim(trial);
   progress_.TrialStarted(EventOf(trial), counts_);
   WatchCheckpoints();
@@ -203,7 +249,10 @@ std::string Sweep::OutputDir(const LiveTrial& trial) const {
   context.id = trial.id;
   context.params = &trial.params;
   context.trial_dir = TrialDir(trial.id);
-  return ExpandForTrial(config_, context, config_.checkpoints.dir);
+  // Relative: the trial's, whose working directory is workdir.
+  fs::path dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
+  return dir.is_absolute() ? dir.string()
+                           : (fs::path(config_.workdir) / dir).string();
 }
 
 void Sweep::RecordShim(const LiveTrial& trial) {

@@ -24,8 +24,9 @@ struct Sweep::LiveTrial {
   int failures = 0;                          // failed attempts retried so far
   int device_retries = 0;                    // relaunches after a busy device
   bool device_busy = false;                  // its last attempt found it busy
-  int64_t seq = 0;                           // reports stored, all attempts
-  int64_t judged = 0;                        // reports judged, all attempts
+  bool preempted = false;  // stopped for another experiment: queue it again
+  int64_t seq = 0;         // reports stored, all attempts
+  int64_t judged = 0;      // reports judged, all attempts
   int64_t attempt_reports = 0;         // objective reports in this attempt
   std::optional<double> last_time;     // of the last judged report
   std::optional<double> last_value;    // its objective

@@ -7,7 +7,14 @@ namespace tuner {
 
 namespace fs = std::filesystem;
 
-std::string TrialsRootFor(const std::string& db_path) {
+std::string TrialsRootFor(const std::string& db_path,
+                          const std::string& experiment) {
+  fs::path db = fs::absolute(db_path);
+  fs::path root = db.parent_path() / (db.stem().string() + ".trials");
+  return (root / experiment).string();
+}
+
+std::string LegacyTrialsRoot(const std::string& db_path) {
   fs::path parent = fs::absolute(db_path).parent_path();
   return (parent / "trials").string();
 }

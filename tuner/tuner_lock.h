@@ -10,8 +10,17 @@
 
 namespace tuner {
 
-// trials/ next to the database.
-std::string TrialsRootFor(const std::string& db_path);
+// Where a new experiment's trial directories go: <db-stem>.trials/NAME/
+// next to the database (tuner.db: tuner.trials/NAME/), so that neither two
+// experiments nor two databases in one folder share one. The name is a
+// safe path component (config::IsName). Stored with the experiment
+// (StoredConfigJson): a resume finds them there whatever this rule becomes.
+std::string TrialsRootFor(const std::string& db_path,
+                          const std::string& experiment);
+
+// Where experiments stored before trial directories were scoped keep them:
+// trials/ next to the database, shared by its experiments.
+std::string LegacyTrialsRoot(const std::string& db_path);
 
 // tuner-shim, next to the running executable.
 std::string ShimPath();

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "tests/server/service_fixture.h"
 #include "tests/tuner_cli.h"
@@ -138,6 +139,46 @@ TEST_CASE("CLI: tuner serve off loopback refuses to start without a token",
   CHECK(bad.err.find("HOST:PORT") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "tuner.db"));  // nothing was created
   fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "CLI: the README's tuner submit configs/digits-lr-sweep.yaml, from the "
+    "repository's root, runs its trials there",
+    "[server][cli][process]") {
+  Service service;  // its own directory is neither the root nor configs/
+  fs::path out = ClientDir(service);
+  std::string command = "cd '" SOURCE_DIR "' && '" TUNER_BINARY
+                        "' submit configs/digits-lr-sweep.yaml --server " +
+                        service.url() + " > '" + (out / "out.txt").string() +
+                        "' 2> '" + (out / "err.txt").string() + "'";
+  int status = std::system(command.c_str());
+  INFO(ReadFile(out / "err.txt"));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  // Until one trial completes (ASHA lets the first one run to max_t), or
+  // one fails, as they all did when paths were the config folder's.
+  auto store = storage::TrialStore::OpenReadOnly(service.db());
+  REQUIRE(store.ok());
+  int completed = 0, failed = 0;
+  std::string reason;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (completed == 0 && failed == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto e = store.value()->FindExperiment("digits-lr-sweep");
+    if (!e.ok() || !e.value()) continue;
+    auto trials = store.value()->ListTrials(e.value()->id);
+    if (!trials.ok()) continue;
+    for (const auto& t : trials.value()) {
+      completed += t.status == core::TrialStatus::kCompleted;
+      failed += t.status == core::TrialStatus::kFailed;
+      if (t.status == core::TrialStatus::kFailed) reason = t.reason;
+    }
+  }
+  INFO("a failed trial: " << reason);
+  CHECK(failed == 0);
+  CHECK(completed > 0);
+  // The service stops the rest of the sweep as it shuts down.
 }
 
 }  // namespace

@@ -47,7 +47,6 @@ class Service {
     store_ = std::move(store).value();
     server::ExperimentHub::Options hub;
     hub.db_path = db_;
-    hub.trials_root = (dir_ / "trials").string();
     hub.shim_path = TUNER_SHIM;
     hub.owner = "server=test pid=" + std::to_string(getpid());
     hub.cpus = 2;
@@ -55,7 +54,7 @@ class Service {
     control_.emplace(sweeps_, *hub_);
     stores_.emplace(db_);
     server::Api::Options api;
-    api.trials_root = hub.trials_root;
+    api.db_path = db_;
     api.token = options.token;
     api.default_base_dir = dir_.string();
     api.devices_total = options.devices_total;

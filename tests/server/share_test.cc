@@ -1,4 +1,6 @@
 // Several experiments in one service share the devices by priority.
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -9,21 +11,31 @@
 namespace tuner::testing {
 namespace {
 
+// `trials` trials of 3 epochs of `sleep_ms` on `per_trial` fake Gaudi
+// cards. With a `gate`, each trial waits for that file before it trains.
 std::string CardConfig(const std::string& name, double priority, int trials,
-                       int sleep_ms) {
-  return WithTrainers("name: " + name + R"(
-command: DEVTRAINER --lr {lr} --epochs 3 --sleep-ms )" +
-                      std::to_string(sleep_ms) + R"(
-metric: score
+                       int sleep_ms, const std::string& gate = "",
+                       int per_trial = 1, const std::string& extra = "") {
+  std::string train =
+      "DEVTRAINER --lr {lr} --epochs 3 --sleep-ms " + std::to_string(sleep_ms);
+  std::string command =
+      gate.empty() ? "command: " + train + "\n"
+                   : "shell: true\ncommand: while [ ! -e " + gate +
+                         " ]; do sleep 0.02; done; exec " + train + "\n";
+  return WithTrainers("name: " + name + "\n" + command + R"(metric: score
 mode: max
 time_attr: epoch
 search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}
 num_trials: )" + std::to_string(trials) +
                       R"(
 scheduler: {type: fifo, max_t: 3}
-devices: {kind: habana}
-priority: )" + std::to_string(priority) +
-                      "\n");
+devices: {kind: habana, per_trial: )" +
+                      std::to_string(per_trial) + "}\npriority: " +
+                      std::to_string(priority) + "\n" + extra);
+}
+
+void Touch(const std::filesystem::path& path) {
+  std::ofstream(path.string()) << "open\n";
 }
 
 struct Span {
@@ -68,14 +80,23 @@ TEST_CASE(
   Service service;
   auto client = service.Client();
   // Trials of 3 x 80 ms; A needs 24 trials, B 72: at 2 and 6 cards both
-  // take about 12 rounds.
-  REQUIRE(client->Call("POST", "/api/experiments", CardConfig("low", 1, 24, 80))
+  // take about 12 rounds. Every trial waits for the gate, so both
+  // experiments want cards before any card comes free: "high" (submitted
+  // first) holds all 8, "low" waits; from the first card "high" gives back
+  // to the last trial of either, both run, however loaded the machine.
+  std::string gate = (service.dir() / "gate").string();
+  REQUIRE(client
+              ->Call("POST", "/api/experiments",
+                     CardConfig("high", 3, 72, 80, gate))
               .value()
               .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/high", "\"held_devices\":8"));
   REQUIRE(
-      client->Call("POST", "/api/experiments", CardConfig("high", 3, 72, 80))
+      client
+          ->Call("POST", "/api/experiments", CardConfig("low", 1, 24, 80, gate))
           .value()
           .status == 201);
+  Touch(gate);
   REQUIRE(WaitFor(*client, "/api/experiments/low", "\"finished\"", 120));
   REQUIRE(WaitFor(*client, "/api/experiments/high", "\"finished\"", 120));
 
@@ -107,6 +128,7 @@ TEST_CASE(
   };
   double from = std::max(first(low), first(high));
   double to = std::min(last(low), last(high));
+  REQUIRE(first(low) >= first(high));  // "low" waited for a card of "high"
   REQUIRE(to > from);
   double a = CardSeconds(low, from, to), b = CardSeconds(high, from, to);
   double share = a / (a + b);
@@ -172,48 +194,109 @@ TEST_CASE("Service: a stopped experiment's cards go to the other one at once",
   CHECK(handed_over >= 2);
 }
 
-TEST_CASE("DeviceShare: grants follow the weights and nobody starves",
-          "[server][share]") {
-  boost::asio::io_context io;
-  DeviceShare share(io);
-  // Two claimants that always want one more card; 8 cards in all.
-  int held[3] = {0, 0, 0};
-  int wakes[3] = {0, 0, 0};
-  auto join = [&](int who, double weight) {
-    return share.Join({weight, [&held, who] { return held[who]; },
-                       [] { return 1; }, [&wakes, who] { ++wakes[who]; }});
-  };
-  int a = join(1, 1), b = join(2, 3);
-  int free_cards = 8;
-  // Hand out cards one by one to whoever may take one.
-  while (free_cards > 0) {
-    bool granted = false;
-    for (auto [id, who] : {std::pair{a, 1}, std::pair{b, 2}}) {
-      if (free_cards > 0 && share.MayTake(id)) {
-        ++held[who];
-        --free_cards;
-        granted = true;
-      }
+std::vector<std::string> Statuses(storage::TrialStore& store,
+                                  const std::string& name) {
+  auto e = store.FindExperiment(name);
+  REQUIRE(e.ok());
+  REQUIRE(e.value());
+  auto trials = store.ListTrials(e.value()->id);
+  REQUIRE(trials.ok());
+  std::vector<std::string> out;
+  for (const auto& t : trials.value())
+    out.push_back(std::string(core::ToString(t.status)));
+  return out;
+}
+
+TEST_CASE(
+    "Service: an experiment whose trials wait for a retry and one with "
+    "another grouping both run to their end",
+    "[server][devices][process]") {
+  UseFakeMachine("dl1");
+  Service service;
+  auto client = service.Client();
+  // "groups" runs 4-card trials whose first attempt fails (retried once);
+  // "singles" runs 1-card trials of the same priority.
+  std::string retrying = WithTrainers(R"(name: groups
+shell: true
+command: if [ -e {trial_dir}/failed ]; then exec DEVTRAINER --lr {lr} --epochs 3 --sleep-ms 30; else touch {trial_dir}/failed; exit 3; fi
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}
+num_trials: 6
+scheduler: {type: fifo, max_t: 3}
+devices: {kind: habana, per_trial: 4}
+trial: {max_failures: 1}
+)");
+  REQUIRE(client->Call("POST", "/api/experiments", retrying).value().status ==
+          201);
+  REQUIRE(
+      client->Call("POST", "/api/experiments", CardConfig("singles", 1, 24, 30))
+          .value()
+          .status == 201);
+  CHECK(WaitFor(*client, "/api/experiments/groups", "\"finished\"", 90));
+  CHECK(WaitFor(*client, "/api/experiments/singles", "\"finished\"", 90));
+  auto store = storage::TrialStore::OpenReadOnly(service.db());
+  REQUIRE(store.ok());
+  CHECK(Statuses(*store.value(), "groups") ==
+        std::vector<std::string>(6, "completed"));
+  CHECK(Statuses(*store.value(), "singles") ==
+        std::vector<std::string>(24, "completed"));
+}
+
+TEST_CASE(
+    "Service: an experiment with preempt: true takes cards from one of "
+    "lower priority, whose trials are queued again and complete",
+    "[server][devices][process]") {
+  UseFakeMachine("dl1");
+  Service service;
+  auto client = service.Client();
+  // "low" holds all 8 cards with trials that wait for a gate that opens
+  // only once "high" has finished: "high" can only run by preemption.
+  std::string gate = (service.dir() / "gate").string();
+  REQUIRE(
+      client
+          ->Call("POST", "/api/experiments", CardConfig("low", 1, 8, 20, gate))
+          .value()
+          .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/low", "\"held_devices\":8"));
+  REQUIRE(client
+              ->Call("POST", "/api/experiments",
+                     CardConfig("high", 4, 4, 20, "", 2, "preempt: true\n"))
+              .value()
+              .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/high", "\"finished\"", 60));
+  Touch(gate);
+  REQUIRE(WaitFor(*client, "/api/experiments/low", "\"finished\"", 60));
+
+  auto store = storage::TrialStore::OpenReadOnly(service.db());
+  REQUIRE(store.ok());
+  CHECK(Statuses(*store.value(), "high") ==
+        std::vector<std::string>(4, "completed"));
+  // Preempted trials are neither failed nor stopped: they ran again.
+  CHECK(Statuses(*store.value(), "low") ==
+        std::vector<std::string>(8, "completed"));
+  std::map<int, std::vector<std::pair<double, double>>> by_device;
+  auto low = Leases(*store.value(), "low", by_device);
+  auto high = Leases(*store.value(), "high", by_device);
+  CHECK(low.size() > 8);
+  // "high" never took more than its share plus a group: at most 6 cards
+  // at once (6/4 per unit of priority against low's 2/1).
+  for (const auto& span : high) {
+    int at_once = 0;
+    for (const auto& other : high) {
+      if (other.start <= span.start && span.start < other.end)
+        at_once += other.devices;
     }
-    REQUIRE(granted);
+    CHECK(at_once <= 6);
   }
-  CHECK(held[1] == 2);
-  CHECK(held[2] == 6);
-  // One of b's cards comes back: b (at 5/3) is below a (2/1) and gets it.
-  --held[2];
-  share.Released(b);
-  io.run();
-  CHECK(wakes[1] == 1);  // both waiting claimants were woken
-  CHECK(share.MayTake(b));
-  CHECK_FALSE(share.MayTake(a));
-  // A claimant that needs a whole 8-card group and holds none goes first,
-  // even though its group does not fit yet: the 1-card ones wait for it.
-  int c = share.Join({1, [] { return 0; }, [] { return 8; }, [] {}});
-  CHECK_FALSE(share.MayTake(a));
-  CHECK_FALSE(share.MayTake(b));
-  CHECK(share.MayTake(c));
-  share.Leave(c);
-  CHECK(share.MayTake(b));
+  for (auto& [id, spans] : by_device) {
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) {
+      INFO("card " << id);
+      CHECK(spans[i].first >= spans[i - 1].second);
+    }
+  }
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ TEST_CASE("chaos: 20 SIGKILLs of the tuner, each resumed, lose nothing",
     CHECK((trial.status == core::TrialStatus::kCompleted ||
            trial.status == core::TrialStatus::kStopped));
     // Each trial ran once: adopted trials went on, none restarted.
-    auto lifetimes = ReadLifetimes(dir / "trials");
+    auto lifetimes = ReadLifetimes(dir / "tuner.trials" / "chaos");
     reports[trial.id] = db.ListReports(trial.id).value();
     double last_time = 0;
     for (const auto& report : reports[trial.id]) {
@@ -133,12 +133,13 @@ TEST_CASE("chaos: 20 SIGKILLs of the tuner, each resumed, lose nothing",
       last_time = *report.time;
     }
   }
-  for (const auto& l : ReadLifetimes(dir / "trials")) {
+  for (const auto& l : ReadLifetimes(dir / "tuner.trials" / "chaos")) {
     INFO(l.trial_dir);
     CHECK(std::isfinite(l.end));
   }
   std::map<std::string, int> starts;
-  for (const auto& l : ReadLifetimes(dir / "trials")) ++starts[l.trial_dir];
+  for (const auto& l : ReadLifetimes(dir / "tuner.trials" / "chaos"))
+    ++starts[l.trial_dir];
   for (const auto& [trial_dir, n] : starts) {
     INFO(trial_dir);
     CHECK(n == 1);
@@ -197,9 +198,10 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   yaml.replace(yaml.find("DEVTRAINER"), 10, DEVICE_TRAINER);
   yaml.replace(yaml.find("num_trials: 48"), 14, "num_trials: 8");
   std::ofstream(dir / "sweep.yaml") << yaml;
-  auto wait_for_trials = [&dir] {
+  std::string name = "chaos";  // each experiment has its own trial dirs
+  auto wait_for_trials = [&dir, &name] {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (ReadLifetimes(dir / "trials").size() < 2 &&
+    while (ReadLifetimes(dir / "tuner.trials" / name).size() < 2 &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   };
@@ -212,10 +214,10 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(ProcessesUnder(dir) > 0);  // its trials still run
   CHECK(RunCli(dir, "resume chaos") == 0);
-  auto lifetimes = ReadLifetimes(dir / "trials");
+  auto lifetimes = ReadLifetimes(dir / "tuner.trials" / "chaos");
   CHECK(lifetimes.size() == 8);  // each trial ran once
   // A graceful stop of a second experiment: exit 143, trials stopped.
-  fs::remove_all(dir / "trials");
+  name = "again";
   yaml.replace(yaml.find("name: chaos"), 11, "name: again");
   std::ofstream(dir / "sweep.yaml") << yaml;
   tuner = StartTuner(dir, "run sweep.yaml");

@@ -141,8 +141,8 @@ TEST_CASE("two tuner processes on one DL1 never share a card",
   Tuner b = StartTuner(root, "b", locks, 40, 20, barrier);
   CHECK(WEXITSTATUS(Wait(a)) == 0);
   CHECK(WEXITSTATUS(Wait(b)) == 0);
-  auto lifetimes = ReadLifetimes(root / "a" / "trials");
-  auto more = ReadLifetimes(root / "b" / "trials");
+  auto lifetimes = ReadLifetimes(root / "a" / "tuner.trials" / "a");
+  auto more = ReadLifetimes(root / "b" / "tuner.trials" / "b");
   REQUIRE(lifetimes.size() == 40);
   REQUIRE(more.size() == 40);
   lifetimes.insert(lifetimes.end(), more.begin(), more.end());
@@ -163,7 +163,7 @@ TEST_CASE(
   Tuner a = StartTuner(root, "a", locks, 8, 400);  // 8 trials of ~1.2 s
   // Wait until a's 8 trials run, then start b and kill a.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (ReadLifetimes(root / "a" / "trials").size() < 8 &&
+  while (ReadLifetimes(root / "a" / "tuner.trials" / "a").size() < 8 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -172,8 +172,8 @@ TEST_CASE(
   kill(a.pid, SIGKILL);
   Wait(a);
   CHECK(WEXITSTATUS(Wait(b)) == 0);
-  auto orphans = ReadLifetimes(root / "a" / "trials");
-  auto later = ReadLifetimes(root / "b" / "trials");
+  auto orphans = ReadLifetimes(root / "a" / "tuner.trials" / "a");
+  auto later = ReadLifetimes(root / "b" / "tuner.trials" / "b");
   REQUIRE(orphans.size() == 8);
   REQUIRE(later.size() == 8);
   std::map<int, double> freed;  // module -> when a's trial on it ended

@@ -58,7 +58,7 @@ struct Asset {
 class Api {
  public:
   struct Options {
-    std::string trials_root;           // trial logs live under it
+    std::string db_path;               // trial logs live next to it
     std::optional<std::string> token;  // required by mutating requests
     std::string default_base_dir;      // for relative paths in a submitted
                                        // config without ?base=

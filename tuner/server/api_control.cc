@@ -6,6 +6,7 @@
 #include "tuner/config_loader.h"
 #include "tuner/server/api.h"
 #include "tuner/stored_config.h"
+#include "tuner/tuner_lock.h"
 
 namespace tuner::server {
 
@@ -44,7 +45,8 @@ Response Api::Submit(const Request& request, const Query& query) const {
   auto config = LoadConfigText(request.body, source, base, base);
   if (!config.ok()) return ErrorResponse(400, config.message());
   std::string stored =
-      StoredConfigJson(config.value(), request.body, source_path.string());
+      StoredConfigJson(config.value(), request.body, source_path.string(), base,
+                       TrialsRootFor(options_.db_path, config.value().name));
   core::Status submitted = control_.Submit(config.value(), stored);
   if (!submitted.ok()) {
     return ErrorResponse(HttpStatus(submitted.error()), submitted.message());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tuner/server/api.h"
+#include "tuner/stored_config.h"
 
 namespace tuner::server {
 
@@ -77,7 +78,14 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   if (!trial.ok()) return ErrorResponse(500, trial.message());
   if (!trial.value())
     return ErrorResponse(404, "no trial " + std::to_string(id));
-  std::string dir = options_.trials_root + "/" + std::to_string(id);
+  auto experiments = store.value()->ListExperiments();
+  if (!experiments.ok()) return ErrorResponse(500, experiments.message());
+  std::string root;
+  for (const auto& e : experiments.value()) {
+    if (e.id == trial.value()->experiment_id)
+      root = StoredTrialsRoot(e.config_json, options_.db_path);
+  }
+  std::string dir = root + "/" + std::to_string(id);
   Fd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (dir_fd.get() < 0) {
     return ErrorResponse(404, "trial " + std::to_string(id) + " has no logs");

@@ -75,8 +75,9 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote) {
   std::stringstream text;
   text << in.rdbuf();
   fs::path path = fs::absolute(config_path);
+  // Relative paths in the config are this directory's, as with `tuner run`.
   std::string target =
-      "/api/experiments?base=" + UrlEncode(path.parent_path().string()) +
+      "/api/experiments?base=" + UrlEncode(fs::current_path().string()) +
       "&source=" + UrlEncode(path.string());
   ClientResponse response;
   int code = Exchange(remote, "POST", target, text.str(), response);

@@ -38,7 +38,8 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
   experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
-  std::string lock_path = TunerLockPath(options_.trials_root, config.name);
+  std::string trials_root = StoredTrialsRoot(stored_json, options_.db_path);
+  std::string lock_path = TunerLockPath(trials_root, config.name);
   experiment->lock = HoldTunerLock(lock_path, options_.owner);
   if (!experiment->lock) {
     return core::AlreadyExists("another tuner is running experiment '" +
@@ -47,7 +48,7 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   experiment->progress = std::make_unique<EventProgress>(bus_, config.name);
   Sweep::Options sweep;
   sweep.config_json = stored_json;
-  sweep.trials_root = options_.trials_root;
+  sweep.trials_root = trials_root;
   sweep.cpus = options_.cpus;
   sweep.pool = experiment->pool.get();
   sweep.runner.shim_path = options_.shim_path;

@@ -40,8 +40,7 @@ struct RunningInfo {
 class ExperimentHub {
  public:
   struct Options {
-    std::string db_path;
-    std::string trials_root;
+    std::string db_path;  // experiments' trial directories live next to it
     std::string shim_path;
     std::string owner;  // written into each experiment's tuner lock
     int cpus = 1;

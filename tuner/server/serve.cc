@@ -103,7 +103,6 @@ int Serve(const ServeOptions& options) {
   net::io_context http;    // the HTTP sessions: http_threads threads
   ExperimentHub::Options hub_options;
   hub_options.db_path = options.db_path;
-  hub_options.trials_root = TrialsRootFor(options.db_path);
   hub_options.shim_path = ShimPath();
   hub_options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -112,7 +111,7 @@ int Serve(const ServeOptions& options) {
   StorePool stores(options.db_path);
   MachineDevices machine = DetectMachine();
   Api::Options api_options;
-  api_options.trials_root = hub_options.trials_root;
+  api_options.db_path = options.db_path;
   if (!token.value().empty()) api_options.token = token.value();
   api_options.default_base_dir = fs::current_path().string();
   api_options.devices_total = machine.total;

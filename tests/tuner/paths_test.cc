@@ -1,0 +1,124 @@
+// Where trials live and how relative paths in a config resolve.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/catch.h"
+#include "tests/tuner_cli.h"
+#include "tuner/config_loader.h"
+#include "tuner/stored_config.h"
+#include "tuner/tuner_lock.h"
+
+namespace tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Sweep(const std::string& name, const std::string& extra = "") {
+  return "name: " + name + R"(
+command: run.sh --lr {lr}
+metric: score
+mode: max
+search_space: {lr: {type: uniform, low: 0.1, high: 0.2}}
+num_trials: 1
+)" + extra;
+}
+
+TEST_CASE("trial directories are scoped by database and experiment",
+          "[tuner][paths]") {
+  CHECK(TrialsRootFor("/data/tuner.db", "lr") == "/data/tuner.trials/lr");
+  CHECK(TrialsRootFor("/data/other.db", "lr") == "/data/other.trials/lr");
+  CHECK(TrialsRootFor("/data/runs", "lr") == "/data/runs.trials/lr");
+  // Stored with the experiment; one stored before has the old shared dir.
+  auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
+  REQUIRE(config.ok());
+  std::string stored = StoredConfigJson(config.value(), Sweep("lr"),
+                                        "/cfg/x.yaml", "/inv", "/keep/here");
+  CHECK(StoredTrialsRoot(stored, "/data/tuner.db") == "/keep/here");
+  auto old = nlohmann::json::parse(stored);
+  old.erase("trials_root");
+  old.erase("base");
+  CHECK(StoredTrialsRoot(old.dump(), "/data/tuner.db") == "/data/trials");
+  // A name is one safe path component.
+  for (std::string bad : {"..", ".", "a/b", ".hidden", "a b"}) {
+    INFO(bad);
+    CHECK_FALSE(LoadConfigText(Sweep(bad), "x.yaml", "/inv", "/inv").ok());
+  }
+}
+
+TEST_CASE(
+    "relative paths resolve against the invocation directory, and a resume "
+    "uses the stored ones",
+    "[tuner][paths]") {
+  auto plain = LoadConfigText(Sweep("a"), "/cfg/x.yaml", "/inv", "/inv");
+  REQUIRE(plain.ok());
+  CHECK(plain.value().workdir == "/inv");
+  auto sub = LoadConfigText(Sweep("a", "workdir: sub/dir\n"), "/cfg/x.yaml",
+                            "/inv", "/inv");
+  REQUIRE(sub.ok());
+  CHECK(sub.value().workdir == "/inv/sub/dir");
+  // Stored, then read back elsewhere: the same paths, not the config
+  // file's folder nor the reader's directory.
+  std::string yaml = Sweep("a", "workdir: sub\n");
+  auto config = LoadConfigText(yaml, "/cfg/x.yaml", "/inv", "/inv");
+  REQUIRE(config.ok());
+  std::string stored = StoredConfigJson(config.value(), yaml, "/cfg/x.yaml",
+                                        "/inv", "/inv/tuner.trials/a");
+  auto again = LoadStoredConfig(stored);
+  REQUIRE(again.ok());
+  CHECK(again.value().workdir == "/inv/sub");
+  // Stored before "base" was: its workdir as stored.
+  auto old = nlohmann::json::parse(stored);
+  old.erase("base");
+  old["workdir"] = "/cfg/sub";
+  auto legacy = LoadStoredConfig(old.dump());
+  REQUIRE(legacy.ok());
+  CHECK(legacy.value().workdir == "/cfg/sub");
+}
+
+TEST_CASE(
+    "two databases in one folder keep the trial directories of experiments "
+    "with the same name and trial ids apart",
+    "[tuner][paths][cli][process]") {
+  fs::path dir =
+      fs::temp_directory_path() / ("tuner-paths-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (std::string which : {"one", "two"}) {
+    std::ofstream(dir / (which + ".yaml"))
+        << R"(name: same
+shell: true
+command: echo marker-)"
+        << which << "; exec " TOY_TRAINER R"( --lr {lr} --epochs 2
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: uniform, low: 0.1, high: 0.2}}
+num_trials: 2
+devices: {kind: cpu, slots: 1}
+)";
+    auto run =
+        testing::RunTuner(dir, "run " + which + ".yaml --db " + which + ".db");
+    INFO(run.err);
+    REQUIRE(run.code == 0);
+  }
+  for (std::string which : {"one", "two"}) {
+    for (int trial : {1, 2}) {
+      fs::path trial_dir =
+          dir / (which + ".trials") / "same" / std::to_string(trial);
+      INFO(trial_dir);
+      std::string log = testing::ReadFile(trial_dir / "stdout.log");
+      CHECK(log.find("marker-" + which) != std::string::npos);
+      CHECK(log.find(which == "one" ? "marker-two" : "marker-one") ==
+            std::string::npos);
+      CHECK(fs::exists(trial_dir / "params.json"));
+    }
+  }
+  CHECK_FALSE(fs::exists(dir / "trials"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner
