@@ -58,8 +58,9 @@ nlohmann::json DeviceEnv() {
        {"HLS_MODULE_ID", "HABANA_VISIBLE_MODULES", "HABANA_VISIBLE_DEVICES",
         "HABANA_LOGS", "PT_HPU_RECIPE_CACHE_CONFIG", "NEURON_RT_VISIBLE_CORES",
         "NEURON_RT_ROOT_COMM_ID", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-        "MASTER_ADDR", "MASTER_PORT", "TUNER_DEVICES", "TUNER_CPUS",
-        "OMP_NUM_THREADS", "TUNER_TRIAL_ID", "FAKE_DOCKER_IMAGE"}) {
+        "MASTER_ADDR", "MASTER_PORT", "PET_MASTER_PORT", "TUNER_DEVICES",
+        "TUNER_CPUS", "OMP_NUM_THREADS", "TUNER_TRIAL_ID",
+        "FAKE_DOCKER_IMAGE"}) {
     if (const char* value = std::getenv(name)) env[name] = value;
   }
   return env;

@@ -9,6 +9,7 @@ packages=(
   libboost-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libcli11-dev
   python3 python3-numpy python3-sklearn   # the demo's trainer
+  python3-torch                           # the DDP example (torchrun, gloo)
   clang                                   # libFuzzer (scripts/fuzz.sh)
   chromium chromium-driver                # the dashboard's browser test
 )

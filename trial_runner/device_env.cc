@@ -117,8 +117,14 @@ core::Result<TrialDevices> DeviceEnvironment(const DeviceLease& lease,
     case DeviceKind::kCpu:
       break;
   }
-  env.emplace_back("MASTER_ADDR", "127.0.0.1");
-  env.emplace_back("MASTER_PORT", std::to_string(out.master_port));
+  // torchrun (and accelerate launch, through torchrun's parser) ignores
+  // MASTER_PORT and reads --master_port's default from PET_MASTER_PORT:
+  // without it, every trial's agent would bind 29500.
+  for (const char* prefix : {"", "PET_"}) {
+    env.emplace_back(std::string(prefix) + "MASTER_ADDR", "127.0.0.1");
+    env.emplace_back(std::string(prefix) + "MASTER_PORT",
+                     std::to_string(out.master_port));
+  }
   env.emplace_back("TUNER_DEVICES", out.ids);
   env.emplace_back("TUNER_SLOT", std::to_string(lease.group));
   if (!lease.cpus.empty())

@@ -36,8 +36,10 @@ struct DeviceEnvOptions {
 //   its own.
 // - cuda: CUDA_VISIBLE_DEVICES by UUID (indices with CUDA_DEVICE_ORDER=
 //   PCI_BUS_ID when no UUID is known).
-// Every trial: MASTER_ADDR/MASTER_PORT (a free port, not in `taken`),
-// TUNER_DEVICES, and OMP/MKL/OpenBLAS threads = its pinned CPUs.
+// Every trial: MASTER_ADDR/MASTER_PORT (a free port, not in `taken`) and
+// the same as PET_MASTER_ADDR/PET_MASTER_PORT (torchrun's defaults for
+// --master_addr/--master_port), TUNER_DEVICES, and OMP/MKL/OpenBLAS
+// threads = its pinned CPUs.
 // Ports handed out are added to `taken`; the caller removes them when the
 // trial ends.
 core::Result<TrialDevices> DeviceEnvironment(const DeviceLease& lease,

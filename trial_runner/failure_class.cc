@@ -4,6 +4,9 @@
 #include <cctype>
 #include <fstream>
 
+#include "trial_runner/failure_line.h"
+#include "trial_runner/rank_prefix.h"
+
 namespace tuner::runner {
 
 namespace {
@@ -34,14 +37,6 @@ FailureClass ClassOf(std::string_view line) {
   return FailureClass::kOther;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 Failure ClassifyFailure(std::string_view output) {
@@ -53,7 +48,7 @@ Failure ClassifyFailure(std::string_view output) {
     std::string_view line = output.substr(start, end - start);
     if (FailureClass kind = ClassOf(line); kind != FailureClass::kOther) {
       failure.kind = kind;
-      failure.line = std::string(Trim(line).substr(0, 300));
+      failure.line = PrintableLine(VisibleText(line).text, kMaxFailureLine);
     }
     start = end + 1;
   }

@@ -15,7 +15,7 @@ enum class FailureClass {
 
 struct Failure {
   FailureClass kind = FailureClass::kOther;
-  std::string line;  // the line that said so (trimmed), for the reason
+  std::string line;  // the line that said so (PrintableLine), for the reason
 };
 
 // Classifies by the messages the stacks print (accelerators.md §1.6, §2.5,

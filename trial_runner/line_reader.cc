@@ -5,6 +5,8 @@
 
 #include <utility>
 
+#include "trial_runner/rank_prefix.h"
+
 namespace tuner::runner {
 
 LineReader::LineReader(std::string path, size_t max_line)
@@ -42,12 +44,8 @@ void LineReader::Consume(std::string_view chunk, int64_t base,
     size_t newline = chunk.find('\n');
     std::string_view piece = chunk.substr(0, newline);
     if (!overlong_) {
-      if (partial_.size() + piece.size() > max_line_) {
-        overlong_ = true;
-        partial_.clear();
-      } else {
-        partial_.append(piece);
-      }
+      partial_.append(piece);
+      if (partial_.size() > max_line_) Compact();
     }
     if (newline == std::string_view::npos) return;
     line_end_ = base + static_cast<int64_t>(start + newline + 1);
@@ -56,6 +54,16 @@ void LineReader::Consume(std::string_view chunk, int64_t base,
     overlong_ = false;
     chunk.remove_prefix(newline + 1);
     start += newline + 1;
+  }
+}
+
+void LineReader::Compact() {
+  size_t start = LastRedrawStart(partial_);
+  size_t prefix = partial_.size() - StripRankPrefix(partial_).text.size();
+  if (start > prefix) partial_.erase(prefix, start - prefix);
+  if (partial_.size() > max_line_) {
+    overlong_ = true;
+    partial_.clear();
   }
 }
 

@@ -11,7 +11,10 @@ namespace tuner::runner {
 
 // Follows a file another process appends to, in bounded memory: a line
 // longer than `max_line` bytes is dropped (the reader resynchronises at the
-// next newline). Not thread-safe.
+// next newline), except that a line redrawn with carriage returns (a
+// progress bar, then a dict) keeps only its rank prefix and what follows
+// its last redraw, which is all that VisibleText (rank_prefix.h) reads of
+// it; it is dropped only if that is still too long. Not thread-safe.
 class LineReader {
  public:
   using LineHandler = std::function<void(std::string_view line)>;
@@ -36,6 +39,8 @@ class LineReader {
  private:
   void Consume(std::string_view chunk, int64_t base,
                const LineHandler& on_line);
+  // partial_ is over max_line_: drops what a redraw hid, else all of it.
+  void Compact();
 
   std::string path_;
   size_t max_line_;

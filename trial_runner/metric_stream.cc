@@ -6,6 +6,7 @@
 
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/python_dict.h"
+#include "trial_runner/rank_prefix.h"
 
 namespace tuner::runner {
 
@@ -119,9 +120,12 @@ MetricStream::MetricStream(const MetricFormat& format) : format_(format) {
 void MetricStream::Feed(std::string_view line, const Emit& emit) {
   if (!format_.enabled) return;
   // A terminal shows what follows the last carriage return (progress bars
-  // redrawn in place, then the dict line).
-  if (size_t cr = TrimRight(line).rfind('\r'); cr != std::string_view::npos)
-    line = line.substr(cr + 1);
+  // redrawn in place, then the dict line). Ranks other than 0 print what
+  // rank 0 prints, or their own shard's values: only rank 0 reports, and
+  // their lines do not interrupt its metrics block.
+  RankedLine visible = VisibleText(line);
+  if (visible.rank.value_or(0) != 0) return;
+  line = visible.text;
   if (FeedBlock(line, emit)) return;
   if (auto metrics = ParseMetricLine(line); metrics && !metrics->empty()) {
     emit(std::move(*metrics));

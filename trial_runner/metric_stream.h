@@ -42,6 +42,10 @@ class MetricStream {
   // which becomes one report when a line that is not `  key = value` (or
   // Finish) ends it. With kKatib, also `name=value` pairs (Katib's default
   // filter) on other lines; with kRegex, the user's pattern.
+  // A line is read as a terminal shows it (VisibleText: the text after the
+  // last carriage return, without torchrun's `[default0]:` or torch's
+  // `[rank0]:` prefixes); a line that a rank other than 0 printed is
+  // ignored (only rank 0 reports; unprefixed lines count).
   void Feed(std::string_view line, const Emit& emit);
   // End of output: emits a block still open.
   void Finish(const Emit& emit);

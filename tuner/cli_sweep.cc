@@ -15,6 +15,7 @@
 #include "tuner/cli.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
+#include "tuner/launch_spec.h"
 #include "tuner/line_progress.h"
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
@@ -71,6 +72,8 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
     std::fprintf(stderr, "error: %s\n", pool.message().c_str());
     return kExitBadInput;
   }
+  for (const auto& warning : LauncherWarnings(config))
+    spdlog::warn("{}", warning);
   boost::asio::io_context io;
   auto progress = MakeProgress(config);
   Sweep::Options options;

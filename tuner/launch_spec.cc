@@ -1,6 +1,7 @@
 #include "tuner/launch_spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "tuner/command_template.h"
@@ -99,7 +100,56 @@ std::vector<std::string> DockerArgv(const ExperimentConfig& config,
   return argv;
 }
 
+// The command's words; with `shell`, split at whitespace (good enough to
+// spot a launcher and its flags).
+std::vector<std::string> CommandWords(const ExperimentConfig& config) {
+  auto words = SplitCommand(config.command);
+  if (!config.shell && words.ok()) return words.value();
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : config.command + " ") {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return out;
+}
+
+bool IsProgram(const std::string& word, std::string_view name) {
+  return word == name || word.ends_with("/" + std::string(name));
+}
+
 }  // namespace
+
+std::vector<std::string> LauncherWarnings(const ExperimentConfig& config) {
+  std::vector<std::string> warnings;
+  std::vector<std::string> words = CommandWords(config);
+  auto has = [&words](auto&& pred) {
+    return std::any_of(words.begin(), words.end(), pred);
+  };
+  if (has([](const std::string& w) { return w == "--standalone"; })) {
+    warnings.push_back(
+        "command: torchrun --standalone: with older torch (1.13) every "
+        "trial's rendezvous store binds port 29400, so parallel trials "
+        "collide; leave it out (each trial gets its own PET_MASTER_PORT)");
+  }
+  bool deepspeed = has([](const std::string& w) {
+    return IsProgram(w, "deepspeed") || w == "deepspeed.launcher.runner";
+  });
+  bool port = has([](const std::string& w) {
+    return w.starts_with("--master_port") || w.starts_with("--master-port");
+  });
+  if (deepspeed && !port) {
+    warnings.push_back(
+        "command: deepspeed without --master_port gives every trial port "
+        "29500, so parallel trials collide; add --master_port "
+        "{master_port}");
+  }
+  return warnings;
+}
 
 std::string ExpandForTrial(const ExperimentConfig& config,
                            const TrialContext& trial, std::string_view text) {

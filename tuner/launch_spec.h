@@ -3,6 +3,7 @@
 #define TUNER_TUNER_LAUNCH_SPEC_H_
 
 #include <string>
+#include <vector>
 
 #include "trial_runner/device_env.h"
 #include "trial_runner/metric_stream.h"
@@ -45,6 +46,14 @@ runner::MetricFormat MetricFormatFor(const ExperimentConfig& config);
 // The container name of a trial's attempt under launcher docker.
 std::string DockerName(const ExperimentConfig& config,
                        const TrialContext& trial);
+
+// One-line warnings about a command whose parallel trials would collide on
+// a fixed port although each trial has its own (PET_MASTER_PORT,
+// MASTER_PORT, {master_port}): torchrun's `--standalone` (older torch, as
+// 1.13, binds its rendezvous store to port 29400 in every trial), and
+// `deepspeed` without `--master_port` (it hands its ranks MASTER_PORT=29500
+// whatever the environment says). Empty when there is nothing to say.
+std::vector<std::string> LauncherWarnings(const ExperimentConfig& config);
 
 // The params as a JSON object (written to the trial dir as params.json).
 std::string ParamsJson(const core::Params& params);

@@ -10,6 +10,7 @@
 
 #include "schedulers/factory.h"
 #include "trial_runner/failure_class.h"
+#include "trial_runner/failure_line.h"
 #include "tuner/launch_spec.h"
 #include "tuner/sweep_live_trial.h"
 
@@ -280,8 +281,12 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
   }
   reason = DescribeExit(exit);
   std::string dir = TrialDir(trial.id);
-  runner::Failure failure =
-      runner::ClassifyFailure(runner::FileTail(dir + "/stderr.log", 65536));
+  std::string tail = runner::FileTail(dir + "/stderr.log", 65536);
+  runner::Failure failure = runner::ClassifyFailure(tail);
+  if (failure.kind == runner::FailureClass::kOther) {
+    std::string line = runner::LastMeaningfulLine(tail);
+    if (!line.empty()) reason += ": " + line;
+  }
   if (failure.kind == runner::FailureClass::kOutOfMemory) {
     reason += ", out of memory: " + failure.line;
     return TrialStatus::kFailed;  // a retry would run out the same way

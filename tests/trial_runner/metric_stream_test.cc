@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tests/catch.h"
+#include "trial_runner/rank_prefix.h"
 
 namespace tuner::runner {
 namespace {
@@ -204,6 +205,81 @@ TEST_CASE("stdout disabled: no report at all", "[runner][parser]") {
   MetricFormat off;
   off.enabled = false;
   CHECK(Feed({"{'loss': 0.5, 'epoch': 1.0}"}, off).empty());
+}
+
+TEST_CASE("rank prefixes of torchrun --tee and torch 2.2+ are stripped",
+          "[runner][parser]") {
+  // torchrun --tee 3: `[<role><local rank>]:`, no space
+  CHECK(One("[default0]:{'loss': 0.4, 'epoch': 1.0}", "loss") == 0.4);
+  CHECK(One("[trainer0]:{\"epoch\": 2, \"acc\": 0.9}", "acc") == 0.9);
+  // torch >= 2.2 prefixes a rank's output with `[rank0]: `
+  CHECK(One("[rank0]: {'eval_f1': 0.88, 'epoch': 3.0}", "eval_f1") == 0.88);
+  // both, as torchrun tees a torch 2.2+ rank
+  CHECK(One("[default0]:[rank0]: {'eval_loss': 0.31, 'epoch': 1.0}",
+            "eval_loss") == 0.31);
+  // Syne Tune's tag after a prefix; the tag itself is not a rank
+  CHECK(One("[default0]:[tune-metric]: {\"epoch\": 1, \"f1\": 0.7}", "f1") ==
+        0.7);
+  // a progress bar redrawn before the dict, prefixed once or at each redraw
+  CHECK(One("[default0]: 50%|#####     | 1/2 [00:01<00:01,  1.2it/s]\r{'loss': "
+            "0.25, 'epoch': 1.0}",
+            "loss") == 0.25);
+  CHECK(One("\r 99%|#########9| 99/100 [00:09<00:00]\r[default0]:{'loss': "
+            "0.125, 'epoch': 2.0}",
+            "loss") == 0.125);
+  // the Trainer's block, teed
+  auto block = Feed({"[default0]:***** eval metrics *****",
+                     "[default0]:  epoch                   =        3.0",
+                     "[default0]:  eval_f1                 =     0.9181",
+                     "[default0]:[INFO|trainer.py:3697] >> Saving model"});
+  REQUIRE(block.size() == 1);
+  CHECK(Get(block[0], "eval_f1") == 0.9181);
+  // not prefixes: a log level, a timestamp, a bracket inside the text
+  CHECK(Feed({"[INFO]:{'loss': 0.1}"}).empty());
+  CHECK(Feed({"[2024-05-09 12:00:00,123]:{'loss': 0.1}"}).empty());
+}
+
+TEST_CASE("only rank 0 reports when several ranks print", "[runner][parser]") {
+  auto reports = Feed({
+      "[default1]:{'loss': 0.9, 'epoch': 1.0}",
+      "[default0]:{'loss': 0.5, 'epoch': 1.0}",
+      "[default1]:[rank1]: {'loss': 0.8, 'epoch': 2.0}",
+      "[rank3]: {'loss': 0.7, 'epoch': 2.0}",
+      // the global rank decides: local rank 0 of a second node is rank 2
+      "[default0]:[rank2]: {'loss': 0.6, 'epoch': 2.0}",
+      "[default0]:[rank0]: {'loss': 0.4, 'epoch': 2.0}",
+      "{'loss': 0.3, 'epoch': 3.0}",  // unprefixed lines count
+  });
+  REQUIRE(reports.size() == 3);
+  CHECK(Get(reports[0], "loss") == 0.5);
+  CHECK(Get(reports[1], "loss") == 0.4);
+  CHECK(Get(reports[2], "loss") == 0.3);
+  // another rank's lines do not end rank 0's block
+  auto block = Feed(
+      {"[default0]:***** eval metrics *****", "[default0]:  eval_f1 = 0.91",
+       "[default1]:***** eval metrics *****", "[default1]:  eval_f1 = 0.12",
+       "[default0]:  eval_loss = 0.2", "[default0]:done"});
+  REQUIRE(block.size() == 1);
+  CHECK(Get(block[0], "eval_f1") == 0.91);
+  CHECK(Get(block[0], "eval_loss") == 0.2);
+}
+
+TEST_CASE("StripRankPrefix and VisibleText", "[runner][parser]") {
+  auto ranked = StripRankPrefix("[default1]:[rank5]: text");
+  CHECK(ranked.rank == 5);
+  CHECK(ranked.text == "text");
+  CHECK(StripRankPrefix("[default3]:  indented").text == "  indented");
+  CHECK(StripRankPrefix("[default3]:  indented").rank == 3);
+  CHECK_FALSE(StripRankPrefix("[tune-metric]: {}").rank.has_value());
+  CHECK_FALSE(StripRankPrefix("[W socket.cpp:601] [c10d]").rank.has_value());
+  CHECK_FALSE(StripRankPrefix("[rank]: x").rank.has_value());
+  CHECK_FALSE(StripRankPrefix("[0]: x").rank.has_value());
+  CHECK(StripRankPrefix("").text.empty());
+  auto visible = VisibleText("[default1]:bar\rbar\r{'a': 1}\r\n");
+  CHECK(visible.rank == 1);
+  CHECK(visible.text == "{'a': 1}\r\n");
+  CHECK(VisibleText("{'a': 1}\r").text == "{'a': 1}\r");
+  CHECK(VisibleText("\r\r\r").text == "\r\r\r");
 }
 
 }  // namespace

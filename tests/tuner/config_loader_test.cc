@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "tests/catch.h"
+#include "tuner/launch_spec.h"
 
 namespace tuner {
 namespace {
@@ -274,6 +275,46 @@ TEST_CASE("bad scheduler and searcher keys say what and where",
                       "{hidden: 48}}"),
               "x.yaml:10: search_space.layers.when.hidden: '48' is not one "
               "of the values of 'hidden'");
+}
+
+TEST_CASE("launchers that would share a fixed port are warned about",
+          "[tuner][config]") {
+  auto warnings = [](const std::string& command) {
+    auto config = Load(Replace(
+        kValid,
+        "command: python3 train.py --lr {lr} --hidden {hidden} --epochs "
+        "{max_t}",
+        "command: " + command));
+    INFO(config.status().message());
+    REQUIRE(config.ok());
+    return LauncherWarnings(config.value());
+  };
+  CHECK(warnings("torchrun --nproc_per_node 2 train.py --lr {lr}").empty());
+  auto standalone =
+      warnings("torchrun --standalone --nproc_per_node 2 train.py --lr {lr}");
+  REQUIRE(standalone.size() == 1);
+  CHECK(standalone[0].find("29400") != std::string::npos);
+  CHECK(standalone[0].find('\n') == std::string::npos);
+  auto deepspeed = warnings("deepspeed --num_gpus 2 train.py --lr {lr}");
+  REQUIRE(deepspeed.size() == 1);
+  CHECK(deepspeed[0].find("--master_port {master_port}") != std::string::npos);
+  CHECK(warnings("/opt/venv/bin/deepspeed --master_port {master_port} "
+                 "train.py --lr {lr}")
+            .empty());
+  CHECK(warnings("deepspeed --master_port={master_port} train.py --lr {lr}")
+            .empty());
+  // with shell: true the words are split at spaces
+  auto loaded = Load(kValid);
+  REQUIRE(loaded.ok());
+  ExperimentConfig config = loaded.value();
+  config.shell = true;
+  config.command = "cd /w && python -m torch.distributed.run --standalone t.py";
+  CHECK(LauncherWarnings(config).size() == 1);
+  // the shipped DDP config needs none
+  auto ddp = LoadConfigFile(SOURCE_DIR "/configs/ddp-mlp.yaml", "/work");
+  INFO(ddp.status().message());
+  REQUIRE(ddp.ok());
+  CHECK(LauncherWarnings(ddp.value()).empty());
 }
 
 }  // namespace

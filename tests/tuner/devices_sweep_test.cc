@@ -122,6 +122,8 @@ TEST_CASE("32 NeuronCores, 2 per trial: disjoint ranges, distinct ports",
     CHECK(range == std::to_string(ids[0]) + "-" + std::to_string(ids[1]));
     CHECK(
         std::string(l.env["NEURON_RT_ROOT_COMM_ID"]).starts_with("localhost:"));
+    CHECK(l.env.value("PET_MASTER_PORT", "") ==
+          l.env.value("MASTER_PORT", "-"));
   }
   CHECK(FirstOverlap(lifetimes, cores) == "");
   CHECK(MaxConcurrent(lifetimes) == 16);

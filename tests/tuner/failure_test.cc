@@ -88,6 +88,20 @@ TEST_CASE("out of memory fails at once, with the message",
   CHECK(result.trials[0].reason.find("out of memory") != std::string::npos);
 }
 
+TEST_CASE("a failed trial's reason quotes its last meaningful stderr line",
+          "[failure][process]") {
+  auto result = RunSweep(Config(
+      "last-line",
+      "printf 'Traceback (most recent call last):\\n  File \"t.py\", line "
+      "3, in <module>\\n    s.bind((\"\", 29500))\\nOSError: [Errno 98] "
+      "Address already in use\\n\\n' >&2; exit 1",
+      1, "devices: {kind: cpu, slots: 1}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kFailed);
+  CHECK(result.trials[0].reason ==
+        "exit code 1: OSError: [Errno 98] Address already in use");
+}
+
 TEST_CASE("a trial silent for idle_timeout is stopped", "[failure][process]") {
   auto start = std::chrono::steady_clock::now();
   auto result = RunSweep(

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/device_setup.h"
+#include "tuner/launch_spec.h"
 #include "tuner/stored_config.h"
 #include "tuner/tuner_lock.h"
 
@@ -35,6 +36,8 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
     return core::AlreadyExists("experiment '" + config.name +
                                "' is running already");
   }
+  for (const auto& warning : LauncherWarnings(config))
+    spdlog::warn("experiment '{}': {}", config.name, warning);
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
   experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
