@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "schedulers/factory.h"
@@ -44,8 +45,9 @@ int ProcessesUnder(const fs::path& dir) {
     std::string name = entry.path().filename().string();
     if (!std::isdigit(static_cast<unsigned char>(name[0]))) continue;
     std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)),
-                        std::istreambuf_iterator<char>());
+    std::stringstream text;  // not istreambuf_iterator: a process that
+    text << in.rdbuf();      // exits meanwhile makes reading it throw
+    std::string cmdline = text.str();
     std::ifstream stat(entry.path() / "stat");
     std::string pid, comm, state;
     stat >> pid >> comm >> state;
