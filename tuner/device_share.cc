@@ -103,6 +103,7 @@ std::optional<int> DeviceShare::Preempt(int id, const std::vector<int>& ids) {
     victims.emplace_back(-PerWeight(other), other_id);
   }
   std::sort(victims.begin(), victims.end());
+  // `yield` runs inside `id`'s call: it only marks a trial and signals it.
   for (const auto& [unused, victim] : victims) {
     if (claimants_.at(victim).claimant.yield(ids)) {
       pending_[id] = victim;

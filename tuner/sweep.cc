@@ -315,8 +315,9 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   if (exit.signal) trial.exit_code = -exit.signal;
   std::string reason;
   trial.device_busy = false;
-  // Preempted for another experiment: neither a failure nor an end.
-  bool requeue = trial.preempted && !interrupting_ &&
+  // Preempted for another experiment: neither a failure nor an end (unless
+  // it ended by itself before the stop reached it).
+  bool requeue = trial.preempted && exit.stop_requested && !interrupting_ &&
                  trial.verdict == core::Action::kContinue;
   trial.preempted = false;
   auto status = requeue ? std::nullopt : EndStatus(trial, exit, reason);

@@ -215,7 +215,16 @@ TEST_CASE(
   Service service;
   auto client = service.Client();
   // "groups" runs 4-card trials whose first attempt fails (retried once);
-  // "singles" runs 1-card trials of the same priority.
+  // "singles" runs 1-card trials of the same priority. "singles" holds all
+  // 8 cards (its trials wait for the gate) when "groups" comes, so both
+  // want cards, and "groups" has retries pending, while both run.
+  std::string gate = (service.dir() / "gate").string();
+  REQUIRE(client
+              ->Call("POST", "/api/experiments",
+                     CardConfig("singles", 1, 24, 30, gate))
+              .value()
+              .status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/singles", "\"held_devices\":8"));
   std::string retrying = WithTrainers(R"(name: groups
 shell: true
 command: if [ -e {trial_dir}/failed ]; then exec DEVTRAINER --lr {lr} --epochs 3 --sleep-ms 30; else touch {trial_dir}/failed; exit 3; fi
@@ -230,10 +239,7 @@ trial: {max_failures: 1}
 )");
   REQUIRE(client->Call("POST", "/api/experiments", retrying).value().status ==
           201);
-  REQUIRE(
-      client->Call("POST", "/api/experiments", CardConfig("singles", 1, 24, 30))
-          .value()
-          .status == 201);
+  Touch(gate);
   CHECK(WaitFor(*client, "/api/experiments/groups", "\"finished\"", 90));
   CHECK(WaitFor(*client, "/api/experiments/singles", "\"finished\"", 90));
   auto store = storage::TrialStore::OpenReadOnly(service.db());

@@ -194,8 +194,8 @@ TEST_CASE("bad configs get one line naming file and line and key",
       "x.yaml:12: searcher.type: grid search needs every parameter to "
       "be a grid or a choice; 'lr' is not");
   ExpectError(Replace(kValid, "name: sweep-1", "name: a/b"),
-              "x.yaml:1: name: use letters, digits, '.', '_' and '-' (at most "
-              "128)");
+              "x.yaml:1: name: use letters, digits, '.', '_' and '-', not "
+              "starting with '.' (at most 128)");
 }
 
 TEST_CASE("grid search defaults num_trials to the grid size",
