@@ -119,7 +119,7 @@ trial: {timeout: 1s, stop_grace: 200ms}
   auto& t = result.trials;
   CHECK(t[0].status == TrialStatus::kCompleted);
   CHECK(t[1].status == TrialStatus::kFailed);
-  CHECK(t[1].reason == "exit code 3");
+  CHECK(t[1].reason == "exit code 3: RuntimeError: simulated crash at epoch 2");
   CHECK(t[1].exit_code == 3);
   CHECK(t[1].last_time == 2);  // its reports were kept
   CHECK(t[2].status == TrialStatus::kFailed);
