@@ -83,7 +83,7 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
   for (size_t p = 0; p < count; ++p) {
     const Device& d = inventory.devices[p];
     if (!Wanted(options, d.id)) continue;
-    if (!d.busy.empty()) {
+    if (!d.busy.empty() && !pool.LeaseHeld(inventory, d)) {
       pool.warnings_.push_back(std::string(ToString(inventory.kind)) + " " +
                                std::to_string(d.id) +
                                " is in use by a "
@@ -148,6 +148,20 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
 std::string DevicePool::LockPath(const Device& device,
                                  const char* suffix) const {
   return options_.lock_dir + "/" + LockName(kind_, device) + suffix;
+}
+
+bool DevicePool::LeaseHeld(const Inventory& inventory,
+                           const Device& device) const {
+  if (options_.lock_dir.empty()) return false;
+  if (ProbeLock(LockPath(device, ".lock")).held) return true;
+  if (kind_ != DeviceKind::kNeuron) return false;
+  // neuron-ls shows processes per chip: a trial on one of its cores.
+  for (const auto& other : inventory.devices) {
+    if (other.index == device.index && other.id != device.id &&
+        ProbeLock(LockPath(other, ".lock")).held)
+      return true;
+  }
+  return false;
 }
 
 bool DevicePool::ReservedByOthers(const Group& group) const {

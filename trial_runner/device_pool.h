@@ -50,7 +50,10 @@ struct DeviceLease {
 class DevicePool {
  public:
   // Fails when no group fits (wrong per_trial, too few free devices).
-  // Busy devices (inventory's `busy`) are left out, with a warning.
+  // Busy devices (inventory's `busy`) are left out, with a warning, unless
+  // their lease is held in `lock_dir` (by this or another tuner's trial:
+  // the usage is a trial's, and the device is ours again when it ends; for
+  // Neuron, a lease on any core of the busy chip).
   static core::Result<DevicePool> Create(const Inventory& inventory,
                                          const PoolOptions& options);
 
@@ -92,6 +95,8 @@ class DevicePool {
   };
   DevicePool() = default;
   std::string LockPath(const Device& device, const char* suffix) const;
+  // Whether `device`'s lease (for Neuron: one on its chip) is held.
+  bool LeaseHeld(const Inventory& inventory, const Device& device) const;
   bool ReservedByOthers(const Group& group) const;
   std::optional<std::vector<LockFile>> LockGroup(const Group& group,
                                                  size_t& held_elsewhere);

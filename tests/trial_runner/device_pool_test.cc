@@ -79,6 +79,57 @@ TEST_CASE("busy devices are skipped with a warning", "[devices]") {
   CHECK(pool.warnings()[0].find("pid 9") != std::string::npos);
 }
 
+// The lock another tuner's trial holds on `device`.
+LockFile HoldLease(const std::string& dir, DeviceKind kind,
+                   const Device& device) {
+  REQUIRE(EnsureLockDir(dir, nullptr));
+  auto lock =
+      LockFile::TryAcquire(dir + "/" + LockName(kind, device) + ".lock");
+  REQUIRE(lock);
+  return std::move(*lock);
+}
+
+TEST_CASE("a busy device whose lease is held is a trial's, not busy",
+          "[devices]") {
+  for (DeviceKind kind : {DeviceKind::kHabana, DeviceKind::kCuda}) {
+    INFO(ToString(kind));
+    std::string dir = FreshLockDir();
+    Inventory inventory = Cards(kind, 4);
+    inventory.devices[1].busy = "memory.used 30720 MiB > 2048 MiB";
+    std::optional<LockFile> other = HoldLease(dir, kind, inventory.devices[1]);
+    DevicePool pool = MakePool(inventory, 1, dir);
+    CHECK(pool.groups() == 4);
+    CHECK(pool.warnings().empty());
+    std::vector<DeviceLease> leases;
+    while (auto lease = pool.TryAcquire()) leases.push_back(std::move(*lease));
+    CHECK(leases.size() == 3);  // not the one the other trial holds
+    other.reset();              // that trial ended: the device is ours
+    auto freed = pool.TryAcquire();
+    REQUIRE(freed);
+    CHECK(freed->ids() == std::vector<int>{1});
+  }
+}
+
+TEST_CASE("a Neuron chip busy with a trial's cores keeps its other cores",
+          "[devices]") {
+  std::string dir = FreshLockDir();
+  Inventory inventory;
+  inventory.kind = DeviceKind::kNeuron;
+  for (int core = 0; core < 4; ++core) {
+    Device d;
+    d.id = core;
+    d.index = core / 2;  // two cores per chip
+    if (core < 2) d.busy = "chip has processes (pid 77)";
+    inventory.devices.push_back(d);
+  }
+  LockFile other = HoldLease(dir, DeviceKind::kNeuron, inventory.devices[0]);
+  DevicePool pool = MakePool(inventory, 1, dir);
+  CHECK(pool.groups() == 4);
+  // Without a lease on the chip, its process is a stranger's.
+  DevicePool strangers = MakePool(inventory, 1, FreshLockDir());
+  CHECK(strangers.groups() == 2);
+}
+
 TEST_CASE("two pools on one lock directory never lease a device twice",
           "[devices]") {
   std::string dir = FreshLockDir();
@@ -164,6 +215,7 @@ TEST_CASE("without hl-smi, Gaudi cards come from sysfs module_id files",
   std::filesystem::create_directories(root / "class/accel/accel_controlD0");
   DetectOptions options;
   options.sysfs_root = root.string();
+  std::string path = getenv("PATH") ? getenv("PATH") : "";
   setenv("PATH", "/nonexistent", 1);  // no hl-smi at all
   auto found = DetectDevices(DeviceKind::kHabana, options);
   REQUIRE(found.ok());
@@ -177,6 +229,7 @@ TEST_CASE("without hl-smi, Gaudi cards come from sysfs module_id files",
   auto fallback = DetectDevices(std::nullopt, options);
   REQUIRE(fallback.ok());
   CHECK(fallback.value().kind == DeviceKind::kHabana);
+  setenv("PATH", path.c_str(), 1);  // for the tests that run after this one
   std::filesystem::remove_all(root);
 }
 

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <thread>
 
 #include "tests/catch.h"
@@ -17,6 +19,12 @@ namespace tuner::testing {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
 
 std::string Capture(const std::string& command) {
   std::string out;
@@ -94,14 +102,16 @@ struct Tuner {
   pid_t pid = -1;
 };
 
+// `wrapper` (e.g. fake-card-user) runs each trial's device_trainer.
 Tuner StartTuner(const fs::path& root, const std::string& name,
                  const std::string& lock_dir, int trials, int sleep_ms,
-                 const std::string& trainer_flags = "") {
+                 const std::string& trainer_flags = "",
+                 const std::string& wrapper = "") {
   Tuner t;
   t.dir = root / name;
   fs::create_directories(t.dir);
   std::ofstream(t.dir / "sweep.yaml")
-      << "name: " << name << "\ncommand: " << DEVICE_TRAINER
+      << "name: " << name << "\ncommand: " << wrapper << DEVICE_TRAINER
       << " --lr {lr} --epochs 3 --sleep-ms " << sleep_ms << " " << trainer_flags
       << "\nmetric: score\nmode: max\ntime_attr: epoch\n"
          "search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}\n"
@@ -116,6 +126,13 @@ Tuner StartTuner(const fs::path& root, const std::string& name,
     _exit(127);
   }
   return t;
+}
+
+// Its exit status once it has ended, else nullopt.
+std::optional<int> Ended(const Tuner& t) {
+  int status = 0;
+  if (waitpid(t.pid, &status, WNOHANG) == t.pid) return status;
+  return std::nullopt;
 }
 
 int Wait(const Tuner& t) {
@@ -196,6 +213,75 @@ TEST_CASE(
   std::vector<Lifetime> all = orphans;
   all.insert(all.end(), later.begin(), later.end());
   CHECK(FirstOverlap(all, ModulesOf) == "");
+  fs::remove_all(root);
+}
+
+// Waits (60 s at most) for `done`.
+bool WaitFor(const std::function<bool()>& done) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+size_t Registered(const fs::path& state) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(state, ec))
+    n += entry.path().extension() == ".json";
+  return n;
+}
+
+// The fake tools show the cards of running trials in use (30 GiB, as a real
+// one's): a second tuner must see them as leased, not busy, and wait for
+// them instead of leaving them out (or exiting 2 when all are in use).
+TEST_CASE("a second tuner counts the cards running trials use as leased",
+          "[devices][cli]") {
+  UseFakeMachine("dl1");
+  fs::path root =
+      fs::temp_directory_path() / ("leased-cards-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "state");
+  setenv("TUNER_FAKE_STATE", (root / "state").c_str(), 1);
+  std::string locks = (root / "locks").string();
+  std::string go = (root / "go").string();
+  std::string user = FAKES_DIR "/bin/fake-card-user ";
+  // a's 8 trials hold every card until `go` exists.
+  Tuner a =
+      StartTuner(root, "a", locks, 8, 10, "", user + "--until " + go + " ");
+  REQUIRE(WaitFor([&] { return Registered(root / "state") == 8; }));
+  auto seen = Inventory("dl1", "--lock-dir " + locks);
+  for (const auto& d : seen["devices"]) {
+    INFO(d.dump());
+    CHECK(d["state"] == "leased");
+    CHECK(d["memory_used_mib"] == 30720);  // the fake shows the trial's use
+  }
+  Tuner b = StartTuner(root, "b", locks, 8, 10, "", user);
+  std::optional<int> b_status;
+  auto b_log = [&] { return ReadText(root / "b" / "out.log"); };
+  REQUIRE(WaitFor([&] {
+    return b_log().find("devices: 8 habana device(s)") != std::string::npos ||
+           (b_status = Ended(b)).has_value();
+  }));
+  INFO(b_log());
+  CHECK_FALSE(b_status.has_value());  // b did not give up on the cards
+  std::ofstream(go).close();
+  CHECK(WEXITSTATUS(Wait(a)) == 0);
+  if (!b_status) b_status = Wait(b);
+  CHECK(WEXITSTATUS(*b_status) == 0);
+  CHECK(b_log().find("skipped") == std::string::npos);
+  auto lifetimes = ReadLifetimes(root / "a" / "trials");
+  auto more = ReadLifetimes(root / "b" / "trials");
+  CHECK(lifetimes.size() == 8);
+  CHECK(more.size() == 8);
+  lifetimes.insert(lifetimes.end(), more.begin(), more.end());
+  CHECK(FirstOverlap(lifetimes, ModulesOf) == "");
+  // Every card is free again, and shows so.
+  auto after = Inventory("dl1", "--lock-dir " + locks);
+  for (const auto& d : after["devices"]) CHECK(d["state"] == "free");
+  unsetenv("TUNER_FAKE_STATE");
   fs::remove_all(root);
 }
 

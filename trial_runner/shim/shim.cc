@@ -19,6 +19,7 @@
 
 #include "trial_runner/device_locks.h"
 #include "trial_runner/shim/capped_log.h"
+#include "trial_runner/shim/process_tree.h"
 
 extern char** environ;
 
@@ -73,17 +74,29 @@ pid_t SpawnTrial(const ShimOptions& o, int out, int err) {
   return pid;
 }
 
-bool GroupAlive(pid_t pgid) {
-  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+// Reaps every child that has ended (the trial, and the orphans of its tree
+// that reparented to this subreaper), noting the trial's own status.
+void Reap(Trial& t) {
+  int status = 0;
+  for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+    if (pid == t.pid) t.exited = true, t.status = status;
   }
-  return kill(-pgid, 0) == 0 || errno == EPERM;
 }
 
+// Whether any process of the trial's tree remains (zombies included: their
+// parent is in the tree too, or they are this process's to reap).
+bool TreeAlive(Trial& t) {
+  Reap(t);
+  return !Descendants(getpid()).empty();
+}
+
+// SIGTERM to every process of the tree, not just the trial's group: a
+// worker that called setsid() is the trial's too. SIGKILL after the grace.
 void Stop(Trial& t, int64_t grace_ms) {
   if (t.stopping) return;
   t.stopping = true;
-  kill(-t.pid, SIGTERM);
-  t.kill_at = Clock::now() + Ms(grace_ms);
+  SignalDescendants(getpid(), SIGTERM);
+  t.kill_at = std::min(t.kill_at, Clock::now() + Ms(grace_ms));
 }
 
 void WriteStatus(const ShimOptions& o, const Trial& t) {
@@ -138,6 +151,7 @@ int SignalFd() {
 
 int RunShim(const ShimOptions& o) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  CloseOnExecAbove2();  // the lease locks stay here, not in the trial
   int signals = SignalFd();
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return 2;
@@ -151,13 +165,13 @@ int RunShim(const ShimOptions& o) {
   auto start = Clock::now(), last_output = start, tuner_seen = start,
        next_orphan_check = start;
   bool open_out = true, open_err = true;
-  while (t.pid > 0 && (!t.exited || GroupAlive(t.pid))) {
+  while (t.pid > 0 && (!t.exited || TreeAlive(t))) {
     auto now = Clock::now();
     if (o.timeout_ms > 0 && now - start >= Ms(o.timeout_ms) && !t.stopping)
       t.timed_out = true, Stop(t, o.grace_ms);
     if (o.idle_ms > 0 && now - last_output >= Ms(o.idle_ms) && !t.stopping)
       t.idle = true, Stop(t, o.grace_ms);
-    if (now >= t.kill_at) kill(-t.pid, SIGKILL);
+    if (now >= t.kill_at) SignalDescendants(getpid(), SIGKILL);
     if (o.orphan_ms > 0 && now >= next_orphan_check) {
       next_orphan_check = now + Ms(1000);
       if (runner::ProbeLock(o.tuner_lock).held) tuner_seen = now;
@@ -168,7 +182,7 @@ int RunShim(const ShimOptions& o) {
     pollfd fds[3] = {{signals, POLLIN, 0},
                      {open_out ? out[0] : -1, POLLIN, 0},
                      {open_err ? err[0] : -1, POLLIN, 0}};
-    int wait_ms = t.exited ? 5 : 100;  // an exited leader: poll the group
+    int wait_ms = t.exited ? 5 : 100;  // an exited leader: poll the tree
     if (poll(fds, 3, wait_ms) < 0 && errno != EINTR) break;
     if (fds[1].revents) {
       open_out = Pump(out[0], out_log);
@@ -185,8 +199,7 @@ int RunShim(const ShimOptions& o) {
       if (s == SIGTERM || s == SIGINT || s == SIGHUP)
         t.requested = true, Stop(t, o.grace_ms);
     }
-    if (!t.exited && waitpid(t.pid, &t.status, WNOHANG) == t.pid)
-      t.exited = true;
+    Reap(t);
   }
   if (open_out) Pump(out[0], out_log);
   if (open_err) Pump(err[0], err_log);
