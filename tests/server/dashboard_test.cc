@@ -99,10 +99,12 @@ TEST_CASE(
 
   // The list: both experiments, and the machine's timeline with both.
   browser.Navigate(service.url() + "/");
+  // Both hold cards at the gate once the share has served each of them.
   REQUIRE(browser.WaitUntil(
       "return document.querySelectorAll('#experiments tr[data-name]')"
-      ".length == 2 && document.querySelectorAll('#machine-timeline-chart "
-      "rect.lease').length > 0;",
+      ".length == 2 && new Set([...document.querySelectorAll("
+      "'#machine-timeline-chart rect.lease')].map(r => r.classList[1]))"
+      ".size == 2;",
       60));
   json list = browser.Eval(
       "return [...new Set([...document.querySelectorAll("

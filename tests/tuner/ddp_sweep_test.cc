@@ -92,9 +92,9 @@ TEST_CASE("DDP trials under torchrun, 2 at once, never share a port",
     INFO(t.dump());
     std::string status = t["status"];
     CHECK((status == "completed" || status == "stopped"));
-    std::string log = testing::ReadFile(
-        dir / "tuner.trials" / "ddp-mlp" /
-        std::to_string(t["id"].get<int>()) / "stdout.log");
+    std::string log =
+        testing::ReadFile(dir / "tuner.trials" / "ddp-mlp" /
+                          std::to_string(t["id"].get<int>()) / "stdout.log");
     std::smatch port;
     REQUIRE(std::regex_search(log, port, std::regex("'master_port': (\\d+)")));
     ports.insert(std::stoi(port[1]));

@@ -272,8 +272,8 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
   if (!b_status) b_status = Wait(b);
   CHECK(WEXITSTATUS(*b_status) == 0);
   CHECK(b_log().find("skipped") == std::string::npos);
-  auto lifetimes = ReadLifetimes(root / "a" / "trials");
-  auto more = ReadLifetimes(root / "b" / "trials");
+  auto lifetimes = ReadLifetimes(root / "a" / "tuner.trials" / "a");
+  auto more = ReadLifetimes(root / "b" / "tuner.trials" / "b");
   CHECK(lifetimes.size() == 8);
   CHECK(more.size() == 8);
   lifetimes.insert(lifetimes.end(), more.begin(), more.end());
