@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -30,6 +31,23 @@ struct SpawnSetup {
   }
 };
 
+// The child keeps stdin, stdout, stderr and `keep` (moved to 3, 4, ...)
+// and nothing else: a descriptor some library opened without close-on-exec
+// (Asio's listening and accepted sockets, another thread's pipe) never
+// reaches a shim or a trial. First every kept fd is copied above all of
+// them, so that moving one to 3 + i cannot overwrite another not yet moved.
+void KeepOnly(posix_spawn_file_actions_t& actions,
+              const std::vector<int>& keep) {
+  int n = static_cast<int>(keep.size());
+  int above = 3 + n;
+  for (int fd : keep) above = std::max(above, fd + 1);
+  for (int i = 0; i < n; ++i)
+    posix_spawn_file_actions_adddup2(&actions, keep[i], above + i);
+  for (int i = 0; i < n; ++i)  // dup2 clears close-on-exec
+    posix_spawn_file_actions_adddup2(&actions, above + i, 3 + i);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3 + n);
+}
+
 void Configure(SpawnSetup& setup, const SpawnRequest& request) {
   sigset_t empty, defaults;
   sigemptyset(&empty);
@@ -51,9 +69,7 @@ void Configure(SpawnSetup& setup, const SpawnRequest& request) {
                                    kOutFlags, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, request.stderr_path.c_str(),
                                    kOutFlags, 0644);
-  for (int fd : request.inherit_fds) {
-    posix_spawn_file_actions_adddup2(&actions, fd, fd);  // clears CLOEXEC
-  }
+  KeepOnly(actions, request.inherit_fds);
   if (!request.cwd.empty()) {
     posix_spawn_file_actions_addchdir_np(&actions, request.cwd.c_str());
   }

@@ -20,10 +20,11 @@ struct SpawnRequest {
   std::string cwd;                // empty: the tuner's
   std::string stdout_path;        // created or truncated
   std::string stderr_path;
-  std::vector<int> cpus;         // CPU affinity; empty: the tuner's
-  std::vector<int> inherit_fds;  // close-on-exec fds the process keeps
-                                 // (device lease locks)
-  bool new_session = false;      // setsid(): no terminal signals reach it
+  std::vector<int> cpus;  // CPU affinity; empty: the tuner's
+  // Fds the process keeps, as 3, 4, ... in this order; every other fd but
+  // 0, 1 and 2 is closed in it, close-on-exec or not (device lease locks).
+  std::vector<int> inherit_fds;
+  bool new_session = false;  // setsid(): no terminal signals reach it
 };
 
 struct SpawnedProcess {

@@ -141,14 +141,15 @@ TEST_CASE(
       CHECK((trial.status == core::TrialStatus::kCompleted ||
              trial.status == core::TrialStatus::kStopped));
       double last_time = 0;
-      for (const auto& report : db.ListReports(trial.id).value()) {
+      auto reports = db.ListReports(trial.id).value();
+      for (const auto& report : reports) {
         if (!report.time) continue;
         CHECK(*report.time > last_time);  // no report stored twice
         last_time = *report.time;
       }
     }
-    for (const auto& lease : db.ListLeases(experiment->id).value())
-      CHECK(lease.released_at.has_value());
+    auto leases = db.ListLeases(experiment->id).value();
+    for (const auto& lease : leases) CHECK(lease.released_at.has_value());
     auto lifetimes = ReadLifetimes(dir / "tuner.trials" / name);
     std::map<std::string, int> starts;
     for (const auto& l : lifetimes) {

@@ -84,8 +84,8 @@ devices: {kind: cpu, slots: 1, lock_dir: locks}
   REQUIRE(trials.size() == 2);
   for (const auto& trial : trials)
     CHECK(trial.status == core::TrialStatus::kCompleted);
-  for (const auto& lease : store->ListLeases(sweep.experiment_id()).value())
-    CHECK(lease.released_at.has_value());
+  auto leases = store->ListLeases(sweep.experiment_id()).value();
+  for (const auto& lease : leases) CHECK(lease.released_at.has_value());
 }
 
 }  // namespace
