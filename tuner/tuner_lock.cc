@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 std::string TrialsRootFor(const std::string& db_path,
                           const std::string& experiment) {
   fs::path db = fs::absolute(db_path);
-  fs::path root = db.parent_path() / (db.stem().string() + ".trials");
+  // The whole file name: x.db and x.sqlite (or x) never share a root.
+  fs::path root = db.parent_path() / (db.filename().string() + ".trials");
   return (root / experiment).string();
 }
 

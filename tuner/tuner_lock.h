@@ -10,7 +10,7 @@
 
 namespace tuner {
 
-// Where a new experiment's trial directories go: <db-stem>.trials/NAME/
+// Where a new experiment's trial directories go: <database file name>.trials/NAME/
 // next to the database (tuner.db: tuner.trials/NAME/), so that neither two
 // experiments nor two databases in one folder share one. The name is a
 // safe path component (config::IsName). Stored with the experiment

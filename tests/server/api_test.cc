@@ -218,7 +218,7 @@ TEST_CASE("Service: the log endpoint serves a trial's own logs only",
       400);
   CHECK(client->Call("GET", "/api/trials/1/log?tail=-1").value().status == 400);
   // A trial that replaced its log with a link gets no file through it.
-  auto dir = service.dir() / "tuner.trials" / "logs" / "2";
+  auto dir = service.dir() / "tuner.db.trials" / "logs" / "2";
   std::filesystem::remove(dir / "stdout.log");
   std::filesystem::create_symlink("/etc/passwd", dir / "stdout.log");
   auto linked = client->Call("GET", "/api/trials/2/log");

@@ -82,7 +82,7 @@ TEST_CASE(
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto all_started = [&] {
     for (const char* name : kNames)
-      if (ReadLifetimes(dir / "tuner.trials" / name).empty()) return false;
+      if (ReadLifetimes(dir / "tuner.db.trials" / name).empty()) return false;
     return true;
   };
   while (!all_started() && std::chrono::steady_clock::now() < deadline)
@@ -150,7 +150,7 @@ TEST_CASE(
     }
     auto leases = db.ListLeases(experiment->id).value();
     for (const auto& lease : leases) CHECK(lease.released_at.has_value());
-    auto lifetimes = ReadLifetimes(dir / "tuner.trials" / name);
+    auto lifetimes = ReadLifetimes(dir / "tuner.db.trials" / name);
     std::map<std::string, int> starts;
     for (const auto& l : lifetimes) {
       CHECK(std::isfinite(l.end));

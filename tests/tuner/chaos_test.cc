@@ -91,7 +91,7 @@ bool AwaitTrials(const fs::path& dir, pid_t tuner, int& status) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     if (waitpid(tuner, &status, WNOHANG) == tuner) return false;
-    if (ProcessesUnder(dir / "tuner.trials") > 0) return true;
+    if (ProcessesUnder(dir / "tuner.db.trials") > 0) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
@@ -217,7 +217,7 @@ void RunChaos(const std::string& name,
       last_time = *report.time;
     }
   }
-  for (const auto& l : ReadLifetimes(dir / "tuner.trials" / "chaos")) {
+  for (const auto& l : ReadLifetimes(dir / "tuner.db.trials" / "chaos")) {
     INFO(l.trial_dir);
     CHECK(std::isfinite(l.end));
   }
@@ -229,7 +229,7 @@ void RunChaos(const std::string& name,
         return d.decision.verdict == core::RungVerdict::kPromote;
       });
   std::map<std::string, int> starts;
-  for (const auto& l : ReadLifetimes(dir / "tuner.trials" / "chaos"))
+  for (const auto& l : ReadLifetimes(dir / "tuner.db.trials" / "chaos"))
     ++starts[l.trial_dir];
   size_t total = 0;
   for (const auto& [trial_dir, n] : starts) {
@@ -285,7 +285,7 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   std::string name = "chaos";  // each experiment has its own trial dirs
   auto wait_for_trials = [&dir, &name] {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (ReadLifetimes(dir / "tuner.trials" / name).size() < 2 &&
+    while (ReadLifetimes(dir / "tuner.db.trials" / name).size() < 2 &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   };
@@ -298,7 +298,7 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(ProcessesUnder(dir) > 0);  // its trials still run
   CHECK(RunCli(dir, "resume chaos") == 0);
-  auto lifetimes = ReadLifetimes(dir / "tuner.trials" / "chaos");
+  auto lifetimes = ReadLifetimes(dir / "tuner.db.trials" / "chaos");
   CHECK(lifetimes.size() == 8);  // each trial ran once
   // A graceful stop of a second experiment: exit 143, trials stopped.
   name = "again";

@@ -93,7 +93,7 @@ TEST_CASE("DDP trials under torchrun, 2 at once, never share a port",
     std::string status = t["status"];
     CHECK((status == "completed" || status == "stopped"));
     std::string log =
-        testing::ReadFile(dir / "tuner.trials" / "ddp-mlp" /
+        testing::ReadFile(dir / "tuner.db.trials" / "ddp-mlp" /
                           std::to_string(t["id"].get<int>()) / "stdout.log");
     std::smatch port;
     REQUIRE(std::regex_search(log, port, std::regex("'master_port': (\\d+)")));

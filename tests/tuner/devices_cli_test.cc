@@ -158,8 +158,8 @@ TEST_CASE("two tuner processes on one DL1 never share a card",
   Tuner b = StartTuner(root, "b", locks, 40, 20, barrier);
   CHECK(WEXITSTATUS(Wait(a)) == 0);
   CHECK(WEXITSTATUS(Wait(b)) == 0);
-  auto lifetimes = ReadLifetimes(root / "a" / "tuner.trials" / "a");
-  auto more = ReadLifetimes(root / "b" / "tuner.trials" / "b");
+  auto lifetimes = ReadLifetimes(root / "a" / "tuner.db.trials" / "a");
+  auto more = ReadLifetimes(root / "b" / "tuner.db.trials" / "b");
   REQUIRE(lifetimes.size() == 40);
   REQUIRE(more.size() == 40);
   lifetimes.insert(lifetimes.end(), more.begin(), more.end());
@@ -180,7 +180,7 @@ TEST_CASE(
   Tuner a = StartTuner(root, "a", locks, 8, 400);  // 8 trials of ~1.2 s
   // Wait until a's 8 trials run, then start b and kill a.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (ReadLifetimes(root / "a" / "tuner.trials" / "a").size() < 8 &&
+  while (ReadLifetimes(root / "a" / "tuner.db.trials" / "a").size() < 8 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -189,8 +189,8 @@ TEST_CASE(
   kill(a.pid, SIGKILL);
   Wait(a);
   CHECK(WEXITSTATUS(Wait(b)) == 0);
-  auto orphans = ReadLifetimes(root / "a" / "tuner.trials" / "a");
-  auto later = ReadLifetimes(root / "b" / "tuner.trials" / "b");
+  auto orphans = ReadLifetimes(root / "a" / "tuner.db.trials" / "a");
+  auto later = ReadLifetimes(root / "b" / "tuner.db.trials" / "b");
   REQUIRE(orphans.size() == 8);
   REQUIRE(later.size() == 8);
   std::map<int, double> freed;  // module -> when a's trial on it ended
@@ -272,8 +272,8 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
   if (!b_status) b_status = Wait(b);
   CHECK(WEXITSTATUS(*b_status) == 0);
   CHECK(b_log().find("skipped") == std::string::npos);
-  auto lifetimes = ReadLifetimes(root / "a" / "tuner.trials" / "a");
-  auto more = ReadLifetimes(root / "b" / "tuner.trials" / "b");
+  auto lifetimes = ReadLifetimes(root / "a" / "tuner.db.trials" / "a");
+  auto more = ReadLifetimes(root / "b" / "tuner.db.trials" / "b");
   CHECK(lifetimes.size() == 8);
   CHECK(more.size() == 8);
   lifetimes.insert(lifetimes.end(), more.begin(), more.end());

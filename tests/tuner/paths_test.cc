@@ -28,9 +28,13 @@ num_trials: 1
 
 TEST_CASE("trial directories are scoped by database and experiment",
           "[tuner][paths]") {
-  CHECK(TrialsRootFor("/data/tuner.db", "lr") == "/data/tuner.trials/lr");
-  CHECK(TrialsRootFor("/data/other.db", "lr") == "/data/other.trials/lr");
+  CHECK(TrialsRootFor("/data/tuner.db", "lr") == "/data/tuner.db.trials/lr");
+  CHECK(TrialsRootFor("/data/other.db", "lr") == "/data/other.db.trials/lr");
   CHECK(TrialsRootFor("/data/runs", "lr") == "/data/runs.trials/lr");
+  // Databases that differ only in their extension never share a root.
+  CHECK(TrialsRootFor("/data/x.sqlite", "lr") !=
+        TrialsRootFor("/data/x.db", "lr"));
+  CHECK(TrialsRootFor("/data/x", "lr") != TrialsRootFor("/data/x.db", "lr"));
   // Stored with the experiment; one stored before has the old shared dir.
   auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
@@ -65,7 +69,7 @@ TEST_CASE(
   auto config = LoadConfigText(yaml, "/cfg/x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
   std::string stored = StoredConfigJson(config.value(), yaml, "/cfg/x.yaml",
-                                        "/inv", "/inv/tuner.trials/a");
+                                        "/inv", "/inv/tuner.db.trials/a");
   auto again = LoadStoredConfig(stored);
   REQUIRE(again.ok());
   CHECK(again.value().workdir == "/inv/sub");
@@ -107,7 +111,7 @@ devices: {kind: cpu, slots: 1}
   for (std::string which : {"one", "two"}) {
     for (int trial : {1, 2}) {
       fs::path trial_dir =
-          dir / (which + ".trials") / "same" / std::to_string(trial);
+          dir / (which + ".db.trials") / "same" / std::to_string(trial);
       INFO(trial_dir);
       std::string log = testing::ReadFile(trial_dir / "stdout.log");
       CHECK(log.find("marker-" + which) != std::string::npos);
