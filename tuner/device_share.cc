@@ -21,9 +21,20 @@ void DeviceShare::Leave(int id) {
   claimants_.erase(id);
   pending_.erase(id);
   for (auto it = pending_.begin(); it != pending_.end();) {
-    it = it->second == id ? pending_.erase(it) : std::next(it);
+    it = it->second.victim == id ? pending_.erase(it) : std::next(it);
   }
   WakeWaiting(id);
+}
+
+bool DeviceShare::OwesGroup(int id) const {
+  for (const auto& [requester, request] : pending_) {
+    if (request.victim != id || !request.given) continue;
+    auto it = claimants_.find(requester);
+    if (it != claimants_.end() && it->second.claimant.wanted() > 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // Whether `a` goes before `b`: fewer devices per unit of weight, then the
@@ -40,6 +51,7 @@ std::optional<int> DeviceShare::Turn() const {
   std::optional<int> turn;
   for (const auto& [id, entry] : claimants_) {
     if (entry.claimant.wanted() <= 0) continue;
+    if (OwesGroup(id)) continue;  // the turn is its requester's
     if (!turn || Before(id, entry, *turn, claimants_.at(*turn))) turn = id;
   }
   return turn;
@@ -47,6 +59,7 @@ std::optional<int> DeviceShare::Turn() const {
 
 bool DeviceShare::MayTake(int id) const {
   if (claimants_.count(id) == 0) return true;
+  if (OwesGroup(id)) return false;
   std::optional<int> turn = Turn();
   if (!turn || *turn == id) return true;
   const Claimant& first = claimants_.at(*turn).claimant;
@@ -58,12 +71,13 @@ bool DeviceShare::MayTake(int id) const {
 void DeviceShare::Took(int id) {
   auto it = claimants_.find(id);
   if (it != claimants_.end()) it->second.served = ++served_seq_;
+  pending_.erase(id);  // its victim may take again
   WakeWaiting(id);
 }
 
 void DeviceShare::Released(int id) {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    it = it->second == id ? pending_.erase(it) : std::next(it);
+  for (auto& [requester, request] : pending_) {
+    if (request.victim == id) request.given = true;
   }
   WakeWaiting(id);
 }
@@ -90,7 +104,11 @@ std::optional<int> DeviceShare::Preempt(int id, const std::vector<int>& ids) {
   if (self == claimants_.end() || !self->second.claimant.preempts) {
     return std::nullopt;
   }
-  if (pending_.count(id) > 0 || Turn() != id) return std::nullopt;
+  // A request stands until its victim gave back; if the requester still
+  // found nothing free after that (another took it), it may ask again.
+  auto pending = pending_.find(id);
+  if (pending != pending_.end() && !pending->second.given) return std::nullopt;
+  if (Turn() != id) return std::nullopt;
   const Claimant& me = self->second.claimant;
   // With the group it waits for, it must still hold less per unit of
   // weight than its victim: shares settle instead of swinging back.
@@ -106,7 +124,7 @@ std::optional<int> DeviceShare::Preempt(int id, const std::vector<int>& ids) {
   // `yield` runs inside `id`'s call: it only marks a trial and signals it.
   for (const auto& [unused, victim] : victims) {
     if (claimants_.at(victim).claimant.yield(ids)) {
-      pending_[id] = victim;
+      pending_[id] = Request{victim, false};
       return victim;
     }
   }

@@ -33,7 +33,9 @@ namespace tuner {
 // more devices per unit of weight than it would with its next group to give
 // one group back (NoFreeGroup). One
 // request per preempting claimant is pending at a time, until the victim
-// gives devices back or leaves.
+// gives devices back or leaves. Once the victim gave back, it may take
+// nothing until the preempting claimant has taken a group (or stopped
+// waiting, or left): what it gave back is not its own to take again.
 //
 // Not thread-safe: everything runs on the io_context's thread.
 class DeviceShare {
@@ -68,7 +70,7 @@ class DeviceShare {
   // `id` took a group: it counts as served now, the others are woken.
   void Took(int id);
   // `id` gave devices back: the others are woken, and a preemption that
-  // waited on `id` is settled.
+  // waited on `id` is settled (`id` may take again once its requester took).
   void Released(int id);
   // Something else changed for `id` (it stopped waiting, say): the others
   // are woken.
@@ -95,7 +97,13 @@ class DeviceShare {
 
   boost::asio::io_context& io_;
   std::map<int, Entry> claimants_;
-  std::map<int, int> pending_;  // preempting claimant -> its victim
+  struct Request {
+    int victim = 0;
+    bool given = false;  // the victim gave devices back since
+  };
+  // Whether `id` gave devices back to a claimant that still waits for them.
+  bool OwesGroup(int id) const;
+  std::map<int, Request> pending_;  // by preempting claimant
   int next_id_ = 1;
   long served_seq_ = 0;
 };

@@ -274,3 +274,49 @@ TEST_CASE("DeviceShare: preemption takes from lower priorities only, once",
 
 }  // namespace
 }  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+// The review's loop: the victim gave a card back, and at once took it again
+// for the trial it requeued, 100 times a second, while the experiment that
+// preempted it never got it.
+TEST_CASE("DeviceShare: what a victim gave back goes to who asked for it",
+          "[share]") {
+  boost::asio::io_context io;
+  DeviceShare share(io);
+  Fake low{2, 0}, high{1, 1};
+  int l = share.Join(ClaimantOf(low, 1));
+  int h = share.Join(ClaimantOf(high, 4, /*preempts=*/true));
+  REQUIRE(share.NoFreeGroup(h, {0}) == l);
+  // low stops a trial, gives its card back and queues the trial again.
+  low.held = 1;
+  low.wanted = 1;
+  share.Released(l);
+  CHECK_FALSE(share.MayTake(l));
+  CHECK(share.MayTake(h));
+  // Even when low now holds less per weight than high: the turn is high's,
+  // so neither waits for the other.
+  low.held = 0;
+  CHECK(share.Turn() == h);
+  CHECK(share.MayTake(h));
+  low.held = 1;
+  // Once high took the card, low takes its turn again as usual.
+  high.held = 2;
+  share.Took(h);
+  high.wanted = 0;
+  CHECK(share.MayTake(l));
+  // A requester that stops waiting releases the victim too.
+  high.wanted = 1;
+  high.held = 1;
+  low.held = 2;
+  REQUIRE(share.NoFreeGroup(h, {}) == l);
+  low.held = 1;
+  share.Released(l);
+  CHECK_FALSE(share.MayTake(l));
+  high.wanted = 0;
+  CHECK(share.MayTake(l));
+}
+
+}  // namespace
+}  // namespace tuner::testing
