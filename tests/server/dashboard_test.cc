@@ -21,8 +21,12 @@ using nlohmann::json;
 // Trials hold after epoch 2 until `gate` exists, so the page is read while
 // the sweep runs however slow the machine is: rung decisions at 1 and 2 are
 // made, some trials stopped, and the rest wait for the test to open the gate.
+// Held trials keep their cards (no preemption), so the first experiment
+// gets cards 0-3 only: the second, submitted after it (seconds later on a
+// loaded machine), can hold cards too.
 std::string SweepYaml(const std::string& name, double priority,
-                      const std::filesystem::path& gate) {
+                      const std::filesystem::path& gate,
+                      const std::string& devices = "") {
   return WithTrainers("name: " + name + R"(
 command: TOY --lr {lr} --epochs 6 --sleep-ms 50 --hold-at 2 --gate )" +
                       gate.string() + R"(
@@ -34,7 +38,8 @@ search_space:
   batch: {type: choice, values: [16, 32, 64]}
 num_trials: 32
 scheduler: {type: asha, max_t: 6, grace_period: 1, reduction_factor: 2}
-devices: {kind: habana}
+devices: {kind: habana)" +
+                      devices + R"(}
 priority: )" + std::to_string(priority) +
                       "\n");
 }
@@ -85,16 +90,18 @@ TEST_CASE(
   Service service;
   auto client = service.Client();
   const auto gate = service.dir() / "gate";
-  REQUIRE(
-      client->Call("POST", "/api/experiments", SweepYaml("bert-lr", 1, gate))
-          .value()
-          .status == 201);
+  REQUIRE(client
+              ->Call("POST", "/api/experiments",
+                     SweepYaml("bert-lr", 1, gate, ", ids: [0, 1, 2, 3]"))
+              .value()
+              .status == 201);
   REQUIRE(
       client->Call("POST", "/api/experiments", SweepYaml("bert-lr-hi", 3, gate))
           .value()
           .status == 201);
   // Rung decisions and leases exist, the sweep goes on.
-  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr/curves", "\"verdict\""));
+  REQUIRE(
+      WaitFor(*client, "/api/experiments/bert-lr-hi/curves", "\"verdict\""));
   Browser browser((Artifacts() / "chromedriver.log").string());
 
   // The list: both experiments, and the machine's timeline with both.
@@ -118,7 +125,7 @@ TEST_CASE(
   CHECK(browser.Screenshot(Artifacts() / "dashboard-list.png") > 10000);
 
   // One experiment, drawn while it runs.
-  browser.Navigate(service.url() + "/#/experiments/bert-lr");
+  browser.Navigate(service.url() + "/#/experiments/bert-lr-hi");
   REQUIRE(browser.WaitUntil(
       "return !!document.querySelector('#curves-chart .curve') && "
       "!!document.querySelector('#timeline-chart rect.lease');",
@@ -140,7 +147,7 @@ TEST_CASE(
       60));
   CHECK(drawn > 1);
 
-  Expected expected = ExpectedOf(*client, "bert-lr");
+  Expected expected = ExpectedOf(*client, "bert-lr-hi");
   REQUIRE(expected.curves > 0);
   CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
                      ".curve').length;") == expected.curves);
