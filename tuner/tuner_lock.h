@@ -10,8 +10,8 @@
 
 namespace tuner {
 
-// Where a new experiment's trial directories go: <database file name>.trials/NAME/
-// next to the database (tuner.db: tuner.trials/NAME/), so that neither two
+// Where a new experiment's trial directories go: <database file>.trials/NAME/
+// next to the database (tuner.db: tuner.db.trials/NAME/), so that neither two
 // experiments nor two databases in one folder share one. The name is a
 // safe path component (config::IsName). Stored with the experiment
 // (StoredConfigJson): a resume finds them there whatever this rule becomes.
