@@ -156,47 +156,6 @@ core::Status TrialStore::PrepareStatements() {
   return core::Status::Ok();
 }
 
-core::Status TrialStore::BeginIfNeeded() {
-  if (read_only_) return core::InvalidArgument("the database is read-only");
-  if (db_->InTransaction()) return core::Status::Ok();
-  // SQLite ends a transaction by itself on some errors (a full disk).
-  if (batch_open_) batch_lost_ = true;
-  if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
-    return core::IoError("cannot write to the database: " + s.message());
-  }
-  batch_open_ = true;
-  return core::Status::Ok();
-}
-
-core::Status TrialStore::Commit() {
-  if (!batch_open_) return core::Status::Ok();
-  bool lost = batch_lost_ || !db_->InTransaction();
-  batch_open_ = batch_lost_ = false;
-  core::Status status;
-  if (db_->InTransaction()) {
-    status = FlushLastValues();
-    if (status.ok()) status = db_->ExecuteRetrying("COMMIT");
-    // Whatever failed, the write lock is given back: other writers go on.
-    if (!status.ok() && db_->InTransaction()) (void)db_->Execute("ROLLBACK");
-  }
-  pending_last_.clear();
-  if (!status.ok()) {
-    return core::IoError("cannot commit to the database: " + status.message());
-  }
-  if (lost) {
-    return core::IoError(
-        "cannot commit to the database: an earlier error rolled back the "
-        "writes since the last commit");
-  }
-  return status;
-}
-
-bool TrialStore::InTransaction() const { return db_->InTransaction(); }
-
-void TrialStore::SetBusyPolicy(const BusyPolicy& policy) {
-  db_->set_busy_policy(policy);
-}
-
 core::Result<ExperimentId> TrialStore::CreateExperiment(
     const ExperimentRecord& record) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());

@@ -137,6 +137,8 @@ class Sweep : public runner::RunnerObserver {
   // .attempt-N.log and skips the reports it already made.
   void Relaunch(LiveTrial& trial);
   void RotateLogs(const LiveTrial& trial);
+  // Stores the trial's retry budgets spent, for a restarted tuner.
+  void RecordRetries(const LiveTrial& trial);
   // Promotion-type schedulers (sweep_promotion.cc).
   bool PromoteNext();
   void Pause(std::unique_ptr<LiveTrial> trial);
@@ -158,6 +160,8 @@ class Sweep : public runner::RunnerObserver {
   void KeepBest(std::optional<double> last_value,
                 const std::string& output_dir);
   double SnapToRung(double time) const;
+  // The status an attempt's exit gives the trial; nullopt: run it again
+  // (sweep_end_status.cc).
   std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
                                              const runner::TrialExit& exit,
                                              std::string& reason) const;
