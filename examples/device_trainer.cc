@@ -8,6 +8,8 @@
 // until killed), as a stuck dataloader worker would. --barrier DIR
 // --barrier-n N makes it wait, once started, until N trials have entered DIR
 // (or 120 s pass): tests prove N trials ran at once without any timing.
+// --gate DIR holds it, once started, until DIR/all or DIR/<its
+// TUNER_TRIAL_ID> exists (or SIGTERM): tests decide when each trial ends.
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -99,13 +101,23 @@ void Barrier(const std::string& dir, int n, std::chrono::seconds limit) {
   }
 }
 
+// Waits until `dir`/all or `dir`/<trial id> exists, or SIGTERM comes.
+void Gate(const std::string& dir) {
+  const char* id = std::getenv("TUNER_TRIAL_ID");
+  std::filesystem::path own = std::filesystem::path(dir) / (id ? id : "none");
+  std::filesystem::path all = std::filesystem::path(dir) / "all";
+  while (!g_terminate && !std::filesystem::exists(own) &&
+         !std::filesystem::exists(all))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double lr = 0.01;
   int epochs = 3, sleep_ms = 10, child_ms = -1;
   int barrier_n = 0;
-  std::string record, barrier;
+  std::string record, barrier, gate;
   CLI::App app{"a trial that records its devices and its lifetime"};
   app.add_option("--lr", lr);
   app.add_option("--epochs", epochs);
@@ -114,6 +126,7 @@ int main(int argc, char** argv) {
   app.add_option("--record", record);
   app.add_option("--barrier", barrier);
   app.add_option("--barrier-n", barrier_n);
+  app.add_option("--gate", gate);
   CLI11_PARSE(app, argc, argv);
   if (record.empty()) {
     const char* dir = std::getenv("TUNER_TRIAL_DIR");
@@ -127,6 +140,7 @@ int main(int argc, char** argv) {
                   {"env", DeviceEnv()}});
   if (child_ms >= 0 && fork() == 0) Linger(record, child_ms);
   if (!barrier.empty()) Barrier(barrier, barrier_n, std::chrono::seconds(120));
+  if (!gate.empty()) Gate(gate);
   double quality = 1.0 / (1.0 + std::abs(std::log10(lr) + 2.0));
   int code = 0;
   for (int epoch = 1; epoch <= epochs; ++epoch) {

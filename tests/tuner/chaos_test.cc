@@ -281,13 +281,19 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   std::string yaml = kConfig;
   Replace(yaml, "DEVTRAINER", DEVICE_TRAINER);
   Replace(yaml, "num_trials: 48", "num_trials: 8");
+  // Each trial holds at its start until the gate opens: the stops land
+  // while 4 trials run, however slow the machine.
+  fs::path gate = dir / "gate";
+  fs::create_directories(gate);
+  Replace(yaml, "--sleep-ms 200", "--sleep-ms 20 --gate " + gate.string());
   std::ofstream(dir / "sweep.yaml") << yaml;
   std::string name = "chaos";  // each experiment has its own trial dirs
   auto wait_for_trials = [&dir, &name] {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (ReadLifetimes(dir / "tuner.db.trials" / name).size() < 2 &&
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (ReadLifetimes(dir / "tuner.db.trials" / name).size() < 4 &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    REQUIRE(ReadLifetimes(dir / "tuner.db.trials" / name).size() == 4);
   };
   // --detach: the tuner exits 0, its trials go on, resume finishes them.
   pid_t tuner = StartTuner(dir, "run sweep.yaml");
@@ -297,7 +303,9 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   waitpid(tuner, &status, 0);
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(ProcessesUnder(dir) > 0);  // its trials still run
+  std::ofstream(gate / "all") << "open\n";
   CHECK(RunCli(dir, "resume chaos") == 0);
+  fs::remove(gate / "all");
   auto lifetimes = ReadLifetimes(dir / "tuner.db.trials" / "chaos");
   CHECK(lifetimes.size() == 8);  // each trial ran once
   // A graceful stop of a second experiment: exit 143, trials stopped.
