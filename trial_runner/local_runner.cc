@@ -19,6 +19,7 @@
 
 #include "trial_runner/line_reader.h"
 #include "trial_runner/metric_parser.h"
+#include "trial_runner/proc_file.h"
 
 namespace tuner::runner {
 
@@ -151,9 +152,7 @@ int PidfdOpen(pid_t pid) {
 }  // namespace
 
 std::optional<int64_t> ProcessStartTime(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 2));
@@ -172,9 +171,7 @@ pid_t FindShim(const std::string& status_path) {
     std::string name = entry.path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
       continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)),
-                        std::istreambuf_iterator<char>());
+    std::string cmdline = ReadProcFile((entry.path() / "cmdline").string());
     std::string needle = std::string("--status") + '\0' + status_path + '\0';
     if (cmdline.find("tuner-shim") == std::string::npos ||
         cmdline.find(needle) == std::string::npos) {
