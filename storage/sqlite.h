@@ -84,9 +84,9 @@ class Database {
   std::optional<core::Error> lost_;    // set once one of them is not
 };
 
-// A prepared statement. Bind indexes start at 1, column indexes at 0.
-// `$now` in the SQL is bound to the current Unix time in seconds (a REAL)
-// each time the statement starts; it becomes parameter kNowParameter.
+// A prepared statement; it must not outlive the Database that prepared it.
+// Bind indexes start at 1, column indexes at 0. `$now` in the SQL is bound
+// to the current Unix time in seconds each time the statement starts.
 class Statement {
  public:
   static constexpr int kNowParameter = 20;
