@@ -125,7 +125,7 @@ LockState ProbeLock(const std::string& path) {
     flock(fd, LOCK_UN);
   } else {
     state.held = true;
-    char buffer[512];
+    char buffer[4352];  // a tuner lock names its executable: a whole path
     ssize_t n = pread(fd, buffer, sizeof buffer - 1, 0);
     if (n > 0) {
       state.owner.assign(buffer, static_cast<size_t>(n));
