@@ -147,6 +147,8 @@ TEST_CASE("a lock file created by another user still excludes",
   REQUIRE(pipe(release) == 0);
   pid_t child = fork();
   if (child == 0) {
+    close(ready[0]);
+    close(release[1]);  // so that the parent's close ends the read below
     if (root && setuid(65534) != 0) _exit(3);
     auto lock = LockFile::TryAcquire(path);
     char byte = lock ? 'y' : 'n';
