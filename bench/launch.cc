@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -80,7 +81,9 @@ int main(int argc, char** argv) {
                      "low: 0.1, high: 0.9}}\nnum_trials: " +
                      std::to_string(trials) +
                      "\ndevices: {kind: cpu, slots: " + std::to_string(slots) +
-                     ", lock_dir: " + (dir / "locks").string() + "}\n";
+                     "}\n";
+  // Its own lock directory: the machine's may hold other tuners' leases.
+  setenv("TUNER_LOCK_DIR", (dir / "locks").c_str(), 1);
   auto config = tuner::LoadConfigText(yaml, "launch.yaml", dir, dir);
   auto store = tuner::storage::TrialStore::Open((dir / "tuner.db").string());
   if (!config.ok() || !store.ok()) {

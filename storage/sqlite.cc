@@ -1,13 +1,52 @@
 #include "storage/sqlite.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <thread>
 #include <utility>
 
 #include "tuner/core/param_value.h"
 
 namespace tuner::storage {
+
+namespace {
+
+// Whether this process may write `file` (as its effective user; an
+// immutable file is not writable even to root). A missing one will be
+// created by SQLite, and so is.
+bool MayWrite(const std::string& file) {
+  return faccessat(AT_FDCWD, file.c_str(), W_OK, AT_EACCESS) == 0 ||
+         errno == ENOENT;
+}
+
+}  // namespace
+
+Database::Database(sqlite3* db, std::string path)
+    : db_(db), path_(std::move(path)) {
+  if (path_.empty()) return;
+  for (const auto& file : {path_, path_ + "-wal", path_ + "-shm"}) {
+    if (MayWrite(file)) writable_.push_back(file);
+  }
+}
+
+core::Status Database::CheckFiles() {
+  if (lost_) return *lost_;
+  for (const auto& file : writable_) {
+    if (MayWrite(file)) continue;
+    lost_ = core::IoError("database " + path_ + ": " + file +
+                          " is no longer writable (" + std::strerror(errno) +
+                          "; read-only or immutable?)");
+    // Closing would checkpoint, writing the files it may not.
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    return *lost_;
+  }
+  return core::Status::Ok();
+}
 
 core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                        bool read_only) {
@@ -22,8 +61,17 @@ core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
     return core::IoError("cannot open database " + path + ": " + message);
   }
   sqlite3_extended_result_codes(db, 1);
-  std::unique_ptr<Database> database(new Database(db));
+  bool in_memory = path.empty() || path == ":memory:";
+  std::unique_ptr<Database> database(new Database(db, in_memory ? "" : path));
   database->set_busy_policy(BusyPolicy{});
+  if (!read_only && database->writable_.size() < 3 && !in_memory) {
+    for (const auto& file : {path, path + "-wal", path + "-shm"}) {
+      if (!MayWrite(file)) {
+        return core::IoError("cannot open database " + path + ": " + file +
+                             " is not writable (" + std::strerror(errno) + ")");
+      }
+    }
+  }
   return database;
 }
 
@@ -54,9 +102,13 @@ core::Status Database::ExecuteRetrying(std::string_view sql) {
   }
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  (void)CheckFiles();
+  sqlite3_close_v2(db_);
+}
 
 core::Status Database::Execute(std::string_view sql) {
+  TUNER_RETURN_IF_ERROR(CheckFiles());
   std::string text(sql);
   char* message = nullptr;
   if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message) !=
@@ -75,11 +127,12 @@ core::Result<Statement> Database::Prepare(std::string_view sql) {
   std::string text(sql);
   for (size_t at; (at = text.find("$now")) != std::string::npos;)
     text.replace(at, 4, "?" + std::to_string(Statement::kNowParameter));
+  TUNER_RETURN_IF_ERROR(CheckFiles());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return LastError("prepare");
-  return Statement(stmt, db_);
+  return Statement(stmt, this);
 }
 
 int64_t Database::LastInsertRowId() const {
@@ -92,6 +145,7 @@ core::Error Database::LastError(std::string_view what) const {
 
 Statement::Statement(Statement&& other) noexcept
     : stmt_(std::exchange(other.stmt_, nullptr)),
+      owner_(other.owner_),
       db_(other.db_),
       now_index_(other.now_index_) {}
 
@@ -99,6 +153,7 @@ Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
     sqlite3_finalize(stmt_);
     stmt_ = std::exchange(other.stmt_, nullptr);
+    owner_ = other.owner_;
     db_ = other.db_;
     now_index_ = other.now_index_;
   }
@@ -133,14 +188,16 @@ Statement& Statement::BindNull(int index) {
   return *this;
 }
 
-Statement::Statement(sqlite3_stmt* stmt, sqlite3* db)
+Statement::Statement(sqlite3_stmt* stmt, Database* db)
     : stmt_(stmt),
-      db_(db),
+      owner_(db),
+      db_(db->handle()),
       now_index_(stmt && sqlite3_bind_parameter_count(stmt) == kNowParameter
                      ? kNowParameter
                      : 0) {}
 
 core::Result<bool> Statement::Step() {
+  if (!sqlite3_stmt_busy(stmt_)) TUNER_RETURN_IF_ERROR(owner_->CheckFiles());
   if (now_index_ > 0 && !sqlite3_stmt_busy(stmt_)) {
     auto now = std::chrono::system_clock::now().time_since_epoch();
     sqlite3_bind_double(stmt_, now_index_,

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tuner/core/result.h"
 
@@ -36,9 +37,18 @@ struct BusyPolicy {
 };
 
 // One connection. Not thread-safe: use it from one thread at a time.
+//
+// SQLite maps the -shm file of a WAL database and writes that memory even
+// to read: if the file turns read-only or immutable (chattr +i) under a
+// running connection, its next access is a SIGBUS. So each statement
+// first checks that the files writable when the connection opened still
+// are (CheckFiles); once one is not, every statement fails with an error
+// naming the file, and closing skips the checkpoint (which would write it).
 class Database {
  public:
-  // Opens (read-only: never creates) the database at `path`.
+  // Opens (read-only: never creates) the database at `path`. A read-write
+  // connection to a file, -wal or -shm that this process may not write is
+  // an error.
   static core::Result<std::unique_ptr<Database>> Open(const std::string& path,
                                                       bool read_only);
   ~Database();
@@ -60,21 +70,28 @@ class Database {
   // The error text of the last failed call, prefixed with `what`.
   core::Error LastError(std::string_view what) const;
   sqlite3* handle() { return db_; }
+  // OK while every file of the database that was writable at Open still
+  // is; else an error naming the database and the file (and from then on,
+  // always that error).
+  core::Status CheckFiles();
 
  private:
-  explicit Database(sqlite3* db) : db_(db) {}
+  Database(sqlite3* db, std::string path);
   sqlite3* db_;
   BusyPolicy busy_;
+  std::string path_;                   // empty: in memory, nothing to check
+  std::vector<std::string> writable_;  // its files writable at Open
+  std::optional<core::Error> lost_;    // set once one of them is not
 };
 
-// A prepared statement. Bind indexes start at 1, column indexes at 0.
-// `$now` in the SQL is bound to the current Unix time in seconds (a REAL)
-// each time the statement starts; it becomes parameter kNowParameter.
+// A prepared statement; it must not outlive the Database that prepared it.
+// Bind indexes start at 1, column indexes at 0. `$now` in the SQL is bound
+// to the current Unix time in seconds each time the statement starts.
 class Statement {
  public:
   static constexpr int kNowParameter = 20;
 
-  Statement(sqlite3_stmt* stmt, sqlite3* db);
+  Statement(sqlite3_stmt* stmt, Database* db);
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   ~Statement();
@@ -100,6 +117,7 @@ class Statement {
 
  private:
   sqlite3_stmt* stmt_;
+  Database* owner_;
   sqlite3* db_;
   int now_index_ = 0;  // of $now, 0 if none
 };

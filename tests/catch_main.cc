@@ -1,6 +1,6 @@
 // The tests' main: Catch2's, with a lock directory of the test process's
 // own, so that tests run in parallel (ctest -j) do not wait on each other's
-// device leases. A test that wants shared leases sets devices.lock_dir.
+// device leases. The tuners a test starts inherit it: they share leases.
 #define CATCH_CONFIG_RUNNER
 #include <stdlib.h>
 #include <unistd.h>

@@ -6,20 +6,80 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 namespace tuner::runner {
 
+namespace {
+
+// Never through a symlink; a FIFO planted as a lock file must not block.
+constexpr int kOpenFlags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+
+std::string Errno(const std::string& what) {
+  if (errno == ELOOP) return what + " is a symlink: refused";
+  return "cannot open " + what + ": " + std::strerror(errno);
+}
+
+// Why the open file `fd` cannot be a lock file; "" when it can.
+std::string Unusable(int fd, const std::string& path) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return "cannot stat " + path;
+  if (!S_ISREG(st.st_mode)) return path + " is not a regular file: refused";
+  if (st.st_nlink != 1) return path + " has other hard links: refused";
+  return "";
+}
+
+// An existing lock file, read-write if we may write it (another user's may
+// be read-only to us: the lock works on either).
+int OpenExisting(const std::string& path) {
+  int fd = open(path.c_str(), O_RDWR | kOpenFlags);
+  if (fd < 0 && errno == EACCES) fd = open(path.c_str(), O_RDONLY | kOpenFlags);
+  return fd;
+}
+
+// A new lock file; -1 with EEXIST when it exists (or appeared meanwhile).
+int CreateNew(const std::string& path) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | kOpenFlags, 0666);
+  // Ours, just created: a umask must not lock other users out.
+  if (fd >= 0) fchmod(fd, 0666);
+  return fd;
+}
+
+}  // namespace
+
+bool CheckLockFile(const std::string& path, std::string* error) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return true;  // missing: created later
+  std::string why;
+  if (S_ISLNK(st.st_mode)) {
+    why = path + " is a symlink: refused";
+  } else if (!S_ISREG(st.st_mode)) {
+    why = path + " is not a regular file: refused";
+  } else if (st.st_nlink != 1) {
+    why = path + " has other hard links: refused";
+  }
+  if (why.empty()) return true;
+  if (error) *error = why;
+  return false;
+}
+
 std::optional<LockFile> LockFile::TryAcquire(const std::string& path,
                                              std::string* error) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (!CheckLockFile(path, error)) return std::nullopt;
+  int fd = OpenExisting(path);
+  if (fd < 0 && errno == ENOENT) fd = CreateNew(path);
+  if (fd < 0 && errno == EEXIST) fd = OpenExisting(path);
   if (fd < 0) {
-    if (error) *error = "cannot open " + path + ": " + std::strerror(errno);
+    if (error) *error = Errno(path);
     return std::nullopt;
   }
-  fchmod(fd, 0666);  // a umask must not lock other users out
+  if (std::string why = Unusable(fd, path); !why.empty()) {
+    if (error) *error = why;
+    close(fd);
+    return std::nullopt;
+  }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (error) *error = path + " is held";
     close(fd);
@@ -46,7 +106,7 @@ LockFile::~LockFile() {
 }
 
 void LockFile::WriteOwner(std::string_view owner) {
-  if (ftruncate(fd_, 0) != 0) return;
+  if (ftruncate(fd_, 0) != 0) return;  // read-only: another user's file
   std::string text(owner);
   text += '\n';
   (void)!pwrite(fd_, text.data(), text.size(), 0);
@@ -54,13 +114,18 @@ void LockFile::WriteOwner(std::string_view owner) {
 
 LockState ProbeLock(const std::string& path) {
   LockState state;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (!CheckLockFile(path, nullptr)) return state;
+  int fd = open(path.c_str(), O_RDONLY | kOpenFlags);
   if (fd < 0) return state;  // never created: free
+  if (!Unusable(fd, path).empty()) {
+    close(fd);
+    return state;
+  }
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
     flock(fd, LOCK_UN);
   } else {
     state.held = true;
-    char buffer[512];
+    char buffer[4352];  // a tuner lock names its executable: a whole path
     ssize_t n = pread(fd, buffer, sizeof buffer - 1, 0);
     if (n > 0) {
       state.owner.assign(buffer, static_cast<size_t>(n));
@@ -72,16 +137,46 @@ LockState ProbeLock(const std::string& path) {
   return state;
 }
 
-bool EnsureLockDir(const std::string& dir, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(dir, ec)) return true;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    if (error) *error = "cannot create " + dir + ": " + ec.message();
+bool CheckLockDir(const std::string& dir, std::string* error) {
+  struct stat link;
+  struct stat st;
+  if (lstat(dir.c_str(), &link) != 0 || stat(dir.c_str(), &st) != 0) {
+    if (error) *error = "cannot use " + dir + ": " + std::strerror(errno);
     return false;
   }
-  chmod(dir.c_str(), 01777);
-  return true;
+  uid_t me = geteuid();
+  std::string why;
+  if (S_ISLNK(link.st_mode) && link.st_uid != 0 && link.st_uid != me) {
+    why = "is a symlink owned by uid " + std::to_string(link.st_uid);
+  } else if (!S_ISDIR(st.st_mode)) {
+    why = "is not a directory";
+  } else {
+    bool shared = st.st_uid == 0 && (st.st_mode & S_ISVTX);
+    bool mine = st.st_uid == me && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+    if (shared || mine) return true;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", st.st_mode & 07777);
+    why = "is not safe for locks (owner uid " + std::to_string(st.st_uid) +
+          ", mode " + mode +
+          "): it must be root's with the sticky bit (shared by every user: "
+          "install -d -o root -m 1777 DIR) or yours and writable by you "
+          "only; or set $TUNER_LOCK_DIR";
+  }
+  if (error) *error = dir + " " + why;
+  return false;
+}
+
+bool EnsureLockDir(const std::string& dir, std::string* error) {
+  std::error_code ec;
+  std::filesystem::path path(dir);
+  if (path.filename().empty()) path = path.parent_path();  // "dir/"
+  if (path.has_parent_path())
+    std::filesystem::create_directories(path.parent_path(), ec);
+  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (error) *error = "cannot create " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  return CheckLockDir(dir, error);
 }
 
 }  // namespace tuner::runner

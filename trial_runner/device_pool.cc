@@ -138,11 +138,22 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
                              "group of " +
                              std::to_string(k) + " and stay idle");
   }
-  std::string error;
-  if (!options.lock_dir.empty() && !EnsureLockDir(options.lock_dir, &error)) {
-    return core::IoError("devices.lock_dir: " + error);
-  }
+  if (!options.lock_dir.empty()) TUNER_RETURN_IF_ERROR(pool.CheckLocks());
   return pool;
+}
+
+core::Status DevicePool::CheckLocks() const {
+  std::string error;
+  if (!EnsureLockDir(options_.lock_dir, &error))
+    return core::IoError("lock directory: " + error);
+  for (const auto& group : groups_) {
+    for (const auto& d : group.devices) {
+      if (!CheckLockFile(LockPath(d, ".lock"), &error) ||
+          !CheckLockFile(LockPath(d, ".reserve"), &error))
+        return core::IoError("lock directory: " + error);
+    }
+  }
+  return core::Status::Ok();
 }
 
 std::string DevicePool::LockPath(const Device& device,

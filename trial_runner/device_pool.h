@@ -94,6 +94,9 @@ class DevicePool {
     std::chrono::steady_clock::time_point rest_until{};
   };
   DevicePool() = default;
+  // Creates the lock directory if missing; an error if it or a lock file
+  // of the pool's devices is unsafe to use (device_locks.h).
+  core::Status CheckLocks() const;
   std::string LockPath(const Device& device, const char* suffix) const;
   // Whether `device`'s lease (for Neuron: one on its chip) is held.
   bool LeaseHeld(const Inventory& inventory, const Device& device) const;

@@ -124,13 +124,23 @@ std::vector<std::string> ShimArgv(const RunnerOptions& options,
   return argv;
 }
 
-TrialExit ReadStatus(const std::string& path) {
+// What the shim wrote; `shim_status` is its wait status when this runner
+// reaped it (else -1), which tells a killed shim from a lost file.
+TrialExit ReadStatus(const std::string& path, int shim_status) {
   TrialExit exit;
   std::ifstream in(path);
   auto status = nlohmann::json::parse(in, nullptr, false);
   if (!status.is_object()) {
+    // Never invent a cause: the trial may well have exited 0.
     exit.lost = true;
-    exit.signal = SIGKILL;
+    if (shim_status >= 0 && WIFSIGNALED(shim_status)) {
+      exit.lost_why = "its shim was killed by signal " +
+                      std::to_string(WTERMSIG(shim_status));
+    } else {
+      exit.lost_why =
+          std::string(in.is_open() ? "empty or unreadable " : "no ") + path +
+          " (trial directory removed? disk full?)";
+    }
     return exit;
   }
   if (status.contains("exit_code"))
@@ -323,12 +333,13 @@ void LocalRunner::Detach() {
 void LocalRunner::HandleExit(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process) return;
+  int shim_status = -1;
   if (process->own_child) {
-    while (waitpid(process->shim, nullptr, 0) < 0 && errno == EINTR) {
+    while (waitpid(process->shim, &shim_status, 0) < 0 && errno == EINTR) {
     }
   }
   process->pidfd.close();
-  process->exit = ReadStatus(process->status_path);
+  process->exit = ReadStatus(process->status_path, shim_status);
   process->exit.stop_requested |= process->stop_requested;
   if (process->cleanup.empty()) return Deliver(trial);
   SpawnRequest request;

@@ -46,7 +46,9 @@ struct TrialExit {
   bool idle = false;             // it printed nothing for idle_timeout
   bool orphaned = false;         // no tuner held the lock for too long
   bool stop_requested = false;   // Stop() was called for it
-  bool lost = false;             // its shim died without a status
+  bool lost = false;             // its shim left no status: what ended
+  std::string lost_why;          // it is unknown (then why, e.g. "its
+                                 // shim was killed by signal 9")
 };
 
 // A shim that a previous tuner started and that still runs.

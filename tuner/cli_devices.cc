@@ -123,7 +123,7 @@ int Devices(const DevicesOptions& options) {
     fmt::print(stderr, "tuner: {}\n", inventory.message());
     return kExitFailure;
   }
-  std::string lock_dir = options.lock_dir.value_or(LockDir(spec, workdir));
+  std::string lock_dir = options.lock_dir.value_or(LockDir());
   std::vector<Row> rows;
   for (const auto& device : inventory.value().devices) {
     rows.push_back(Classify(device, inventory.value().kind, lock_dir));

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "storage/trial_store.h"
@@ -33,7 +35,6 @@ std::string TrialsRootOf(const StopOptions& options) {
 int Stop(const StopOptions& options) {
   std::string lock = TunerLockPath(TrialsRootOf(options), options.name);
   runner::LockState state = runner::ProbeLock(lock);
-  int pid = 0;
   if (state.held && state.owner.rfind("server=", 0) == 0) {
     // A service runs it: signalling that process would stop every
     // experiment it runs.
@@ -45,12 +46,23 @@ int Stop(const StopOptions& options) {
                  url.c_str());
     return kExitBadInput;
   }
-  if (!state.held || std::sscanf(state.owner.c_str(), "pid=%d", &pid) != 1 ||
-      pid <= 0) {
+  if (!state.held) {
     std::fprintf(stderr, "tuner: no tuner is running experiment '%s' (%s)\n",
                  options.name.c_str(), options.db_path.c_str());
     return kExitBadInput;
   }
+  // The lock file is only text: signal its pid only if that process is
+  // the tuner that wrote it.
+  std::string why;
+  std::optional<int> verified = VerifiedTunerPid(state.owner, &why);
+  if (!verified) {
+    std::fprintf(stderr,
+                 "tuner: not stopping experiment '%s': %s; nothing was "
+                 "signalled (%s)\n",
+                 options.name.c_str(), why.c_str(), lock.c_str());
+    return kExitBadInput;
+  }
+  int pid = *verified;
   int signal = options.detach ? SIGUSR1 : SIGTERM;
   kill(pid, signal);
   if (options.force && !options.detach) {

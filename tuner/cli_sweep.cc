@@ -83,7 +83,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();
   std::string lock_path = TunerLockPath(options.trials_root, config.name);
-  auto lock = HoldTunerLock(lock_path, "pid=" + std::to_string(getpid()));
+  auto lock = HoldTunerLock(lock_path, CliOwnerText());
   if (!lock) {
     std::fprintf(stderr,
                  "tuner: another tuner is running experiment '%s' (it holds "

@@ -111,8 +111,13 @@ void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
     d.recipe_cache_mb = Bounded(r, node["recipe_cache_mb"],
                                 path / "recipe_cache_mb", 1, 1 << 24);
   }
-  if (node["lock_dir"])
-    d.lock_dir = r.String(node["lock_dir"], path / "lock_dir");
+  if (node["lock_dir"]) {
+    // A per-experiment lock directory would split device exclusion
+    // between tuners: the machine has one (device_setup.h).
+    Fail(node["lock_dir"], path / "lock_dir",
+         "is not a config key: every tuner on the machine must use the same "
+         "lock directory; set $TUNER_LOCK_DIR instead");
+  }
   if (node["busy_memory_mib"]) {
     d.busy_memory_mib =
         r.Int(node["busy_memory_mib"], path / "busy_memory_mib");

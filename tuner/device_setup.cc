@@ -3,16 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
-#include <filesystem>
 
 namespace tuner {
 
 namespace {
-
-std::string Absolute(const std::string& path, const std::string& workdir) {
-  std::filesystem::path p(path);
-  return p.is_absolute() ? path : (std::filesystem::path(workdir) / p).string();
-}
 
 runner::PoolOptions CpuPoolOptions(const DevicesSpec& spec,
                                    const runner::Inventory& inventory) {
@@ -31,8 +25,7 @@ runner::PoolOptions CpuPoolOptions(const DevicesSpec& spec,
 
 }  // namespace
 
-std::string LockDir(const DevicesSpec& spec, const std::string& workdir) {
-  if (!spec.lock_dir.empty()) return Absolute(spec.lock_dir, workdir);
+std::string LockDir() {
   if (const char* env = std::getenv("TUNER_LOCK_DIR"); env && *env) return env;
   return "/tmp/tuner-locks";
 }
@@ -51,7 +44,7 @@ std::optional<runner::DeviceKind> RequestedKind(const DevicesSpec& spec) {
 
 core::Result<runner::DevicePool> MakeDevicePool(
     const DevicesSpec& spec, const runner::Inventory& inventory,
-    const std::string& workdir) {
+    const std::string& /*workdir*/) {
   runner::PoolOptions options;
   if (inventory.kind == runner::DeviceKind::kCpu) {
     options = CpuPoolOptions(spec, inventory);
@@ -67,7 +60,7 @@ core::Result<runner::DevicePool> MakeDevicePool(
     options.pin_cpus = spec.pin_cpus;
   }
   options.ids = spec.ids;
-  if (options.shared_slots == 0) options.lock_dir = LockDir(spec, workdir);
+  if (options.shared_slots == 0) options.lock_dir = LockDir();
   return runner::DevicePool::Create(inventory, options);
 }
 

@@ -13,9 +13,11 @@
 
 namespace tuner {
 
-// devices.lock_dir (relative to `workdir`), else $TUNER_LOCK_DIR, else
-// /tmp/tuner-locks: every tuner on the machine must agree on it.
-std::string LockDir(const DevicesSpec& spec, const std::string& workdir);
+// The lock directory of the whole machine: $TUNER_LOCK_DIR, else
+// /tmp/tuner-locks. The only place that decides it (no config key does):
+// every tuner on the machine must agree on it, or two of them could lease
+// the same device.
+std::string LockDir();
 
 // Detection settings; $TUNER_SYSFS_ROOT replaces /sys (tests, containers).
 runner::DetectOptions DetectOptionsFor(const DevicesSpec& spec);
@@ -26,7 +28,9 @@ std::optional<runner::DeviceKind> RequestedKind(const DevicesSpec& spec);
 // The pool the config describes on `inventory`. For kind cpu: `slots`
 // trials (or one per `per_trial` CPUs; default one per CPU), each pinned to
 // its own CPUs and leased across processes; more slots than CPUs (or
-// pin_cpus: false) gives unpinned slots that share the CPUs.
+// pin_cpus: false) gives unpinned slots that share the CPUs. Leases live in
+// LockDir(); `workdir` is unused since no config key names a lock
+// directory (kept so that callers need not change).
 core::Result<runner::DevicePool> MakeDevicePool(
     const DevicesSpec& spec, const runner::Inventory& inventory,
     const std::string& workdir);

@@ -35,7 +35,6 @@ struct DevicesSpec {
   std::vector<std::string> docker_options;  // docker: extra `run` flags
   std::string recipe_cache;  // habana: shared PT_HPU_RECIPE_CACHE_CONFIG dir
   int recipe_cache_mb = 10240;
-  std::string lock_dir;  // empty: $TUNER_LOCK_DIR, else /tmp/tuner-locks
   int64_t busy_memory_mib = 2048;  // habana: a card using more is busy
   bool pin_cpus = true;            // give each trial its own share of the CPUs
 };

@@ -13,6 +13,7 @@ namespace tuner {
 namespace {
 
 std::string DescribeExit(const runner::TrialExit& exit) {
+  if (exit.lost) return "exit status lost: " + exit.lost_why;
   if (exit.signal) {
     return "killed by signal " + std::to_string(exit.signal) + " (" +
            sigabbrev_np(exit.signal) + ")";

@@ -25,8 +25,8 @@ std::string LegacyTrialsRoot(const std::string& db_path);
 // tuner-shim, next to the running executable.
 std::string ShimPath();
 
-// The lock the tuner running `experiment` holds. Its text is "pid=N" for a
-// CLI sweep, "server=URL pid=N" for the service.
+// The lock the tuner running `experiment` holds. Its text is
+// CliOwnerText() for a CLI sweep, "server=URL pid=N" for the service.
 std::string TunerLockPath(const std::string& trials_root,
                           const std::string& experiment);
 
@@ -36,6 +36,18 @@ std::string TunerLockPath(const std::string& trials_root,
 // trials.
 std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
                                               const std::string& owner);
+
+// What a CLI sweep writes into its lock: "pid=N start=T exe=PATH", its pid,
+// its start time (field 22 of /proc/PID/stat: clock ticks after boot) and
+// its executable, so that `tuner stop` signals this process and no other.
+std::string CliOwnerText();
+
+// The pid that the lock text `owner` names, if that process is the tuner
+// that wrote it: the start time and executable recorded in `owner` are the
+// process's now, and the executable has the running tuner's file name.
+// Else nullopt, and `why` says why (a stale or forged lock file, a lock
+// of an older tuner that recorded no identity).
+std::optional<int> VerifiedTunerPid(const std::string& owner, std::string* why);
 
 }  // namespace tuner
 

@@ -15,9 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A short toy sweep on 2 cpu slots leased through `lock_dir`, which every
-// experiment of the test shares: they wait for each other's slots.
-std::string SharedSlotsYaml(const std::string& name, const fs::path& lock_dir) {
+// A short toy sweep on 2 cpu slots leased through the test's
+// $TUNER_LOCK_DIR, which every experiment of the test (and the service)
+// shares: they wait for each other's slots.
+std::string SharedSlotsYaml(const std::string& name) {
   return WithTrainers("name: " + name + R"(
 command: TOY --lr {lr} --epochs 3 --sleep-ms 20
 metric: score
@@ -26,8 +27,8 @@ time_attr: epoch
 search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
 num_trials: 4
 scheduler: {type: asha, max_t: 3, grace_period: 1, reduction_factor: 2}
-devices: {kind: cpu, slots: 2, lock_dir: ")" +
-                      lock_dir.string() + "\"}\n");
+devices: {kind: cpu, slots: 2}
+)");
 }
 
 // Starts `tuner run` on s1..s4 in `dir` (its tuner.db), reads with
@@ -60,15 +61,14 @@ TEST_CASE("four tuners, the service and readers share one database",
           "[server][storage][process]") {
   Service service;
   const fs::path& dir = service.dir();
-  fs::path locks = dir / "locks";
   for (int i = 1; i <= 4; ++i) {
     std::ofstream(dir / ("s" + std::to_string(i) + ".yaml"))
-        << SharedSlotsYaml("s" + std::to_string(i), locks);
+        << SharedSlotsYaml("s" + std::to_string(i));
   }
   std::ofstream(dir / "run.sh") << kScript;
   auto client = service.Client();
   auto submitted =
-      client->Call("POST", "/api/experiments", SharedSlotsYaml("svc", locks));
+      client->Call("POST", "/api/experiments", SharedSlotsYaml("svc"));
   REQUIRE(submitted.ok());
   INFO(submitted.value().body);
   REQUIRE(submitted.value().status == 201);

@@ -1,9 +1,13 @@
 #include "storage/trial_store.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "storage/schema.h"
 #include "tests/catch.h"
@@ -140,8 +144,8 @@ TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
     CHECK(reader->ListTrials(exp).value().empty());  // not committed yet
     REQUIRE(writer->Commit().ok());
     CHECK(reader->ListTrials(exp).value().size() == 1);
-    auto mode =
-        Database::Open(path, true).value()->Prepare("PRAGMA journal_mode");
+    auto plain = Database::Open(path, true).value();
+    auto mode = plain->Prepare("PRAGMA journal_mode");
     REQUIRE(mode.value().Step().value());
     CHECK(mode.value().Text(0) == "wal");
   }
@@ -188,6 +192,80 @@ TEST_CASE("device leases are stored with their span", "[storage]") {
   REQUIRE(done.ok());
   REQUIRE(done.value()[0].released_at.has_value());
   CHECK(*done.value()[0].released_at >= done.value()[0].acquired_at);
+}
+
+// Makes a database's files unwritable while it is open: chattr +i where
+// the file system and the user allow it (root: chmod would not stop its
+// writes), else chmod 0444 for a user who is not root. Undone on exit.
+class ReadOnlyFiles {
+ public:
+  explicit ReadOnlyFiles(std::vector<std::string> files)
+      : files_(std::move(files)) {
+    std::string list;
+    for (const auto& f : files_) list += " '" + f + "'";
+    immutable_ =
+        std::system(("chattr +i" + list + " 2>/dev/null").c_str()) == 0;
+    if (immutable_) {
+      done_ = true;
+      undo_ = "chattr -i" + list;
+    } else if (geteuid() != 0) {
+      for (const auto& f : files_) chmod(f.c_str(), 0444);
+      done_ = true;
+    }
+  }
+  ~ReadOnlyFiles() {
+    if (immutable_) (void)!std::system(undo_.c_str());
+    for (const auto& f : files_) chmod(f.c_str(), 0644);
+  }
+  bool done() const { return done_; }
+
+ private:
+  std::vector<std::string> files_;
+  bool immutable_ = false;
+  bool done_ = false;
+  std::string undo_;
+};
+
+TEST_CASE(
+    "database files made read-only under a connection: an error "
+    "naming them, no crash",
+    "[storage]") {
+  namespace fs = std::filesystem;
+  fs::path dir =
+      fs::temp_directory_path() / ("read-only-db-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = (dir / "tuner.db").string();
+  {
+    auto store = TrialStore::Open(db).value();
+    auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+    REQUIRE(exp.ok());
+    REQUIRE(store->Commit().ok());
+    auto reader = TrialStore::OpenReadOnly(db).value();
+    REQUIRE(reader->ListExperiments().ok());
+    REQUIRE(fs::exists(db + "-shm"));
+    ReadOnlyFiles read_only({db, db + "-wal", db + "-shm"});
+    if (!read_only.done()) {
+      WARN("neither chattr +i nor a non-root chmod: not tested");
+    } else {
+      // Before: SIGBUS (SQLite writes its mapping of the -shm file).
+      auto trial = store->AddTrial(exp.value(), 0, {});
+      REQUIRE_FALSE(trial.ok());
+      INFO(trial.message());
+      CHECK(trial.message().find("database " + db + ": " + db) !=
+            std::string::npos);
+      CHECK(trial.message().find("no longer writable") != std::string::npos);
+      CHECK(trial.message().find('\n') == std::string::npos);
+      CHECK_FALSE(reader->ListExperiments().ok());
+      store.reset();  // closing does not checkpoint into the files either
+      reader.reset();
+      // A new writer is refused at once.
+      auto again = TrialStore::Open(db);
+      REQUIRE_FALSE(again.ok());
+      CHECK(again.message().find("is not writable") != std::string::npos);
+    }
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

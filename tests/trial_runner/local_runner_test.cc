@@ -106,6 +106,27 @@ TEST_CASE("runner passes env and cwd and reports crashes",
   CHECK(text.str().find("\nTUNER_TEST_VAR=a b;$c\n") != std::string::npos);
 }
 
+TEST_CASE("a trial whose status.json is lost is not said to be killed",
+          "[runner][process]") {
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
+  // The trial exits 0, but its status cannot be written: its directory is
+  // gone (as after a full disk, the file is not there to read).
+  auto gone = f.Launch(1, {"--epochs", "1"});
+  gone.status_path = (f.dir / "removed" / "status.json").string();
+  REQUIRE(runner.Start(gone).ok());
+  io.run_for(std::chrono::seconds(60));
+  REQUIRE(recorder.exits_.count(1));
+  const TrialExit& exit = recorder.exits_[1];
+  INFO(exit.lost_why);
+  CHECK(exit.lost);
+  CHECK(exit.signal == 0);  // no cause invented
+  CHECK_FALSE(exit.exit_code.has_value());
+  CHECK(exit.lost_why.find("no " + gone.status_path) == 0);
+}
+
 TEST_CASE("runner stops and escalates to SIGKILL and times out",
           "[runner][process]") {
   Fixture f;

@@ -67,11 +67,10 @@ void ExpectError(const std::string& text, const std::string& expected) {
 
 TEST_CASE("the devices section: kinds, groups, launcher, each checked",
           "[tuner][config][devices]") {
-  auto c =
-      Load(Replace(kValid, "{kind: cpu, slots: 2}",
-                   "{kind: habana, per_trial: 4, ids: [0, 1, 2, 3], "
-                   "launcher: docker, image: img, docker_options: "
-                   "[--ipc=host], recipe_cache: /cache, lock_dir: locks}"));
+  auto c = Load(Replace(kValid, "{kind: cpu, slots: 2}",
+                        "{kind: habana, per_trial: 4, ids: [0, 1, 2, 3], "
+                        "launcher: docker, image: img, docker_options: "
+                        "[--ipc=host], recipe_cache: /cache}"));
   INFO(c.status().message());
   REQUIRE(c.ok());
   const DevicesSpec& d = c.value().devices;
@@ -101,6 +100,12 @@ TEST_CASE("the devices section: kinds, groups, launcher, each checked",
   ExpectError(Replace(kValid, "{kind: cpu, slots: 2}", "{kind: tpu}"),
               "x.yaml:15: devices.kind: 'tpu' is not one of auto | habana | "
               "neuron | cuda | cpu (did you mean 'cpu'?)");
+  // One lock directory for the machine: no config can split exclusion.
+  ExpectError(
+      Replace(kValid, "{kind: cpu, slots: 2}", "{kind: cpu, lock_dir: locks}"),
+      "x.yaml:15: devices.lock_dir: is not a config key: every tuner "
+      "on the machine must use the same lock directory; set "
+      "$TUNER_LOCK_DIR instead");
 }
 
 TEST_CASE("metrics formats and checkpoints, each checked",

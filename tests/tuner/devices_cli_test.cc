@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -103,9 +104,9 @@ struct Tuner {
 };
 
 // `wrapper` (e.g. fake-card-user) runs each trial's device_trainer.
-Tuner StartTuner(const fs::path& root, const std::string& name,
-                 const std::string& lock_dir, int trials, int sleep_ms,
-                 const std::string& trainer_flags = "",
+// Every tuner of the test leases through the test's $TUNER_LOCK_DIR.
+Tuner StartTuner(const fs::path& root, const std::string& name, int trials,
+                 int sleep_ms, const std::string& trainer_flags = "",
                  const std::string& wrapper = "") {
   Tuner t;
   t.dir = root / name;
@@ -116,7 +117,7 @@ Tuner StartTuner(const fs::path& root, const std::string& name,
       << "\nmetric: score\nmode: max\ntime_attr: epoch\n"
          "search_space: {lr: {type: loguniform, low: 1.0e-4, high: 1.0}}\n"
          "num_trials: "
-      << trials << "\ndevices: {kind: habana, lock_dir: " << lock_dir << "}\n";
+      << trials << "\ndevices: {kind: habana}\n";
   std::string command = "cd '" + t.dir.string() +
                         "' && exec '" TUNER_BINARY
                         "' run sweep.yaml > out.log 2>&1";
@@ -151,11 +152,10 @@ TEST_CASE("two tuner processes on one DL1 never share a card",
   fs::path root =
       fs::temp_directory_path() / ("two-tuners-" + std::to_string(getpid()));
   fs::remove_all(root);
-  std::string locks = (root / "locks").string();
   // The first 8 trials of the two wait for each other: all 8 cards at once.
   std::string barrier = BarrierFlags(8);
-  Tuner a = StartTuner(root, "a", locks, 40, 20, barrier);
-  Tuner b = StartTuner(root, "b", locks, 40, 20, barrier);
+  Tuner a = StartTuner(root, "a", 40, 20, barrier);
+  Tuner b = StartTuner(root, "b", 40, 20, barrier);
   CHECK(WEXITSTATUS(Wait(a)) == 0);
   CHECK(WEXITSTATUS(Wait(b)) == 0);
   auto lifetimes = ReadLifetimes(root / "a" / "tuner.db.trials" / "a");
@@ -188,14 +188,13 @@ TEST_CASE(
   fs::path root =
       fs::temp_directory_path() / ("killed-tuner-" + std::to_string(getpid()));
   fs::remove_all(root);
-  std::string locks = (root / "locks").string();
   fs::path gate = root / "gate";
   fs::create_directories(gate);
   // a's 8 trials hold their cards until the test opens their gate.
-  Tuner a = StartTuner(root, "a", locks, 8, 10, "--gate " + gate.string());
+  Tuner a = StartTuner(root, "a", 8, 10, "--gate " + gate.string());
   fs::path a_trials = root / "a" / "tuner.db.trials" / "a";
   REQUIRE(WaitFor([&] { return ReadLifetimes(a_trials).size() == 8; }));
-  Tuner b = StartTuner(root, "b", locks, 8, 10);
+  Tuner b = StartTuner(root, "b", 8, 10);
   kill(a.pid, SIGKILL);
   Wait(a);
   // One of a's orphans ends: b takes its card while the other 7 are held
@@ -244,12 +243,11 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
   fs::remove_all(root);
   fs::create_directories(root / "state");
   setenv("TUNER_FAKE_STATE", (root / "state").c_str(), 1);
-  std::string locks = (root / "locks").string();
+  std::string locks = std::getenv("TUNER_LOCK_DIR");
   std::string go = (root / "go").string();
   std::string user = FAKES_DIR "/bin/fake-card-user ";
   // a's 8 trials hold every card until `go` exists.
-  Tuner a =
-      StartTuner(root, "a", locks, 8, 10, "", user + "--until " + go + " ");
+  Tuner a = StartTuner(root, "a", 8, 10, "", user + "--until " + go + " ");
   REQUIRE(WaitFor([&] { return Registered(root / "state") == 8; }));
   auto seen = Inventory("dl1", "--lock-dir " + locks);
   for (const auto& d : seen["devices"]) {
@@ -257,7 +255,7 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
     CHECK(d["state"] == "leased");
     CHECK(d["memory_used_mib"] == 30720);  // the fake shows the trial's use
   }
-  Tuner b = StartTuner(root, "b", locks, 8, 10, "", user);
+  Tuner b = StartTuner(root, "b", 8, 10, "", user);
   std::optional<int> b_status;
   auto b_log = [&] { return ReadText(root / "b" / "out.log"); };
   REQUIRE(WaitFor([&] {

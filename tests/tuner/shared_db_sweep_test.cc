@@ -38,7 +38,7 @@ mode: max
 time_attr: epoch
 search_space: {lr: {type: loguniform, low: 1.0e-3, high: 1.0}}
 num_trials: 2
-devices: {kind: cpu, slots: 1, lock_dir: locks}
+devices: {kind: cpu, slots: 1}
 )";
   auto config = LoadConfigText(yaml, "test.yaml", dir, dir);
   INFO(config.status().message());

@@ -1,0 +1,89 @@
+// `tuner stop` signals the tuner that holds an experiment's lock, and no
+// process that a stale or forged lock file merely names.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/catch.h"
+#include "tests/tuner_cli.h"
+#include "trial_runner/device_locks.h"
+#include "tuner/tuner_lock.h"
+
+namespace tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string StartTimeOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  std::istringstream fields(line.substr(line.rfind(')') + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) fields >> field;
+  return field;
+}
+
+bool Alive(pid_t pid) { return waitpid(pid, nullptr, WNOHANG) == 0; }
+
+TEST_CASE("tuner stop signals no process that a lock file merely names",
+          "[cli][stop][process]") {
+  fs::path dir =
+      fs::temp_directory_path() / ("forged-stop-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    execlp("sleep", "sleep", "600", nullptr);
+    _exit(127);
+  }
+  std::string proc_exe = "/proc/" + std::to_string(sleeper) + "/exe";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::error_code ec;
+  while (fs::read_symlink(proc_exe, ec).filename() != "sleep" &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::string sleep_exe = fs::read_symlink(proc_exe, ec).string();
+  std::string pid = "pid=" + std::to_string(sleeper);
+  std::string start = " start=" + StartTimeOf(sleeper);
+
+  std::string lock =
+      TunerLockPath(TrialsRootFor((dir / "tuner.db").string(), "x"), "x");
+  fs::create_directories(fs::path(lock).parent_path());
+  for (const std::string& owner :
+       {pid,                                   // an older tuner's text
+        pid + " start=1 exe=" TUNER_BINARY,    // another start time
+        pid + start + " exe=" TUNER_BINARY,    // another executable
+        pid + start + " exe=" + sleep_exe}) {  // not a tuner
+    INFO(owner);
+    auto held = runner::LockFile::TryAcquire(lock);
+    REQUIRE(held.has_value());
+    held->WriteOwner(owner);
+    auto out = testing::RunTuner(dir, "stop x --db tuner.db");
+    INFO(out.err);
+    CHECK(out.code == 2);
+    CHECK(out.err.find("nothing was signalled") != std::string::npos);
+    CHECK(Alive(sleeper));
+  }
+  kill(sleeper, SIGKILL);
+  waitpid(sleeper, nullptr, 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a CLI tuner's lock names its pid, start time and executable",
+          "[cli][stop]") {
+  std::string owner = CliOwnerText();
+  CHECK(owner.rfind("pid=" + std::to_string(getpid()) + " start=", 0) == 0);
+  std::string why;
+  // Checked by a process of the same executable (here: this test binary).
+  CHECK(VerifiedTunerPid(owner, &why) == getpid());
+}
+
+}  // namespace
+}  // namespace tuner
