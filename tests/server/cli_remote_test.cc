@@ -148,8 +148,9 @@ TEST_CASE(
   fs::path out = ClientDir(service);
   std::string command = "cd '" SOURCE_DIR "' && '" TUNER_BINARY
                         "' submit configs/digits-lr-sweep.yaml --server " +
-                        service.url() + " > '" + (out / "out.txt").string() +
-                        "' 2> '" + (out / "err.txt").string() + "'";
+                        service.url() + " --db '" + service.db() + "' > '" +
+                        (out / "out.txt").string() + "' 2> '" +
+                        (out / "err.txt").string() + "'";
   int status = std::system(command.c_str());
   INFO(ReadFile(out / "err.txt"));
   REQUIRE(WIFEXITED(status));
