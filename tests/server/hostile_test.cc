@@ -33,7 +33,18 @@ namespace fs = std::filesystem;
 // A `tuner serve` child process on a free loopback port.
 class ServeProcess {
  public:
-  explicit ServeProcess(const fs::path& dir) : dir_(dir) {
+  // `listen` is --listen's value; `extra` more arguments of `tuner serve`.
+  explicit ServeProcess(const fs::path& dir,
+                        const std::string& listen = "127.0.0.1:0",
+                        std::vector<std::string> extra = {})
+      : dir_(dir) {
+    std::vector<std::string> args = {TUNER_BINARY, "serve", "--listen",
+                                     listen,       "--db",  "tuner.db",
+                                     "--no-resume"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::string out = (dir_ / "serve.out").string();
@@ -43,8 +54,7 @@ class ServeProcess {
       dup2(fd, 1);
       dup2(fd, 2);
       if (chdir(dir_.c_str()) != 0) _exit(127);
-      execl(TUNER_BINARY, TUNER_BINARY, "serve", "--listen", "127.0.0.1:0",
-            "--db", "tuner.db", "--no-resume", static_cast<char*>(nullptr));
+      execv(TUNER_BINARY, argv.data());
       _exit(127);
     }
     REQUIRE(pid_ > 0);
@@ -219,6 +229,38 @@ TEST_CASE("Hostile: the token is made once, kept 0600, found by the CLI",
   Output link = RunTuner(serve.dir(), "serve --listen 127.0.0.1:0");
   CHECK(link.code == 2);
   CHECK(link.err.find("symlink") != std::string::npos);
+}
+
+TEST_CASE("Hostile: off loopback, reads need the token; --allow-host names",
+          "[server][hostile][process]") {
+  ServeProcess serve(TestDir("open"), "0.0.0.0:0",
+                     {"--allow-host", "Tuner.Example"});
+  const int port = serve.port();
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(port);
+  const std::string auth = "Authorization: Bearer " + serve.token();
+  auto get = [&](const std::string& target,
+                 const std::vector<std::string>& headers) {
+    return StatusOf(Raw(port, Request("GET", target, headers)));
+  };
+  CHECK(get("/api/experiments", {host}) == 401);
+  CHECK(get("/api/experiments", {host, "Authorization: Bearer wrong"}) == 401);
+  CHECK(get("/api/experiments", {host, auth}) == 200);
+  CHECK(get("/api/experiments?token=" + serve.token(), {host}) == 200);
+  CHECK(get("/metrics", {host}) == 401);
+  // The dashboard's files and /healthz hold no data.
+  CHECK(get("/", {host}) == 200);
+  CHECK(get("/healthz", {host}) == 200);
+  // Bound to 0.0.0.0: IP literals, localhost and the allowed name.
+  CHECK(get("/healthz", {"Host: 10.1.2.3:" + std::to_string(port)}) == 200);
+  CHECK(get("/healthz", {"Host: localhost"}) == 200);
+  CHECK(get("/api/experiments", {"Host: tuner.example:80", auth}) == 200);
+  CHECK(get("/healthz", {"Host: other.example"}) == 403);
+  CHECK(get("/healthz", {}) == 403);
+  // A query token never carries a mutation.
+  CHECK(StatusOf(Raw(
+            port,
+            Request("POST", "/api/experiments/x/stop?token=" + serve.token(),
+                    {host, "Content-Type: application/json"}))) == 401);
 }
 
 TEST_CASE(
