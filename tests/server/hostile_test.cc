@@ -231,8 +231,9 @@ TEST_CASE("Hostile: the token is made once, kept 0600, found by the CLI",
   CHECK(link.err.find("symlink") != std::string::npos);
 }
 
-TEST_CASE("Hostile: off loopback, reads need the token; --allow-host names",
-          "[server][hostile][process]") {
+TEST_CASE(
+    "Hostile: off loopback, reads need the token, and --allow-host names pass",
+    "[server][hostile][process]") {
   ServeProcess serve(TestDir("open"), "0.0.0.0:0",
                      {"--allow-host", "Tuner.Example"});
   const int port = serve.port();
