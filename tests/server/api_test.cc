@@ -277,8 +277,9 @@ TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
 namespace tuner::testing {
 namespace {
 
-TEST_CASE("Service: env values are not served; a trial's reports come in pages",
-          "[server][process]") {
+TEST_CASE(
+    "Service: env values are not served, and a trial's reports come in pages",
+    "[server][process]") {
   Service service;
   auto client = service.Client();
   std::string yaml = ToySweepYaml("paged", 1, 1, 4) +
