@@ -67,8 +67,13 @@ class Server {
       std::ifstream in(dir / "serve.out");
       std::string word;
       while (in >> word) {
-        if (word.rfind("http://", 0) == 0) url_ = word;
+        size_t at = word.find("/?token=");
+        if (at != std::string::npos) token_ = word.substr(at + 8);
+        if (word.rfind("http://", 0) == 0 && at == std::string::npos) {
+          url_ = word;
+        }
       }
+      if (token_.empty()) url_.clear();  // wait for the dashboard's line
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (url_.empty()) Die("tuner serve did not start; see " + dir.string());
@@ -79,6 +84,7 @@ class Server {
     close(process_.pidfd);
   }
   const std::string& url() const { return url_; }
+  const std::string& token() const { return token_; }
   // Seconds of CPU the server process has used (utime + stime).
   double CpuSeconds() const {
     std::ifstream in("/proc/" + std::to_string(process_.pid) + "/stat");
@@ -97,6 +103,7 @@ class Server {
  private:
   tuner::runner::SpawnedProcess process_;
   std::string url_;
+  std::string token_;  // what a submit needs
 };
 
 std::string SweepYaml(const std::string& name, const Options& o) {
@@ -117,8 +124,9 @@ json Get(HttpClient& client, const std::string& target) {
   return json::parse(r.value().body);
 }
 
-void Submit(const std::string& url, const std::string& name, const Options& o) {
-  auto client = HttpClient::Connect(url);
+void Submit(const std::string& url, const std::string& token,
+            const std::string& name, const Options& o) {
+  auto client = HttpClient::Connect(url, token);
   if (!client.ok()) Die(client.message());
   auto submitted =
       client.value()->Call("POST", "/api/experiments", SweepYaml(name, o));
@@ -229,10 +237,10 @@ int main(int argc, char** argv) {
   {
     Server server(dir);
     double cpu0 = server.CpuSeconds();
-    Submit(server.url(), "baseline", o);
+    Submit(server.url(), server.token(), "baseline", o);
     double baseline = WaitForEnd(server.url(), "baseline");
     double cpu1 = server.CpuSeconds();
-    Submit(server.url(), "loaded", o);
+    Submit(server.url(), server.token(), "loaded", o);
     LoadResult load;
     std::thread loader([&] { load = Load(server.url(), "loaded", o); });
     double loaded = WaitForEnd(server.url(), "loaded");

@@ -89,7 +89,11 @@ class TrialStore {
   // (when the report carries both the time and the objective).
   core::Status AppendReport(const ReportRecord& report, core::Mode mode);
   core::Status AppendDecision(const DecisionRecord& record);
-  core::Result<std::vector<ReportRecord>> ListReports(core::TrialId trial);
+  // With `after_seq` and `limit` (>= 0): only the first `limit` reports
+  // whose seq is above `after_seq` (one page).
+  core::Result<std::vector<ReportRecord>> ListReports(core::TrialId trial,
+                                                      int64_t after_seq = -1,
+                                                      int64_t limit = -1);
   // Every report of the experiment's trials (time, objective, when), by
   // trial then sequence: the learning curves.
   core::Result<std::vector<CurvePoint>> ListCurves(ExperimentId experiment);

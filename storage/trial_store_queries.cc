@@ -7,13 +7,15 @@
 namespace tuner::storage {
 
 core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
-    core::TrialId trial) {
+    core::TrialId trial, int64_t after_seq, int64_t limit) {
   auto stmt = db_->Prepare(
       "SELECT seq, time, value, metrics FROM reports WHERE trial_id = ?1 "
-      "ORDER BY seq");
+      "AND seq > ?2 ORDER BY seq LIMIT ?3");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, trial);
+  s.Bind(2, after_seq);
+  s.Bind(3, limit);  // negative: no limit
   std::vector<ReportRecord> out;
   for (;;) {
     auto row = s.Step();

@@ -93,8 +93,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--listen", serve.listen,
                         "HOST:PORT (default 127.0.0.1:8080; port 0: any)");
   serve_cmd->add_option("--token-file", serve.token_file,
-                        "the token mutating requests must carry (else "
-                        "$TUNER_TOKEN; required off loopback)");
+                        "the token requests must carry (else $TUNER_TOKEN, "
+                        "else the one kept in <db>.token)");
+  serve_cmd->add_option("--allow-host", serve.allow_hosts,
+                        "a name clients may use in Host besides the bound "
+                        "address and localhost (repeatable)");
   serve_cmd
       ->add_option("--http-threads", serve.http_threads,
                    "threads serving HTTP (default 2)")
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
   submit_cmd->add_option("config", submit_path, "experiment YAML")->required();
   submit_cmd->add_option("--server", remote.server, "http://HOST:PORT")
       ->required();
-  for (auto* sub : {submit_cmd, best, trials, status, stop_cmd}) {
+  for (auto* sub : {submit_cmd, best, trials, status, stop_cmd, resume}) {
     if (sub != submit_cmd) {
       sub->add_option("--server", remote.server,
                       "ask a running `tuner serve` (http://HOST:PORT) "
@@ -120,8 +123,8 @@ int main(int argc, char** argv) {
                     "the service's token (else $TUNER_TOKEN)");
   }
 
-  for (auto* sub :
-       {serve_cmd, run_cmd, best, trials, status, resume, stop_cmd}) {
+  for (auto* sub : {serve_cmd, run_cmd, best, trials, status, resume, stop_cmd,
+                    submit_cmd}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
   try {
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : tuner::cli::kExitBadInput;
   }
   query.db_path = db;
+  remote.db_path = db;  // where the CLI finds the service's token
   if (*run_cmd) {
     if (app.count("--db") + run_cmd->count("--db") > 0) run.db_path = db;
     return tuner::cli::Run(run);
@@ -151,6 +155,7 @@ int main(int argc, char** argv) {
       return tuner::server::RemoteTrials(query.name, query.format, remote);
     }
     if (*status) return tuner::server::RemoteStatus(query.name, remote);
+    if (*resume) return tuner::server::RemoteResume(query.name, remote);
     if (*stop_cmd) {
       if (stop.detach) {
         std::fprintf(stderr, "tuner: --detach works with --db only\n");

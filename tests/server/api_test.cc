@@ -2,6 +2,7 @@
 // input, limits, the token, the log endpoint and the event stream.
 #include <sys/socket.h>
 
+#include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
 
 namespace tuner::testing {
@@ -163,15 +165,15 @@ TEST_CASE("Service: oversized bodies and headers are refused, slow clients cut",
   CHECK(big.value().status == 413);
 
   std::string huge_header =
-      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(10000, 'a') +
-      "\r\n\r\n";
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
+      std::string(10000, 'a') + "\r\n\r\n";
   CHECK(RawExchange(service.url(), huge_header).find("431") !=
         std::string::npos);
 
   // A client that sends half a request and stalls is disconnected.
   auto start = std::chrono::steady_clock::now();
-  std::string answer =
-      RawExchange(service.url(), "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+  std::string answer = RawExchange(
+      service.url(), "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -181,19 +183,19 @@ TEST_CASE("Service: oversized bodies and headers are refused, slow clients cut",
   CHECK(service.Client()->Call("GET", "/healthz").value().status == 200);
 }
 
-TEST_CASE("Service: with a token, mutating requests need it and reads do not",
+TEST_CASE("Service: mutating requests need the token and reads do not",
           "[server]") {
   Service::Options options;
   options.token = "s3cret-token-0123456789";
   Service service(options);
-  auto anonymous = service.Client();
+  auto anonymous = service.Client("");
   auto refused =
       anonymous->Call("POST", "/api/experiments", ToySweepYaml("tok", 1));
   CHECK(refused.value().status == 401);
   auto wrong = service.Client("s3cret-token-0123456788");
   CHECK(wrong->Call("POST", "/api/experiments/tok/stop").value().status == 401);
   CHECK(anonymous->Call("GET", "/api/experiments").value().status == 200);
-  auto owner = service.Client(*options.token);
+  auto owner = service.Client(options.token);
   auto accepted =
       owner->Call("POST", "/api/experiments", ToySweepYaml("tok", 1));
   CHECK(accepted.value().status == 201);
@@ -236,9 +238,9 @@ TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
   timeval timeout{0, 200000};
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout,
              sizeof timeout);
-  net::write(
-      socket,
-      net::buffer(std::string("GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")));
+  net::write(socket,
+             net::buffer(std::string(
+                 "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")));
   auto client = service.Client();
   REQUIRE(client->Call("POST", "/api/experiments", ToySweepYaml("sse", 2))
               .value()
@@ -267,6 +269,97 @@ TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
   CHECK(ended);
   // Event ids increase, so a client can resume with Last-Event-ID.
   CHECK(stream.find("id: 1\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+TEST_CASE(
+    "Service: env values are not served, and a trial's reports come in pages",
+    "[server][process]") {
+  Service service;
+  auto client = service.Client();
+  std::string yaml = ToySweepYaml("paged", 1, 1, 4) +
+                     "env: {API_KEY: hunter2-secret, MODE: \"{lr}\"}\n";
+  REQUIRE(client->Call("POST", "/api/experiments", yaml).value().status == 201);
+  REQUIRE(WaitFor(*client, "/api/experiments/paged", "\"finished\""));
+  std::string shown =
+      client->Call("GET", "/api/experiments/paged").value().body;
+  CHECK(shown.find("hunter2-secret") == std::string::npos);
+  CHECK(shown.find("API_KEY") != std::string::npos);
+  CHECK(shown.find("***") != std::string::npos);
+
+  auto trials = nlohmann::json::parse(
+      client->Call("GET", "/api/experiments/paged/trials").value().body);
+  REQUIRE(trials.size() == 1);
+  std::string trial =
+      "/api/trials/" + std::to_string(trials[0]["id"].get<int>());
+  auto all = nlohmann::json::parse(client->Call("GET", trial).value().body);
+  REQUIRE(all["reports"].size() == 4);
+  CHECK(all["next_after"].is_null());
+  auto first = nlohmann::json::parse(
+      client->Call("GET", trial + "?limit=3").value().body);
+  CHECK(first["reports"].size() == 3);
+  REQUIRE(first["next_after"] == 3);
+  auto rest = nlohmann::json::parse(
+      client->Call("GET", trial + "?after=3&limit=3").value().body);
+  REQUIRE(rest["reports"].size() == 1);
+  CHECK(rest["reports"][0]["seq"] == 4);
+  CHECK(rest["next_after"].is_null());
+  CHECK(client->Call("GET", trial + "?limit=0").value().status == 400);
+  CHECK(client->Call("GET", trial + "?limit=10001").value().status == 400);
+  CHECK(client->Call("GET", trial + "?after=x").value().status == 400);
+}
+
+TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
+          "[server][process]") {
+  // A fake hl-smi that waits for a gate file: the submit is known to be
+  // inside detection until the test opens it.
+  auto gate = std::filesystem::temp_directory_path() /
+              ("tuner-slow-smi-" + std::to_string(getpid()));
+  std::filesystem::remove_all(gate);
+  std::filesystem::create_directories(gate / "bin");
+  std::ofstream(gate / "bin" / "hl-smi")
+      << "#!/bin/sh\ntouch '" << (gate / "entered").string()
+      << "'\nwhile [ ! -e '" << (gate / "open").string()
+      << "' ]; do sleep 0.02; done\nexec '" << FAKES_DIR << "/bin/hl-smi' "
+      << "\"$@\"\n";
+  std::filesystem::permissions(gate / "bin" / "hl-smi",
+                               std::filesystem::perms::owner_all);
+  UseFakeMachine("dl1");
+  std::string saved_path = getenv("PATH");
+  setenv("PATH", ((gate / "bin").string() + ":" + saved_path).c_str(), 1);
+
+  Service service;
+  std::string yaml = ToySweepYaml("slow-detect", 1, 1, 1);
+  yaml.replace(yaml.find("devices: {kind: cpu, slots: 2}"), 30,
+               "devices: {kind: habana}");
+  std::atomic<int> submitted{0};
+  std::thread submitter([&] {
+    auto client = service.Client();
+    auto r = client->Call("POST", "/api/experiments", yaml);
+    submitted = r.ok() ? r.value().status : -1;
+  });
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(gate / "entered") &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(std::filesystem::exists(gate / "entered"));
+  // The fixture serves HTTP on one thread: it is free while the submit
+  // waits inside detection.
+  auto other = service.Client();
+  CHECK(other->Call("GET", "/healthz").value().status == 200);
+  CHECK(other->Call("GET", "/api/experiments").value().status == 200);
+  CHECK(submitted == 0);  // still inside detection: the gate is shut
+  std::ofstream(gate / "open") << "open\n";
+  submitter.join();
+  setenv("PATH", saved_path.c_str(), 1);
+  CHECK(submitted == 201);
+  std::filesystem::remove_all(gate);
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 #ifndef TUNER_TESTS_SERVER_SERVICE_FIXTURE_H_
 #define TUNER_TESTS_SERVER_SERVICE_FIXTURE_H_
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <optional>
 #include <string>
@@ -22,13 +24,17 @@
 #include "tuner/server/http_client.h"
 #include "tuner/server/http_server.h"
 #include "tuner/server/hub_control.h"
+#include "tuner/server/token.h"
 
 namespace tuner::testing {
 
 class Service {
  public:
   struct Options {
-    std::optional<std::string> token;
+    // The token every mutation needs; kept beside the database in
+    // `<db>.token` (mode 0600), where the CLI finds it, as with `tuner serve`.
+    std::string token = "test-token-0123456789abcdef0123456789";
+    bool token_for_reads = false;
     server::HttpLimits limits;
     int devices_total = 8;
   };
@@ -42,6 +48,9 @@ class Service {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     db_ = (dir_ / "tuner.db").string();
+    token_ = options.token;
+    std::ofstream(server::TokenPathFor(db_)) << token_ << "\n";
+    chmod(server::TokenPathFor(db_).c_str(), 0600);
     auto store = storage::TrialStore::Open(db_);
     REQUIRE(store.ok());
     store_ = std::move(store).value();
@@ -56,6 +65,7 @@ class Service {
     server::Api::Options api;
     api.db_path = db_;
     api.token = options.token;
+    api.token_for_reads = options.token_for_reads;
     api.default_base_dir = dir_.string();
     api.devices_total = options.devices_total;
     api.devices_kind = "habana";
@@ -99,7 +109,11 @@ class Service {
     done.get_future().wait();
   }
 
-  std::unique_ptr<server::HttpClient> Client(const std::string& token = "") {
+  const std::string& token() const { return token_; }
+  // A client with the service's token.
+  std::unique_ptr<server::HttpClient> Client() { return Client(token_); }
+  // A client with `token` ("": none).
+  std::unique_ptr<server::HttpClient> Client(const std::string& token) {
     auto client = server::HttpClient::Connect(url_, token);
     REQUIRE(client.ok());
     return std::move(client).value();
@@ -111,6 +125,7 @@ class Service {
   std::filesystem::path dir_;
   std::string db_;
   std::string url_;
+  std::string token_;
   server::EventBus bus_;
   boost::asio::io_context sweeps_;
   boost::asio::io_context http_;

@@ -25,37 +25,24 @@ Response MethodNotAllowed(const std::string& allowed) {
 
 }  // namespace
 
-Response Api::Handle(const Request& request) const {
+void Api::Handle(const Request& request, Reply reply) const {
   auto target = ParseTarget(request.target);
-  if (!target) return ErrorResponse(400, "malformed request target");
+  if (!target) return reply(ErrorResponse(400, "malformed request target"));
+  std::optional<Response> now;
   try {
-    return Route(request, target->first, target->second);
+    now = Route(request, target->first, target->second, reply);
   } catch (const std::exception& e) {
-    return ErrorResponse(500, std::string("internal error: ") + e.what());
+    now = ErrorResponse(500, std::string("internal error: ") + e.what());
   }
+  if (now) reply(std::move(*now));
 }
 
-bool Api::Authorized(const Request& request) const {
-  if (!options_.token) return true;
-  const std::string prefix = "Bearer ";
-  if (request.authorization.compare(0, prefix.size(), prefix) != 0) {
-    return false;
-  }
-  return ConstantTimeEquals(request.authorization.substr(prefix.size()),
-                            *options_.token);
-}
-
-Response Api::Route(const Request& request,
-                    const std::vector<std::string>& path,
-                    const Query& query) const {
+std::optional<Response> Api::Route(const Request& request,
+                                   const std::vector<std::string>& path,
+                                   const Query& query,
+                                   const Reply& reply) const {
   bool get = request.method == "GET";
-  bool post = request.method == "POST";
-  if (post && !Authorized(request)) {
-    Response r = ErrorResponse(
-        401, "this server needs a token: Authorization: Bearer <token>");
-    r.headers.emplace_back("WWW-Authenticate", "Bearer");
-    return r;
-  }
+  if (auto refused = Guard(request, path, query)) return *refused;
   if (path.empty() || (path.size() == 1 && assets_.count("/" + path[0]))) {
     std::string key = path.empty() ? "/" : "/" + path[0];
     auto it = assets_.find(key);
@@ -91,19 +78,21 @@ Response Api::Route(const Request& request,
     r.events_after = IsNumber(after) ? std::stoll(after) : bus_.last_id();
     return r;
   }
-  if (path[1] == "experiments") return RouteExperiment(request, path, query);
+  if (path[1] == "experiments") {
+    return RouteExperiment(request, path, query, reply);
+  }
   if (path[1] == "trials") return RouteTrial(request, path, query);
   return NotFound();
 }
 
-Response Api::RouteExperiment(const Request& request,
-                              const std::vector<std::string>& path,
-                              const Query& query) const {
+std::optional<Response> Api::RouteExperiment(
+    const Request& request, const std::vector<std::string>& path,
+    const Query& query, const Reply& reply) const {
   bool get = request.method == "GET";
   bool post = request.method == "POST";
   if (path.size() == 2) {
     if (get) return ListExperiments(query);
-    if (post) return Submit(request, query);
+    if (post) return Submit(request, query, reply);
     return MethodNotAllowed("GET, POST");
   }
   const std::string& name = path[2];
@@ -119,7 +108,8 @@ Response Api::RouteExperiment(const Request& request,
   const std::string& verb = path[3];
   if (verb == "stop" || verb == "resume") {
     if (!post) return MethodNotAllowed("POST");
-    return verb == "stop" ? Stop(name, query) : Resume(name);
+    verb == "stop" ? Stop(name, query, reply) : Resume(name, reply);
+    return std::nullopt;
   }
   if (!get) {
     return verb == "trials" || verb == "best" || verb == "curves" ||
@@ -141,7 +131,9 @@ Response Api::RouteTrial(const Request& request,
   if (path.size() < 3 || path.size() > 4) return NotFound();
   if (!IsNumber(path[2])) return ErrorResponse(400, "a trial id is a number");
   int64_t id = std::stoll(path[2]);
-  if (path.size() == 3) return get ? GetTrial(id) : MethodNotAllowed("GET");
+  if (path.size() == 3) {
+    return get ? GetTrial(id, query) : MethodNotAllowed("GET");
+  }
   if (path[3] != "log") return NotFound();
   return get ? GetLog(id, query) : MethodNotAllowed("GET");
 }

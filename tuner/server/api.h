@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct Request {
   std::string body;
   std::string authorization;  // the Authorization header
   std::string last_event_id;  // the Last-Event-ID header
+  std::string host;           // the Host header, as sent ("127.0.0.1:8080")
+  std::string origin;         // the Origin header; "" when absent
+  std::string content_type;   // the Content-Type header
 };
 
 struct Response {
@@ -38,14 +42,17 @@ struct Response {
 };
 
 // What mutating requests ask of the experiments, on the sweeps' thread.
-// Each call returns once the hub has acted.
+// Each call returns at once, without waiting for the hub; `done` is called
+// once the hub has acted (exactly once, on another thread, or never when
+// the service stops first).
 class Control {
  public:
+  using Done = std::function<void(core::Status)>;
   virtual ~Control() = default;
-  virtual core::Status Submit(const ExperimentConfig& config,
-                              const std::string& stored_json) = 0;
-  virtual core::Status Stop(const std::string& name, bool force) = 0;
-  virtual core::Status Resume(const std::string& name) = 0;
+  virtual void Submit(ExperimentConfig config, std::string stored_json,
+                      Done done) = 0;
+  virtual void Stop(const std::string& name, bool force, Done done) = 0;
+  virtual void Resume(const std::string& name, Done done) = 0;
   virtual std::vector<RunningInfo> Running() const = 0;
 };
 
@@ -58,11 +65,20 @@ struct Asset {
 class Api {
  public:
   struct Options {
-    std::string db_path;               // trial logs live next to it
-    std::optional<std::string> token;  // required by mutating requests
-    std::string default_base_dir;      // for relative paths in a submitted
-                                       // config without ?base=
-    int devices_total = 0;             // for /metrics
+    std::string db_path;  // trial logs live next to it
+    // Required by every mutating request (POST, PUT, DELETE ...), and by
+    // reads when `token_for_reads`; without one, mutations are refused.
+    std::optional<std::string> token;
+    bool token_for_reads = false;  // set when not bound to loopback
+    // The names a request's Host may give (without the port, lower case):
+    // the bound address, localhost and --allow-host names. Anything else is
+    // refused with 403 (DNS rebinding). With `any_ip_host` (bound to 0.0.0.0
+    // or ::), any IP literal is accepted too: only a name can be rebound.
+    std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "::1"};
+    bool any_ip_host = false;
+    std::string default_base_dir;  // for relative paths in a submitted
+                                   // config without ?base=
+    int devices_total = 0;         // for /metrics
     std::string devices_kind;
   };
 
@@ -74,16 +90,24 @@ class Api {
         options_(std::move(options)),
         assets_(std::move(assets)) {}
 
-  // Never throws; every error is a JSON {"error": "..."} with its status.
-  Response Handle(const Request& request) const;
+  using Reply = std::function<void(Response)>;
+  // Answers `request` through `reply`, called exactly once: before Handle
+  // returns for reads and refusals, later and from the thread that acted
+  // for mutations (so that no caller's thread waits on the experiments),
+  // or never when the service stops first. Never throws; every error is a
+  // JSON {"error": "..."} with its status.
+  void Handle(const Request& request, Reply reply) const;
 
  private:
   using Query = std::map<std::string, std::string>;
-  Response Route(const Request& request, const std::vector<std::string>& path,
-                 const Query& query) const;
-  Response RouteExperiment(const Request& request,
-                           const std::vector<std::string>& path,
-                           const Query& query) const;
+  // nullopt when the answer goes to `reply` later.
+  std::optional<Response> Route(const Request& request,
+                                const std::vector<std::string>& path,
+                                const Query& query, const Reply& reply) const;
+  std::optional<Response> RouteExperiment(const Request& request,
+                                          const std::vector<std::string>& path,
+                                          const Query& query,
+                                          const Reply& reply) const;
   Response RouteTrial(const Request& request,
                       const std::vector<std::string>& path,
                       const Query& query) const;
@@ -94,14 +118,23 @@ class Api {
   Response GetBest(const std::string& name, const Query& query) const;
   Response GetCurves(const std::string& name) const;
   Response GetLeases(const std::string& name) const;
-  Response GetTrial(int64_t id) const;
+  Response GetTrial(int64_t id, const Query& query) const;
   Response GetLog(int64_t id, const Query& query) const;  // api_log.cc
   Response Metrics() const;                               // api_metrics.cc
-  // POST (api_control.cc)
-  Response Submit(const Request& request, const Query& query) const;
-  Response Stop(const std::string& name, const Query& query) const;
-  Response Resume(const std::string& name) const;
-  bool Authorized(const Request& request) const;
+  // POST (api_control.cc): nullopt when the answer goes to `reply` later.
+  std::optional<Response> Submit(const Request& request, const Query& query,
+                                 const Reply& reply) const;
+  void Stop(const std::string& name, const Query& query,
+            const Reply& reply) const;
+  void Resume(const std::string& name, const Reply& reply) const;
+  // The checks before routing (api_guard.cc): Host, Origin, content type
+  // and token. nullopt when the request may go on.
+  std::optional<Response> Guard(const Request& request,
+                                const std::vector<std::string>& path,
+                                const Query& query) const;
+  bool HostAllowed(const std::string& host) const;
+  bool Authorized(const Request& request, const Query& query,
+                  bool allow_query_token) const;
 
   StorePool& stores_;
   EventBus& bus_;
@@ -120,8 +153,16 @@ int HttpStatus(const core::Error& error);
 std::optional<
     std::pair<std::vector<std::string>, std::map<std::string, std::string>>>
 ParseTarget(const std::string& target);
+// A stored config as the API shows it: every `env:` value, in the stored
+// YAML and in the JSON, replaced by "***" (api_redact.cc).
+nlohmann::ordered_json RedactedConfig(const std::string& config_json);
 // Equal strings, in time that does not depend on where they differ.
 bool ConstantTimeEquals(const std::string& a, const std::string& b);
+// The host name of a Host header ("[::1]:80" -> "::1", "Local:8" ->
+// "local"); "" when it is malformed.
+std::string HostName(const std::string& host_header);
+// Whether a method changes something (anything but GET, HEAD, OPTIONS).
+bool IsMutation(const std::string& method);
 
 }  // namespace tuner::server
 

@@ -21,9 +21,22 @@ Response Accepted(int status, const std::string& name,
   return JsonResponse(status, body.dump() + "\n");
 }
 
+// What the hub's answer becomes: `status` with {name, state, url}, or the
+// error.
+Control::Done Answer(const Api::Reply& reply, int status,
+                     const std::string& name, const std::string& state) {
+  return [reply, status, name, state](core::Status done) {
+    if (!done.ok()) {
+      return reply(ErrorResponse(HttpStatus(done.error()), done.message()));
+    }
+    reply(Accepted(status, name, state));
+  };
+}
+
 }  // namespace
 
-Response Api::Submit(const Request& request, const Query& query) const {
+std::optional<Response> Api::Submit(const Request& request, const Query& query,
+                                    const Reply& reply) const {
   std::string base = options_.default_base_dir;
   if (auto it = query.find("base"); it != query.end()) base = it->second;
   if (base.empty() || base[0] != '/') {
@@ -44,32 +57,24 @@ Response Api::Submit(const Request& request, const Query& query) const {
   }
   auto config = LoadConfigText(request.body, source, base, base);
   if (!config.ok()) return ErrorResponse(400, config.message());
+  std::string name = config.value().name;
   std::string stored =
       StoredConfigJson(config.value(), request.body, source_path.string(), base,
-                       TrialsRootFor(options_.db_path, config.value().name));
-  core::Status submitted = control_.Submit(config.value(), stored);
-  if (!submitted.ok()) {
-    return ErrorResponse(HttpStatus(submitted.error()), submitted.message());
-  }
-  return Accepted(201, config.value().name, "running");
+                       TrialsRootFor(options_.db_path, name));
+  control_.Submit(std::move(config).value(), std::move(stored),
+                  Answer(reply, 201, name, "running"));
+  return std::nullopt;
 }
 
-Response Api::Stop(const std::string& name, const Query& query) const {
+void Api::Stop(const std::string& name, const Query& query,
+               const Reply& reply) const {
   auto it = query.find("force");
   bool force = it != query.end() && (it->second == "1" || it->second == "true");
-  core::Status stopped = control_.Stop(name, force);
-  if (!stopped.ok()) {
-    return ErrorResponse(HttpStatus(stopped.error()), stopped.message());
-  }
-  return Accepted(202, name, "stopping");
+  control_.Stop(name, force, Answer(reply, 202, name, "stopping"));
 }
 
-Response Api::Resume(const std::string& name) const {
-  core::Status resumed = control_.Resume(name);
-  if (!resumed.ok()) {
-    return ErrorResponse(HttpStatus(resumed.error()), resumed.message());
-  }
-  return Accepted(202, name, "running");
+void Api::Resume(const std::string& name, const Reply& reply) const {
+  control_.Resume(name, Answer(reply, 202, name, "running"));
 }
 
 }  // namespace tuner::server

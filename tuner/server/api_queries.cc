@@ -133,7 +133,8 @@ Response Api::GetExperiment(const std::string& name) const {
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return Failure(e.error());
   Json out = Summary(*store.value(), e.value(), control_.Running());
-  out["config"] = Json::parse(e.value().config_json, nullptr, false);
+  // Env values may be secrets: see them with the CLI on the database.
+  out["config"] = RedactedConfig(e.value().config_json);
   out["space"] = SpaceJson(e.value().config_json);
   return JsonResponse(200, out.dump() + "\n");
 }
@@ -226,7 +227,26 @@ Response Api::GetLeases(const std::string& name) const {
   return JsonResponse(200, out.dump() + "\n");
 }
 
-Response Api::GetTrial(int64_t id) const {
+Response Api::GetTrial(int64_t id, const Query& query) const {
+  // One page of reports, so that a trial with millions of them does not
+  // make an answer of gigabytes.
+  constexpr int64_t kMaxPage = 10000;
+  int64_t after = 0;
+  int64_t limit = kMaxPage;
+  if (auto it = query.find("after"); it != query.end()) {
+    char* end = nullptr;
+    after = std::strtoll(it->second.c_str(), &end, 10);
+    if (it->second.empty() || *end != '\0' || after < 0) {
+      return ErrorResponse(400, "after: a report's seq (0 or more)");
+    }
+  }
+  if (auto it = query.find("limit"); it != query.end()) {
+    char* end = nullptr;
+    limit = std::strtoll(it->second.c_str(), &end, 10);
+    if (it->second.empty() || *end != '\0' || limit < 1 || limit > kMaxPage) {
+      return ErrorResponse(400, "limit: a number from 1 to 10000");
+    }
+  }
   auto store = stores_.Borrow();
   if (!store.ok()) return Failure(store.error());
   auto trial = store.value()->FindTrial(id);
@@ -234,8 +254,10 @@ Response Api::GetTrial(int64_t id) const {
   if (!trial.value()) {
     return ErrorResponse(404, "no trial " + std::to_string(id));
   }
-  auto reports = store.value()->ListReports(id);
+  auto reports = store.value()->ListReports(id, after, limit + 1);
   if (!reports.ok()) return Failure(reports.error());
+  bool more = static_cast<int64_t>(reports.value().size()) > limit;
+  if (more) reports.value().pop_back();
   Json out = TrialJson(*trial.value());
   std::string experiment;
   if (auto all = store.value()->ListExperiments(); all.ok()) {
@@ -255,6 +277,8 @@ Response Api::GetTrial(int64_t id) const {
                     {"metrics", metrics}});
   }
   out["reports"] = list;
+  // The `after` of the next page; null on the last one.
+  out["next_after"] = more ? Json(reports.value().back().seq) : Json();
   return JsonResponse(200, out.dump() + "\n");
 }
 

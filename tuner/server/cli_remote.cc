@@ -38,7 +38,7 @@ std::string ErrorOf(const ClientResponse& response) {
 int Exchange(const RemoteOptions& remote, const std::string& method,
              const std::string& target, const std::string& body,
              ClientResponse& out) {
-  auto token = ReadToken(remote.token_file);
+  auto token = FindClientToken(remote.token_file, remote.db_path);
   if (!token.ok()) return Fail(token.message(), 2);
   auto client = HttpClient::Connect(remote.server, token.value());
   if (!client.ok()) return Fail(client.message());
@@ -127,6 +127,19 @@ int RemoteStop(const std::string& name, bool force,
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::printf("%s: stopped\n", name.c_str());
+  return 0;
+}
+
+}  // namespace tuner::server
+
+namespace tuner::server {
+
+int RemoteResume(const std::string& name, const RemoteOptions& remote) {
+  ClientResponse response;
+  int code =
+      Exchange(remote, "POST", Experiment(name) + "/resume", "", response);
+  if (code != 0) return response.status == 404 ? 2 : code;
+  std::printf("%s: resumed on %s\n", name.c_str(), remote.server.c_str());
   return 0;
 }
 

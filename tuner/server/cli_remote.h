@@ -11,8 +11,11 @@
 namespace tuner::server {
 
 struct RemoteOptions {
-  std::string server;                     // http://HOST:PORT
-  std::optional<std::string> token_file;  // else $TUNER_TOKEN
+  std::string server;  // http://HOST:PORT
+  // The token: this file, else $TUNER_TOKEN, else `<db_path>.token`, the
+  // one a `tuner serve --db db_path` on this machine keeps.
+  std::optional<std::string> token_file;
+  std::string db_path = "tuner.db";
   // How long `stop` waits for the experiment's trials to end.
   std::chrono::milliseconds stop_wait{120000};
 };
@@ -26,6 +29,7 @@ int RemoteTrials(const std::string& name, const std::string& format,
                  const RemoteOptions& remote);
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote);
+int RemoteResume(const std::string& name, const RemoteOptions& remote);
 
 }  // namespace tuner::server
 

@@ -48,10 +48,15 @@ struct HttpClient::Impl {
                                         std::chrono::milliseconds timeout) {
     http::request<http::string_body> req(http::string_to_verb(method), target,
                                          11);
-    req.set(http::field::host, host + ":" + port);
+    bool v6 = host.find(':') != std::string::npos;
+    req.set(http::field::host, (v6 ? "[" + host + "]" : host) + ":" + port);
     req.set(http::field::user_agent, "tuner");
     if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
-    if (!body.empty()) req.set(http::field::content_type, "application/yaml");
+    // The service refuses mutations in any type a web form could send.
+    if (method != "GET" && method != "HEAD") {
+      req.set(http::field::content_type,
+              body.empty() ? "application/json" : "application/yaml");
+    }
     req.body() = body;
     req.keep_alive(true);
     req.prepare_payload();

@@ -9,6 +9,24 @@ namespace tuner::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+namespace {
+
+// Answers 503 without waiting: the few bytes fit in a fresh socket's send
+// buffer, and a client that does not read them loses nothing.
+void RefuseBusy(tcp::socket& socket) {
+  static const char kBusy[] =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+      "Connection: close\r\nContent-Length: 44\r\n\r\n"
+      "{\"error\":\"too many connections; try again\"}\n";
+  boost::system::error_code ec;
+  socket.non_blocking(true, ec);
+  socket.write_some(net::buffer(kBusy, sizeof kBusy - 1), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
+}  // namespace
+
 HttpServer::HttpServer(net::io_context& io, const Api& api, EventBus& bus,
                        HttpLimits limits)
     : io_(io),
@@ -48,8 +66,8 @@ void HttpServer::Accept() {
         if (ec == net::error::operation_aborted) return;
         if (!ec) {
           if (shared->connections.load() >= shared->limits.max_connections) {
-            spdlog::warn("too many connections; closing a new one");
-            socket.close(ec);
+            spdlog::warn("too many connections; refusing a new one");
+            RefuseBusy(socket);
           } else {
             ServeConnection(std::move(socket), shared);
           }

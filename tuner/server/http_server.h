@@ -7,7 +7,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
@@ -24,7 +26,10 @@ struct HttpLimits {
   std::chrono::seconds read_timeout{15};   // a request, from its first byte
   std::chrono::seconds write_timeout{30};  // a response, or an event batch
   std::chrono::seconds idle_timeout{60};   // keep-alive between requests
-  int max_connections = 512;               // more: closed at once
+  // More: answered 503 at once and closed. Idle and slow connections expire
+  // (the timeouts above), so they cannot hold it for long.
+  int max_connections = 2048;
+  int events_per_client = 8;  // GET /api/events per client address: 429
 };
 
 // Accepts connections and serves each on its own strand of `io` (run it
@@ -50,6 +55,8 @@ class HttpServer {
     EventBus& bus;
     HttpLimits limits;
     std::atomic<int> connections{0};
+    std::mutex streams_mutex;
+    std::map<std::string, int> streams;  // open event streams by address
   };
 
  private:

@@ -2,10 +2,12 @@
 // by the Api; GET /api/events turns it into a server-sent event stream.
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <mutex>
 #include <optional>
 
 #include "tuner/server/http_server.h"
@@ -35,13 +37,44 @@ struct ConnectionCount {
   std::shared_ptr<HttpServer::Shared> shared;
 };
 
+// Holds one of the event streams its client address may open.
+class StreamSlot {
+ public:
+  // nullopt when `address` holds its share already.
+  static std::optional<StreamSlot> Take(
+      std::shared_ptr<HttpServer::Shared> shared, const std::string& address) {
+    std::lock_guard<std::mutex> lock(shared->streams_mutex);
+    int& open = shared->streams[address];
+    if (open >= shared->limits.events_per_client) return std::nullopt;
+    ++open;
+    return StreamSlot(std::move(shared), address);
+  }
+  StreamSlot(StreamSlot&& other) noexcept
+      : shared_(std::move(other.shared_)), address_(other.address_) {}
+  StreamSlot(const StreamSlot&) = delete;
+  StreamSlot& operator=(const StreamSlot&) = delete;
+  ~StreamSlot() {
+    if (!shared_) return;
+    std::lock_guard<std::mutex> lock(shared_->streams_mutex);
+    if (--shared_->streams[address_] <= 0) shared_->streams.erase(address_);
+  }
+
+ private:
+  StreamSlot(std::shared_ptr<HttpServer::Shared> shared, std::string address)
+      : shared_(std::move(shared)), address_(std::move(address)) {}
+  std::shared_ptr<HttpServer::Shared> shared_;
+  std::string address_;
+};
+
 // Streams the bus's events as `id: N / event: TYPE / data: JSON`, with a
 // comment line every 15 s so that proxies and clients see it is alive.
 class EventStream : public std::enable_shared_from_this<EventStream> {
  public:
-  EventStream(beast::tcp_stream stream, ConnectionCount count, int64_t after)
+  EventStream(beast::tcp_stream stream, ConnectionCount count, StreamSlot slot,
+              int64_t after)
       : stream_(std::move(stream)),
         count_(std::move(count)),
+        slot_(std::move(slot)),
         timer_(stream_.get_executor()),
         last_(after) {}
 
@@ -59,6 +92,7 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
         "Cache-Control: no-cache\r\nConnection: keep-alive\r\n\r\n"
         "retry: 1000\n\n";
     Write();
+    WatchClose();
   }
 
   ~EventStream() { count_.shared->bus.Unsubscribe(token_); }
@@ -88,13 +122,28 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
     timer_.async_wait(
         [self = shared_from_this()](boost::system::error_code ec) {
           self->notified_ = false;
+          if (!self->stream_.socket().is_open()) return;
           if (!ec) self->text_ = ": alive\n\n";
           if (!ec) return self->Write();
           self->Pump();
         });
   }
 
+  // The client sends nothing more; a read ends when it leaves, and then the
+  // stream (and its slot) go at once, not at the next write.
+  void WatchClose() {
+    stream_.socket().async_read_some(
+        net::buffer(sink_),
+        [self = shared_from_this()](boost::system::error_code ec, size_t) {
+          if (!ec) return self->WatchClose();
+          boost::system::error_code ignored;
+          self->stream_.socket().close(ignored);
+          self->timer_.cancel();
+        });
+  }
+
   void Write() {
+    if (!stream_.socket().is_open()) return;
     stream_.expires_after(count_.shared->limits.write_timeout);
     net::async_write(
         stream_, net::buffer(text_),
@@ -106,7 +155,9 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
 
   beast::tcp_stream stream_;
   ConnectionCount count_;
+  StreamSlot slot_;
   net::steady_timer timer_;
+  std::array<char, 256> sink_{};
   int64_t last_;
   int token_ = 0;
   bool notified_ = false;
@@ -142,7 +193,14 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::header_limit) {
       return Fail(431, "the request headers are too large");
     }
-    if (ec) return Close();  // the client left, timed out or sent garbage
+    if (ec &&
+        ec.category() ==
+            beast::error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream &&
+        ec != http::error::partial_message) {
+      return Fail(400, "malformed HTTP request: " + ec.message());
+    }
+    if (ec) return Close();  // the client left or timed out
     const auto& message = parser_->get();
     Request request;
     request.method = std::string(message.method_string());
@@ -150,15 +208,42 @@ class Session : public std::enable_shared_from_this<Session> {
     request.body = message.body();
     request.authorization = std::string(message[http::field::authorization]);
     request.last_event_id = std::string(message["Last-Event-ID"]);
-    Response response = count_.shared->api.Handle(request);
-    if (response.event_stream && response.status == 200) {
-      stream_.expires_never();
-      std::make_shared<EventStream>(std::move(stream_), std::move(count_),
-                                    response.events_after)
-          ->Start();
-      return;
+    request.host = std::string(message[http::field::host]);
+    request.origin = std::string(message[http::field::origin]);
+    request.content_type = std::string(message[http::field::content_type]);
+    bool keep_alive = message.keep_alive();
+    // A mutation is answered later, from the thread that carried it out:
+    // come back to this connection's strand to send the answer.
+    auto executor = stream_.get_executor();
+    count_.shared->api.Handle(request, [self = shared_from_this(), executor,
+                                        keep_alive](Response response) {
+      net::post(executor,
+                [self, keep_alive, response = std::move(response)]() mutable {
+                  self->Respond(std::move(response), keep_alive);
+                });
+    });
+  }
+
+  void Respond(Response response, bool keep_alive) {
+    if (!response.event_stream || response.status != 200) {
+      return Send(std::move(response), keep_alive);
     }
-    Send(std::move(response), message.keep_alive());
+    boost::system::error_code ec;
+    auto peer = stream_.socket().remote_endpoint(ec);
+    if (ec) return Close();
+    auto slot = StreamSlot::Take(count_.shared, peer.address().to_string());
+    if (!slot) {
+      return Send(
+          ErrorResponse(
+              429, "too many event streams from this address (" +
+                       std::to_string(count_.shared->limits.events_per_client) +
+                       "); close one"),
+          false);
+    }
+    stream_.expires_never();
+    std::make_shared<EventStream>(std::move(stream_), std::move(count_),
+                                  std::move(*slot), response.events_after)
+        ->Start();
   }
 
   void Send(Response response, bool keep_alive) {

@@ -1,12 +1,11 @@
 // HubControl: the Api's Control, carried out by an ExperimentHub on the
-// sweeps' thread while the HTTP thread waits for the answer.
+// sweeps' thread; the HTTP threads never wait for it.
 #ifndef TUNER_TUNER_SERVER_HUB_CONTROL_H_
 #define TUNER_TUNER_SERVER_HUB_CONTROL_H_
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <chrono>
-#include <future>
+#include <boost/asio/thread_pool.hpp>
 #include <memory>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
@@ -20,45 +19,47 @@ class HubControl : public Control {
  public:
   HubControl(boost::asio::io_context& io, ExperimentHub& hub)
       : io_(io), hub_(hub) {}
+  // Waits for a device detection under way (at most the vendor tool's
+  // timeout); one queued behind it is dropped, as is its `done`.
+  ~HubControl() override {
+    detect_.stop();
+    detect_.join();
+  }
 
-  // Detects the devices here, on the caller's thread (vendor tools can
+  // Detects the devices on this control's own thread (vendor tools can
   // take seconds), then starts the experiment on the sweeps' thread.
-  core::Status Submit(const ExperimentConfig& config,
-                      const std::string& stored_json) override {
-    auto pool = SetUpDevices(config.devices, config.workdir);
-    if (!pool.ok()) return core::InvalidArgument(pool.message());
-    auto shared = std::make_shared<runner::DevicePool>(std::move(pool).value());
-    return OnHub([hub = &hub_, config, stored_json, shared] {
-      return hub->Submit(config, stored_json, std::move(*shared));
+  void Submit(ExperimentConfig config, std::string stored_json,
+              Done done) override {
+    boost::asio::post(detect_, [this, config = std::move(config),
+                                stored_json = std::move(stored_json),
+                                done = std::move(done)]() mutable {
+      auto pool = SetUpDevices(config.devices, config.workdir);
+      if (!pool.ok()) return done(core::InvalidArgument(pool.message()));
+      auto shared =
+          std::make_shared<runner::DevicePool>(std::move(pool).value());
+      boost::asio::post(io_, [hub = &hub_, config = std::move(config),
+                              stored_json = std::move(stored_json), shared,
+                              done = std::move(done)] {
+        done(hub->Submit(config, stored_json, std::move(*shared)));
+      });
     });
   }
-  core::Status Stop(const std::string& name, bool force) override {
-    return OnHub([hub = &hub_, name, force] { return hub->Stop(name, force); });
+  void Stop(const std::string& name, bool force, Done done) override {
+    boost::asio::post(io_, [hub = &hub_, name, force, done = std::move(done)] {
+      done(hub->Stop(name, force));
+    });
   }
-  core::Status Resume(const std::string& name) override {
-    return OnHub([hub = &hub_, name] { return hub->Resume(name); });
+  void Resume(const std::string& name, Done done) override {
+    boost::asio::post(io_, [hub = &hub_, name, done = std::move(done)] {
+      done(hub->Resume(name));
+    });
   }
   std::vector<RunningInfo> Running() const override { return hub_.Running(); }
 
  private:
-  // Runs `action` (which owns copies of its arguments) on the sweeps'
-  // thread; Unavailable if it does not get there in time (the service is
-  // shutting down).
-  template <typename Action>
-  core::Status OnHub(Action action) {
-    auto task = std::make_shared<std::packaged_task<core::Status()>>(action);
-    auto result = task->get_future();
-    boost::asio::post(io_, [task] { (*task)(); });
-    if (result.wait_for(std::chrono::seconds(60)) !=
-        std::future_status::ready) {
-      return core::Error{core::ErrorCode::kUnavailable,
-                         "the service is busy or shutting down"};
-    }
-    return result.get();
-  }
-
   boost::asio::io_context& io_;
   ExperimentHub& hub_;
+  boost::asio::thread_pool detect_{1};  // device detection, off HTTP
 };
 
 }  // namespace tuner::server

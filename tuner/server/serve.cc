@@ -1,8 +1,10 @@
 #include "tuner/server/serve.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <boost/asio/signal_set.hpp>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -46,8 +48,9 @@ bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
   return !host.empty();
 }
 
-// The token (see ReadToken), long enough to resist guessing.
-core::Result<std::string> LoadToken(const std::optional<std::string>& file) {
+// The token given (see ReadToken), long enough to resist guessing; ""
+// when none is given.
+core::Result<std::string> GivenToken(const std::optional<std::string>& file) {
   auto token = ReadToken(file);
   if (!token.ok()) return token;
   if ((file || !token.value().empty()) && token.value().size() < 16) {
@@ -56,6 +59,27 @@ core::Result<std::string> LoadToken(const std::optional<std::string>& file) {
         "`openssl rand -hex 24`)");
   }
   return token;
+}
+
+std::string Lower(std::string text) {
+  for (char& c : text) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
+// What a request's Host may name: the bound address, localhost, the
+// loopback literals when bound to loopback, and the --allow-host names.
+void SetAllowedHosts(const net::ip::address& address, const std::string& host,
+                     const std::vector<std::string>& allow_hosts,
+                     Api::Options& api) {
+  api.allowed_hosts = {"localhost", Lower(host)};
+  if (address.is_loopback()) {
+    api.allowed_hosts.push_back("127.0.0.1");
+    api.allowed_hosts.push_back("::1");
+  }
+  for (const auto& name : allow_hosts) api.allowed_hosts.push_back(Lower(name));
+  api.any_ip_host = address.is_unspecified();
 }
 
 struct MachineDevices {
@@ -73,6 +97,21 @@ MachineDevices DetectMachine() {
   return out;
 }
 
+// Raises the open-file limit to its hard maximum and returns how many
+// connections fit under it, leaving room for the trials' files and SQLite.
+int ConnectionCap(int wanted) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+    getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) return wanted;
+  long room = static_cast<long>(limit.rlim_cur) - 256;
+  return static_cast<int>(std::max(16L, std::min<long>(wanted, room)));
+}
+
 }  // namespace
 
 int Serve(const ServeOptions& options) {
@@ -85,16 +124,14 @@ int Serve(const ServeOptions& options) {
   boost::system::error_code ec;
   auto address = net::ip::make_address(host, ec);
   if (ec) return Fail("--listen: bad address '" + host + "'", kExitBadInput);
-  auto token = LoadToken(options.token_file);
+  auto token = GivenToken(options.token_file);
   if (!token.ok()) return Fail(token.message(), kExitBadInput);
-  if (!address.is_loopback() && token.value().empty()) {
-    return Fail("listening on " + host +
-                    " (not loopback) needs a token for every mutating "
-                    "request: --token-file FILE or $TUNER_TOKEN",
-                kExitBadInput);
-  }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) return Fail(store.message(), kExitFailure);
+  if (token.value().empty()) {
+    token = LoadOrCreateTokenFile(TokenPathFor(options.db_path));
+    if (!token.ok()) return Fail(token.message(), kExitBadInput);
+  }
 
   // Outlives both loops: sessions left in `http` unsubscribe when it is
   // destroyed.
@@ -112,12 +149,16 @@ int Serve(const ServeOptions& options) {
   MachineDevices machine = DetectMachine();
   Api::Options api_options;
   api_options.db_path = options.db_path;
-  if (!token.value().empty()) api_options.token = token.value();
+  api_options.token = token.value();
+  api_options.token_for_reads = !address.is_loopback();
+  SetAllowedHosts(address, host, options.allow_hosts, api_options);
   api_options.default_base_dir = fs::current_path().string();
   api_options.devices_total = machine.total;
   api_options.devices_kind = machine.kind;
   Api api(stores, bus, control, api_options, DashboardAssets());
-  HttpServer server(http, api, bus);
+  HttpLimits limits;
+  limits.max_connections = ConnectionCap(limits.max_connections);
+  HttpServer server(http, api, bus, limits);
   if (auto s = server.Listen(host, port); !s.ok()) {
     return Fail(s.message(), kExitFailure);
   }
@@ -156,6 +197,8 @@ int Serve(const ServeOptions& options) {
     threads.emplace_back([&http] { http.run(); });
   }
   std::printf("listening on %s\n", url.c_str());
+  // Like Jupyter: the URL that opens the dashboard with its token.
+  std::printf("dashboard: %s/?token=%s\n", url.c_str(), token.value().c_str());
   std::fflush(stdout);
   spdlog::info("serving {} on {} (dashboard: {}/)", options.db_path, url, url);
   sweeps.run();

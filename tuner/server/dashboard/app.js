@@ -30,8 +30,24 @@
     return node;
   }
 
+  // The service's token: from the ?token= of the URL that `tuner serve`
+  // printed, kept for this tab in sessionStorage and taken out of the
+  // address bar. Sent as Authorization: Bearer (EventSource, which cannot
+  // send headers, puts it in its query).
+  const token = (() => {
+    const url = new URL(window.location.href);
+    const given = url.searchParams.get('token');
+    if (given) {
+      sessionStorage.setItem('tuner-token', given);
+      url.searchParams.delete('token');
+      history.replaceState(null, '', url.pathname + url.search + url.hash);
+    }
+    return sessionStorage.getItem('tuner-token') || '';
+  })();
+
   async function getJson(path) {
-    const response = await fetch(path, {cache: 'no-store'});
+    const headers = token ? {Authorization: `Bearer ${token}`} : {};
+    const response = await fetch(path, {cache: 'no-store', headers});
     if (!response.ok) {
       let message = `${path}: HTTP ${response.status}`;
       try {
@@ -285,7 +301,9 @@
   }
 
   function listen() {
-    const events = new EventSource('/api/events');
+    const events = new EventSource(
+        token ? `/api/events?token=${encodeURIComponent(token)}` :
+                '/api/events');
     events.onopen = () => {
       live.textContent = 'live';
       live.className = 'live on';
