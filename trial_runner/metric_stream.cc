@@ -7,6 +7,7 @@
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/python_dict.h"
 #include "trial_runner/rank_prefix.h"
+#include "trial_runner/utf8_text.h"
 
 namespace tuner::runner {
 
@@ -119,6 +120,12 @@ MetricStream::MetricStream(const MetricFormat& format) : format_(format) {
 
 void MetricStream::Feed(std::string_view line, const Emit& emit) {
   if (!format_.enabled) return;
+  // Every name a report carries comes from here: valid UTF-8 from now on.
+  std::string valid;
+  if (!IsValidUtf8(line)) {
+    valid = ValidUtf8(line);
+    line = valid;
+  }
   // A terminal shows what follows the last carriage return (progress bars
   // redrawn in place, then the dict line). Ranks other than 0 print what
   // rank 0 prints, or their own shard's values: only rank 0 reports, and

@@ -45,7 +45,9 @@ class MetricStream {
   // A line is read as a terminal shows it (VisibleText: the text after the
   // last carriage return, without torchrun's `[default0]:` or torch's
   // `[rank0]:` prefixes); a line that a rank other than 0 printed is
-  // ignored (only rank 0 reports; unprefixed lines count).
+  // ignored (only rank 0 reports; unprefixed lines count). Bytes that are
+  // not UTF-8 are replaced by U+FFFD first (ValidUtf8), so every metric
+  // name emitted is valid UTF-8.
   void Feed(std::string_view line, const Emit& emit);
   // End of output: emits a block still open.
   void Finish(const Emit& emit);
