@@ -39,16 +39,18 @@ bool IsBlockHeader(std::string_view line) {
   return true;
 }
 
-// "  eval_f1 = 0.9181": two leading spaces, a key without spaces, '='.
+// "  eval_f1 = 0.9181": two leading spaces, a key, " = ". Keys may hold
+// spaces: GaudiTrainer's "  max_memory_allocated (GB) = 12.34" sorts
+// before train_loss.
 using BlockEntry = std::pair<std::string, std::optional<double>>;
 std::optional<BlockEntry> BlockLine(std::string_view line) {
   if (!line.starts_with("  ")) return std::nullopt;
   line = TrimRight(TrimLeft(line));
-  size_t eq = line.find('=');
+  size_t eq = line.find(" = ");
+  eq = eq == std::string_view::npos ? line.find('=') : eq + 1;
   if (eq == std::string_view::npos || eq == 0) return std::nullopt;
   std::string_view key = TrimRight(line.substr(0, eq));
-  if (key.empty() || key.find(' ') != std::string_view::npos)
-    return std::nullopt;
+  if (key.empty()) return std::nullopt;
   return BlockEntry{std::string(key),
                     ParseBlockValue(TrimLeft(line.substr(eq + 1)))};
 }

@@ -34,7 +34,8 @@ class MetricStream {
   explicit MetricStream(const MetricFormat& format);
 
   // Always recognised: every form of ParseMetricLine (JSON, [tune-metric]:,
-  // Hugging Face dicts) and the Trainer's log_metrics block:
+  // Hugging Face dicts) and the Trainer's log_metrics block (keys may hold
+  // spaces, as GaudiTrainer's `max_memory_allocated (GB)`):
   //   ***** eval metrics *****
   //     epoch                   =        3.0
   //     eval_runtime            = 0:00:05.12     (H:MM:SS.cc: seconds)

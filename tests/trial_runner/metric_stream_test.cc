@@ -148,6 +148,19 @@ TEST_CASE("the Trainer's metrics blocks", "[runner][parser]") {
                       "  train_samples_per_second =     96.337", ""});
   REQUIRE(neuron.size() == 1);
   CHECK(Get(neuron[0], "train_runtime") == 510);
+  // GaudiTrainer's keys hold spaces, and sort before train_loss.
+  auto gaudi = Feed({"***** train metrics *****",
+                     "  epoch                       =        3.0",
+                     "  max_memory_allocated (GB)   =      12.34",
+                     "  memory_allocated (GB)       =       5.37",
+                     "  total_memory_available (GB) =      94.62",
+                     "  train_loss                  =     0.3241",
+                     "  train_runtime               = 0:08:30.00",
+                     "Saving model checkpoint"});
+  REQUIRE(gaudi.size() == 1);
+  CHECK(Get(gaudi[0], "max_memory_allocated (GB)") == 12.34);
+  CHECK(Get(gaudi[0], "train_loss") == 0.3241);
+  CHECK(Get(gaudi[0], "train_runtime") == 510);
   // A block at the very end of the output is emitted by Finish.
   auto last =
       Feed({"***** eval metrics *****", "  epoch = 1.0", "  eval_f1 = 0.5"});
