@@ -214,6 +214,33 @@ TEST_CASE("opt-in Katib name=value lines and a user regex",
   CHECK_FALSE(CheckMetricRegex("no groups").ok());
 }
 
+TEST_CASE("katib and a user regex on a 40 KB line: linear, no crash",
+          "[runner][parser][regex]") {
+  // std::regex recursed once per character here and overflowed the stack.
+  std::string name(40000, 'a');
+  MetricFormat katib;
+  katib.extra = MetricFormat::Extra::kKatib;
+  auto k = Feed({name + "=0.5", std::string(40000, '1') + " x=2"}, katib);
+  REQUIRE(k.size() == 2);
+  CHECK(Get(k[0], name) == 0.5);
+  CHECK(Get(k[1], "x") == 2);
+  MetricFormat user;
+  user.extra = MetricFormat::Extra::kRegex;
+  user.regex = R"((\w+): ([0-9.e+-]+))";
+  std::string half(20000, 'a');
+  auto r = Feed({half + ": 0." + std::string(20000, '1')}, user);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0][0].first == half);
+  // Empty matches step on instead of looping.
+  MetricFormat empty;
+  empty.extra = MetricFormat::Extra::kRegex;
+  empty.regex = "([0-9]*)";
+  empty.objective = "f1";
+  auto e = Feed({"f1 0.5 then 7"}, empty);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0] == core::Metrics{{"f1", 1}, {"f1", 0}, {"f1", 5}, {"f1", 7}});
+}
+
 TEST_CASE("stdout disabled: no report at all", "[runner][parser]") {
   MetricFormat off;
   off.enabled = false;
