@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config
   libboost-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libcli11-dev
+  libutfcpp-dev                           # invalid UTF-8 from trials replaced
+  libre2-dev                              # metrics_regex in linear time
   python3 python3-numpy python3-sklearn   # the demo's trainer
   python3-torch                           # the DDP example (torchrun, gloo)
   clang                                   # libFuzzer (scripts/fuzz.sh)

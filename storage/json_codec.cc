@@ -16,7 +16,10 @@ std::string MetricsToJson(const core::Metrics& metrics) {
       object[name] = core::FormatDouble(value);
     }
   }
-  return object.dump();
+  // Names are valid UTF-8 when they come from MetricStream; should one not
+  // be, it is stored with U+FFFD rather than failing the report.
+  return object.dump(-1, ' ', false,
+                     nlohmann::ordered_json::error_handler_t::replace);
 }
 
 core::Metrics MetricsFromJson(const std::string& text) {

@@ -3,13 +3,13 @@
 #include <cctype>
 
 #include "trial_runner/rank_prefix.h"
+#include "trial_runner/utf8_text.h"
 
 namespace tuner::runner {
 
 namespace {
 
-constexpr std::string_view kEllipsis = "\xE2\x80\xA6";     // …
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // …
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)); }
 
@@ -23,26 +23,6 @@ bool Contains(std::string_view text, std::string_view needle) {
   return text.find(needle) != std::string_view::npos;
 }
 
-// The length of the well-formed UTF-8 character at the start of `s`, or 0.
-size_t CharLength(std::string_view s) {
-  auto byte = [&s](size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t size = lead >= 0xC2 && lead <= 0xDF   ? 2
-                : lead >= 0xE0 && lead <= 0xEF ? 3
-                : lead >= 0xF0 && lead <= 0xF4 ? 4
-                                               : 0;
-  if (size == 0 || s.size() < size) return 0;
-  // The second byte's range excludes overlong forms, surrogates and
-  // code points past U+10FFFF.
-  unsigned char low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
-  unsigned char high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
-  if (byte(1) < low || byte(1) > high) return 0;
-  for (size_t i = 2; i < size; ++i)
-    if ((byte(i) & 0xC0) != 0x80) return 0;
-  return size;
-}
-
 // ESC [ parameters intermediates final: a colour or cursor sequence.
 size_t EscapeLength(std::string_view s) {
   if (s.size() < 2 || s[1] != '[') return 1;
@@ -51,24 +31,21 @@ size_t EscapeLength(std::string_view s) {
   return i < s.size() && s[i] >= 0x40 && s[i] <= 0x7E ? i + 1 : i;
 }
 
-std::string Clean(std::string_view text) {
+// Bytewise on valid UTF-8: a multi-byte character has no byte below 0x80,
+// so only ASCII controls and escapes are touched.
+std::string Clean(std::string_view raw) {
+  std::string valid = ValidUtf8(raw);
+  std::string_view text = valid;
   std::string out;
+  out.reserve(text.size());
   while (!text.empty()) {
     if (text.front() == '\x1b') {
       text.remove_prefix(EscapeLength(text));
       continue;
     }
-    size_t size = CharLength(text);
-    if (size == 0) {
-      out += kReplacement;
-      size = 1;
-    } else if (size == 1 && (static_cast<unsigned char>(text.front()) < 0x20 ||
-                             text.front() == 0x7F)) {
-      out += ' ';
-    } else {
-      out += text.substr(0, size);
-    }
-    text.remove_prefix(size);
+    unsigned char c = static_cast<unsigned char>(text.front());
+    out += c < 0x20 || c == 0x7F ? ' ' : text.front();
+    text.remove_prefix(1);
   }
   return out;
 }

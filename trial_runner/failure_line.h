@@ -34,7 +34,8 @@ std::string LastMeaningfulLine(std::string_view output,
                                size_t max_bytes = kMaxFailureLine);
 
 // `text` fit to quote in a reason: trimmed, ANSI escape sequences removed,
-// other control characters made spaces, invalid UTF-8 replaced by U+FFFD,
+// other control characters made spaces, each ill-formed UTF-8 sequence
+// replaced by one U+FFFD (ValidUtf8),
 // and cut to at most `max_bytes` bytes on a character boundary, ending in
 // "…" when cut (max_bytes >= 3).
 std::string PrintableLine(std::string_view text, size_t max_bytes);

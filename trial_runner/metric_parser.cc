@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trial_runner/python_dict.h"
+#include "trial_runner/utf8_text.h"
 
 namespace tuner::runner {
 
@@ -42,6 +43,11 @@ std::optional<core::Metrics> ParseJsonObject(std::string_view text) {
 
 std::optional<core::Metrics> ParseMetricLine(std::string_view line) {
   if (line.size() > kMaxMetricLineBytes) return std::nullopt;
+  std::string valid;
+  if (!IsValidUtf8(line)) {
+    valid = ValidUtf8(line);
+    line = valid;
+  }
   line = Trim(line);
   if (line.substr(0, kTuneMetricTag.size()) == kTuneMetricTag) {
     line = Trim(line.substr(kTuneMetricTag.size()));

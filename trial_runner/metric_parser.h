@@ -25,7 +25,8 @@ inline constexpr size_t kMaxMetricLineBytes = 64 * 1024;
 // Only top-level numeric values are kept (numbers, numeric strings, nan and
 // inf, and the first argument of calls like np.float64(x)); booleans, None,
 // other strings and nested values are skipped. A malformed or truncated
-// object is not a metric line. Never throws.
+// object is not a metric line. Names are valid UTF-8 (bytes that are not
+// are replaced by U+FFFD). Never throws.
 std::optional<core::Metrics> ParseMetricLine(std::string_view line);
 
 }  // namespace tuner::runner

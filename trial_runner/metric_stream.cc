@@ -1,12 +1,16 @@
 #include "trial_runner/metric_stream.h"
 
+#include <re2/re2.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/python_dict.h"
 #include "trial_runner/rank_prefix.h"
+#include "trial_runner/utf8_text.h"
 
 namespace tuner::runner {
 
@@ -38,16 +42,18 @@ bool IsBlockHeader(std::string_view line) {
   return true;
 }
 
-// "  eval_f1 = 0.9181": two leading spaces, a key without spaces, '='.
+// "  eval_f1 = 0.9181": two leading spaces, a key, " = ". Keys may hold
+// spaces: GaudiTrainer's "  max_memory_allocated (GB) = 12.34" sorts
+// before train_loss.
 using BlockEntry = std::pair<std::string, std::optional<double>>;
 std::optional<BlockEntry> BlockLine(std::string_view line) {
   if (!line.starts_with("  ")) return std::nullopt;
   line = TrimRight(TrimLeft(line));
-  size_t eq = line.find('=');
+  size_t eq = line.find(" = ");
+  eq = eq == std::string_view::npos ? line.find('=') : eq + 1;
   if (eq == std::string_view::npos || eq == 0) return std::nullopt;
   std::string_view key = TrimRight(line.substr(0, eq));
-  if (key.empty() || key.find(' ') != std::string_view::npos)
-    return std::nullopt;
+  if (key.empty()) return std::nullopt;
   return BlockEntry{std::string(key),
                     ParseBlockValue(TrimLeft(line.substr(eq + 1)))};
 }
@@ -92,16 +98,15 @@ std::optional<double> ParseBlockValue(std::string_view text) {
 }
 
 core::Status CheckMetricRegex(const std::string& regex) {
-  try {
-    std::regex compiled(regex);
-    if (compiled.mark_count() < 1 || compiled.mark_count() > 2) {
-      return core::InvalidArgument(
-          "needs 1 group (the objective's value) or 2 (a name and a value), "
-          "has " +
-          std::to_string(compiled.mark_count()));
-    }
-  } catch (const std::regex_error& e) {
-    return core::InvalidArgument(std::string("does not compile: ") + e.what());
+  RE2 compiled(regex, RE2::Quiet);
+  if (!compiled.ok())
+    return core::InvalidArgument("does not compile: " + compiled.error());
+  int groups = compiled.NumberOfCapturingGroups();
+  if (groups < 1 || groups > 2) {
+    return core::InvalidArgument(
+        "needs 1 group (the objective's value) or 2 (a name and a value), "
+        "has " +
+        std::to_string(groups));
   }
   return core::Status::Ok();
 }
@@ -113,12 +118,20 @@ MetricStream::MetricStream(const MetricFormat& format) : format_(format) {
   bool katib = format_.extra == MetricFormat::Extra::kKatib;
   if (katib || (format_.extra == MetricFormat::Extra::kRegex &&
                 CheckMetricRegex(format_.regex).ok())) {
-    regex_ = std::make_unique<std::regex>(format_.regex);
+    regex_ = std::make_unique<RE2>(format_.regex, RE2::Quiet);
   }
 }
 
+MetricStream::~MetricStream() = default;
+
 void MetricStream::Feed(std::string_view line, const Emit& emit) {
   if (!format_.enabled) return;
+  // Every name a report carries comes from here: valid UTF-8 from now on.
+  std::string valid;
+  if (!IsValidUtf8(line)) {
+    valid = ValidUtf8(line);
+    line = valid;
+  }
   // A terminal shows what follows the last carriage return (progress bars
   // redrawn in place, then the dict line). Ranks other than 0 print what
   // rank 0 prints, or their own shard's values: only rank 0 reports, and
@@ -158,15 +171,24 @@ void MetricStream::Finish(const Emit& emit) {
 std::optional<core::Metrics> MetricStream::Extra(std::string_view line) const {
   if (!regex_ || line.size() > kMaxMetricLineBytes) return std::nullopt;
   core::Metrics metrics;
-  std::string text(line);
-  bool named =
-      format_.extra == MetricFormat::Extra::kKatib || regex_->mark_count() == 2;
-  for (std::sregex_iterator it(text.begin(), text.end(), *regex_), end;
-       it != end; ++it) {
-    const std::smatch& m = *it;
-    std::string name = named ? m[1].str() : format_.objective;
-    auto value = ParseNumber(m[named ? 2 : 1].str());
+  bool named = format_.extra == MetricFormat::Extra::kKatib ||
+               regex_->NumberOfCapturingGroups() == 2;
+  // RE2 runs in time linear in the line, whatever the pattern.
+  std::vector<re2::StringPiece> groups(1 + regex_->NumberOfCapturingGroups());
+  re2::StringPiece text(line.data(), line.size());
+  size_t at = 0;
+  while (at <= line.size() &&
+         regex_->Match(text, at, line.size(), RE2::UNANCHORED, groups.data(),
+                       static_cast<int>(groups.size()))) {
+    std::string_view value_text(groups[named ? 2 : 1].data(),
+                                groups[named ? 2 : 1].size());
+    std::string name = named ? std::string(groups[1].data(), groups[1].size())
+                             : format_.objective;
+    auto value = ParseNumber(value_text);
     if (value && !name.empty()) metrics.emplace_back(name, *value);
+    size_t end =
+        static_cast<size_t>(groups[0].data() - line.data()) + groups[0].size();
+    at = end > at ? end : at + 1;  // an empty match: step past it
   }
   return metrics;
 }

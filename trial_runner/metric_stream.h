@@ -5,12 +5,15 @@
 
 #include <functional>
 #include <memory>
-#include <regex>
 #include <string>
 #include <string_view>
 
 #include "tuner/core/metrics.h"
 #include "tuner/core/result.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace tuner::runner {
 
@@ -18,23 +21,29 @@ namespace tuner::runner {
 struct MetricFormat {
   enum class Extra { kNone, kKatib, kRegex };
   Extra extra = Extra::kNone;
-  // kRegex: matched anywhere in a line, repeatedly. Two groups: a metric's
-  // name and value; one group: the value of `objective`.
+  // kRegex: matched anywhere in a line, repeatedly, in RE2's syntax
+  // (linear time: no backreferences, no lookaround). Two groups: a
+  // metric's name and value; one group: the value of `objective`.
   std::string regex;
   std::string objective;
   bool enabled = true;  // false: stdout carries no metrics at all
 };
 
-// Checks a MetricFormat::regex: it must compile and have 1 or 2 groups.
+// Checks a MetricFormat::regex: it must compile (RE2) and have 1 or 2
+// groups.
 core::Status CheckMetricRegex(const std::string& regex);
 
 class MetricStream {
  public:
   using Emit = std::function<void(core::Metrics)>;
   explicit MetricStream(const MetricFormat& format);
+  ~MetricStream();
+  MetricStream(const MetricStream&) = delete;
+  MetricStream& operator=(const MetricStream&) = delete;
 
   // Always recognised: every form of ParseMetricLine (JSON, [tune-metric]:,
-  // Hugging Face dicts) and the Trainer's log_metrics block:
+  // Hugging Face dicts) and the Trainer's log_metrics block (keys may hold
+  // spaces, as GaudiTrainer's `max_memory_allocated (GB)`):
   //   ***** eval metrics *****
   //     epoch                   =        3.0
   //     eval_runtime            = 0:00:05.12     (H:MM:SS.cc: seconds)
@@ -45,7 +54,9 @@ class MetricStream {
   // A line is read as a terminal shows it (VisibleText: the text after the
   // last carriage return, without torchrun's `[default0]:` or torch's
   // `[rank0]:` prefixes); a line that a rank other than 0 printed is
-  // ignored (only rank 0 reports; unprefixed lines count).
+  // ignored (only rank 0 reports; unprefixed lines count). Bytes that are
+  // not UTF-8 are replaced by U+FFFD first (ValidUtf8), so every metric
+  // name emitted is valid UTF-8.
   void Feed(std::string_view line, const Emit& emit);
   // End of output: emits a block still open.
   void Finish(const Emit& emit);
@@ -55,7 +66,7 @@ class MetricStream {
   std::optional<core::Metrics> Extra(std::string_view line) const;
 
   MetricFormat format_;
-  std::unique_ptr<std::regex> regex_;
+  std::unique_ptr<re2::RE2> regex_;  // kKatib and kRegex
   bool in_block_ = false;
   core::Metrics block_;
 };

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "trial_runner/python_dict.h"
+#include "trial_runner/utf8_text.h"
 
 namespace tuner::runner {
 
@@ -68,7 +69,9 @@ std::optional<Checkpoint> ReadTrainerState(const std::string& path) {
   if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  json state = json::parse(QuoteNonFinite(text.str()), nullptr, false);
+  // A key or value that is not UTF-8 would make the whole file unreadable.
+  json state =
+      json::parse(QuoteNonFinite(ValidUtf8(text.str())), nullptr, false);
   if (!state.is_object() || !state.contains("log_history") ||
       !state["log_history"].is_array()) {
     return std::nullopt;  // not written completely yet, or not a state

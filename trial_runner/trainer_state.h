@@ -27,7 +27,8 @@ std::vector<Checkpoint> ScanCheckpoints(const std::string& output_dir,
                                         const std::string& pattern);
 
 // One trainer_state.json; nullopt when it does not parse. Accepts NaN and
-// Infinity (Python's json.dumps writes them).
+// Infinity (Python's json.dumps writes them); bytes that are not UTF-8
+// become U+FFFD (in keys too) instead of making the file unreadable.
 std::optional<Checkpoint> ReadTrainerState(const std::string& path);
 
 }  // namespace tuner::runner

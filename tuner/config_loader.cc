@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "trial_runner/utf8_text.h"
 #include "tuner/config_sections.h"
 #include "tuner/config_values.h"
 
@@ -329,7 +330,8 @@ core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
     const std::string& base_dir, const std::string& default_workdir) {
   try {
-    YAML::Node root = YAML::Load(text);
+    // Its scalars become names, paths and stored JSON: valid UTF-8 from here.
+    YAML::Node root = YAML::Load(runner::ValidUtf8(text));
     return ReadConfig(config::Reader(), root, base_dir, default_workdir);
   } catch (const config::LoadError& e) {
     return core::InvalidArgument(OneLine(origin + ":" + e.what()));

@@ -225,7 +225,9 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
 }
 
 std::string ParamsJson(const core::Params& params) {
-  return ParamsObject(params).dump(2);
+  // Params stored by older versions may hold text that is not UTF-8.
+  return ParamsObject(params).dump(
+      2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::string FlagsFor(const ExperimentConfig& config,

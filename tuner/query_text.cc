@@ -22,7 +22,10 @@ core::Result<std::string> Render(const std::vector<TrialRecord>& trials,
   if (format == "json") {
     nlohmann::ordered_json array = nlohmann::ordered_json::array();
     for (const auto& t : trials) array.push_back(TrialJson(t));
-    return array.dump(2) + "\n";
+    // Text stored by older versions may not be UTF-8: U+FFFD, not a throw.
+    return array.dump(2, ' ', false,
+                      nlohmann::ordered_json::error_handler_t::replace) +
+           "\n";
   }
   if (format == "yaml") return TrialsYaml(trials);
   if (format == "args") {

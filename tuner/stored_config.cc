@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "trial_runner/utf8_text.h"
 #include "tuner/config_loader.h"
 #include "tuner/tuner_lock.h"
 
@@ -19,8 +20,11 @@ std::string StoredConfigJson(const ExperimentConfig& config,
       {"workdir", config.workdir},
       {"trials_root", trials_root},
       {"seed", config.searcher.seed},
-      {"yaml", yaml_text}};
-  return json.dump();
+      {"yaml", runner::ValidUtf8(yaml_text)}};
+  // The YAML as LoadConfigText read it (invalid UTF-8 replaced the same
+  // way); a path that is not UTF-8 is stored with U+FFFD.
+  return json.dump(-1, ' ', false,
+                   nlohmann::ordered_json::error_handler_t::replace);
 }
 
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {

@@ -41,6 +41,10 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
   JoinShare();
 }
 
+std::chrono::steady_clock::time_point Sweep::Now() const {
+  return options_.clock ? options_.clock() : std::chrono::steady_clock::now();
+}
+
 Sweep::~Sweep() {
   if (options_.share) options_.share->Leave(share_id_);
   (void)store_.Commit();
@@ -154,12 +158,13 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
   LiveTrial& trial = *it->second;
   if (trial.verdict != core::Action::kContinue) return;  // decided: discard
   std::optional<double> value = core::FindMetric(metrics, config_.metric);
+  std::optional<double> time;
+  if (config_.time_attr != "report") {
+    time = core::FindMetric(metrics, config_.time_attr);
+    if (time && !std::isfinite(*time)) return SkipNonFiniteTime(trial, *time);
+  }
   if (value) ++trial.attempt_reports;
-  std::optional<double> time =
-      config_.time_attr == "report"
-          ? (value ? std::optional<double>(trial.attempt_reports)
-                   : std::nullopt)
-          : core::FindMetric(metrics, config_.time_attr);
+  if (config_.time_attr == "report" && value) time = trial.attempt_reports;
   if (time) time = SnapToRung(*time);
   if (trial.replay_until && time && *time <= *trial.replay_until) return;
   // A line without the objective while a retry repeats its reports was
@@ -171,16 +176,75 @@ void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
   }
   if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
   storage::ReportRecord report{
-      id, ++trial.seq, time, value, std::move(metrics), trial.attempt, offset};
-  if (!Check(store_.AppendReport(report, config_.mode))) return;
+      id, 0, time, value, std::move(metrics), trial.attempt, offset};
+  bool judged = value && time && (!trial.last_time || *time > *trial.last_time);
+  bool admitted = trial.throttle.Admit(Now());
+  if (!judged) {
+    if (admitted) StoreReport(trial, std::move(report), false);
+    if (!admitted) Withhold(trial, std::move(report), false);
+    return;
+  }
+  core::Decision decision = scheduler_->OnReport(trial.id, *time, *value);
+  // A decision (a rung, max_t, a stop) is always stored with its report.
+  if (!admitted && decision.rungs.empty() &&
+      decision.action == core::Action::kContinue) {
+    trial.last_time = time;
+    trial.last_value = value;
+    ++trial.judged;
+    Withhold(trial, std::move(report), true);
+    return EndStoppedPaused();
+  }
+  if (!StoreReport(trial, std::move(report), true)) return;
+  Judge(trial, *time, *value, decision);
+}
+
+void Sweep::SkipNonFiniteTime(LiveTrial& trial, double time) {
+  if (trial.warned_time) return;
+  trial.warned_time = true;
+  spdlog::warn(
+      "trial {}: a report with {} = {} is not a report (ignored; warned once "
+      "per trial)",
+      trial.id, config_.time_attr, core::FormatDouble(time));
+}
+
+bool Sweep::StoreReport(LiveTrial& trial, storage::ReportRecord report,
+                        bool judged) {
+  report.seq = ++trial.seq;
+  if (!Check(store_.AppendReport(report, config_.mode))) return false;
   ScheduleCommit();
-  if (value && time && (!trial.last_time || *time > *trial.last_time)) {
-    Judge(trial, *time, *value);
+  // What was withheld is older: a newer report of its kind replaces it.
+  std::erase_if(trial.withheld, [judged](const WithheldReport& w) {
+    return judged || !w.judged;
+  });
+  return true;
+}
+
+void Sweep::Withhold(LiveTrial& trial, storage::ReportRecord report,
+                     bool judged) {
+  if (!trial.warned_flood) {
+    trial.warned_flood = true;
+    spdlog::warn(
+        "trial {} reports faster than {} a second: storing that many, every "
+        "report a decision was taken on, and the newest when it ends",
+        trial.id, core::FormatDouble(ReportThrottle::kPerSecond));
+  }
+  // Keeps the newest judged report and the newest after it, in order.
+  std::erase_if(trial.withheld, [judged](const WithheldReport& w) {
+    return judged || !w.judged;
+  });
+  trial.withheld.push_back({std::move(report), judged});
+}
+
+void Sweep::StoreWithheld(LiveTrial& trial) {
+  std::vector<WithheldReport> withheld = std::move(trial.withheld);
+  trial.withheld.clear();
+  for (auto& w : withheld) {
+    if (!StoreReport(trial, std::move(w.report), w.judged)) return;
   }
 }
 
-void Sweep::Judge(LiveTrial& trial, double time, double value) {
-  core::Decision decision = scheduler_->OnReport(trial.id, time, value);
+void Sweep::Judge(LiveTrial& trial, double time, double value,
+                  const core::Decision& decision) {
   for (const auto& rung : decision.rungs) {
     if (!Check(store_.AppendDecision({trial.id, rung}))) return;
   }
@@ -225,6 +289,7 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
   if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
+  StoreWithheld(trial);
   trial.pause_at.reset();
   Check(store_.SetShim(id, std::nullopt, std::nullopt));
   --counts_.running;

@@ -54,6 +54,9 @@ class Sweep : public runner::RunnerObserver {
     // nullptr: this sweep takes every device it can.
     DeviceShare* share = nullptr;
     double priority = 1;  // its weight in `share`
+    // The time for ReportThrottle; nullptr: the steady clock (tests freeze
+    // it).
+    std::function<std::chrono::steady_clock::time_point()> clock;
   };
 
   Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
@@ -132,7 +135,19 @@ class Sweep : public runner::RunnerObserver {
   void ActOnRestored(LiveTrial& trial, core::Action verdict);
   runner::TrialLaunch AdoptionLaunch(const LiveTrial& trial) const;
   void EndWaiting();
-  void Judge(LiveTrial& trial, double time, double value);
+  // Acts on the scheduler's decision about a stored report.
+  void Judge(LiveTrial& trial, double time, double value,
+             const core::Decision& decision);
+  // Reports in (sweep.cc): a report whose time_attr is nan or inf is none.
+  void SkipNonFiniteTime(LiveTrial& trial, double time);
+  // Appends the report (its seq assigned); false if storage failed.
+  bool StoreReport(LiveTrial& trial, storage::ReportRecord report, bool judged);
+  // A report over the trial's ReportThrottle, kept until it ends unless a
+  // newer one replaces it.
+  void Withhold(LiveTrial& trial, storage::ReportRecord report, bool judged);
+  // Stores what is withheld (the trial ended).
+  void StoreWithheld(LiveTrial& trial);
+  std::chrono::steady_clock::time_point Now() const;
   // Starts `trial` again (a retry or a promotion): keeps its old logs as
   // .attempt-N.log and skips the reports it already made.
   void Relaunch(LiveTrial& trial);

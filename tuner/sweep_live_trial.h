@@ -9,9 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "tuner/report_throttle.h"
 #include "tuner/sweep.h"
 
 namespace tuner {
+
+// A report over the throttle, stored when the trial ends (newest only).
+struct WithheldReport {
+  storage::ReportRecord report;
+  bool judged = false;  // the scheduler saw it (and took no decision)
+};
 
 struct Sweep::LiveTrial {
   core::TrialId id = 0;
@@ -36,7 +43,13 @@ struct Sweep::LiveTrial {
   std::optional<double> stop_time;
   std::optional<int64_t> exit_code;
   std::string reason;
-  std::string seen_keys;  // of the first report, for error hints
+  std::string seen_keys;     // of the first report, for error hints
+  bool warned_time = false;  // a non-finite time_attr was warned about
+  // Reports in a tight loop (ReportThrottle): the newest withheld judged
+  // report, then the newest withheld one after it.
+  ReportThrottle throttle;
+  std::vector<WithheldReport> withheld;
+  bool warned_flood = false;
   // Checkpoints (sweep_checkpoints.cc).
   std::string output_dir;          // checkpoints.dir, filled in
   std::optional<double> pause_at;  // paused at this rung once its

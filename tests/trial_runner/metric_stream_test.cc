@@ -148,6 +148,19 @@ TEST_CASE("the Trainer's metrics blocks", "[runner][parser]") {
                       "  train_samples_per_second =     96.337", ""});
   REQUIRE(neuron.size() == 1);
   CHECK(Get(neuron[0], "train_runtime") == 510);
+  // GaudiTrainer's keys hold spaces, and sort before train_loss.
+  auto gaudi = Feed({"***** train metrics *****",
+                     "  epoch                       =        3.0",
+                     "  max_memory_allocated (GB)   =      12.34",
+                     "  memory_allocated (GB)       =       5.37",
+                     "  total_memory_available (GB) =      94.62",
+                     "  train_loss                  =     0.3241",
+                     "  train_runtime               = 0:08:30.00",
+                     "Saving model checkpoint"});
+  REQUIRE(gaudi.size() == 1);
+  CHECK(Get(gaudi[0], "max_memory_allocated (GB)") == 12.34);
+  CHECK(Get(gaudi[0], "train_loss") == 0.3241);
+  CHECK(Get(gaudi[0], "train_runtime") == 510);
   // A block at the very end of the output is emitted by Finish.
   auto last =
       Feed({"***** eval metrics *****", "  epoch = 1.0", "  eval_f1 = 0.5"});
@@ -199,6 +212,33 @@ TEST_CASE("opt-in Katib name=value lines and a user regex",
   CHECK(Get(t[0], "top5") == 0.93);
   CHECK_FALSE(CheckMetricRegex("(unclosed").ok());
   CHECK_FALSE(CheckMetricRegex("no groups").ok());
+}
+
+TEST_CASE("katib and a user regex on a 40 KB line: linear, no crash",
+          "[runner][parser][regex]") {
+  // std::regex recursed once per character here and overflowed the stack.
+  std::string name(40000, 'a');
+  MetricFormat katib;
+  katib.extra = MetricFormat::Extra::kKatib;
+  auto k = Feed({name + "=0.5", std::string(40000, '1') + " x=2"}, katib);
+  REQUIRE(k.size() == 2);
+  CHECK(Get(k[0], name) == 0.5);
+  CHECK(Get(k[1], "x") == 2);
+  MetricFormat user;
+  user.extra = MetricFormat::Extra::kRegex;
+  user.regex = R"((\w+): ([0-9.e+-]+))";
+  std::string half(20000, 'a');
+  auto r = Feed({half + ": 0." + std::string(20000, '1')}, user);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0][0].first == half);
+  // Empty matches step on instead of looping.
+  MetricFormat empty;
+  empty.extra = MetricFormat::Extra::kRegex;
+  empty.regex = "([0-9]*)";
+  empty.objective = "f1";
+  auto e = Feed({"f1 0.5 then 7"}, empty);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0] == core::Metrics{{"f1", 1}, {"f1", 0}, {"f1", 5}, {"f1", 7}});
 }
 
 TEST_CASE("stdout disabled: no report at all", "[runner][parser]") {

@@ -40,10 +40,12 @@ struct SweepResult {
 // A fresh directory per call; `yaml` may say TOY for the toy trainer's path
 // DEVTRAINER for examples/device_trainer's, FAKEHF for
 // examples/fake_hf_trainer.py's.
-// `prepare` may change the store before the sweep starts.
+// `prepare` may change the store before the sweep starts; `customize` the
+// sweep's options.
 inline SweepResult RunSweep(
     std::string yaml,
-    const std::function<void(storage::TrialStore&)>& prepare = {}) {
+    const std::function<void(storage::TrialStore&)>& prepare = {},
+    const std::function<void(Sweep::Options&)>& customize = {}) {
   static int counter = 0;
   SweepResult result;
   result.dir = std::filesystem::temp_directory_path() /
@@ -79,6 +81,7 @@ inline SweepResult RunSweep(
   options.runner.shim_path = TUNER_SHIM;
   options.cpus = 2;
   options.on_finished = [&io] { io.stop(); };
+  if (customize) customize(options);
   auto start = std::chrono::steady_clock::now();
   {
     Sweep sweep(io, config.value(), *result.store, progress, options);
