@@ -127,7 +127,7 @@ core::Result<Statement> Database::Prepare(std::string_view sql) {
   std::string text(sql);
   for (size_t at; (at = text.find("$now")) != std::string::npos;)
     text.replace(at, 4, "?" + std::to_string(Statement::kNowParameter));
-  TUNER_RETURN_IF_ERROR(CheckFiles());
+  if (sqlite3_get_autocommit(db_)) TUNER_RETURN_IF_ERROR(CheckFiles());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
@@ -197,7 +197,13 @@ Statement::Statement(sqlite3_stmt* stmt, Database* db)
                      : 0) {}
 
 core::Result<bool> Statement::Step() {
-  if (!sqlite3_stmt_busy(stmt_)) TUNER_RETURN_IF_ERROR(owner_->CheckFiles());
+  // Inside an explicit transaction, BEGIN checked and COMMIT will: SQLite
+  // writes the -shm mapping when a transaction starts and ends (and when a
+  // large one spills pages to the WAL: files turning read-only in the
+  // middle of such a transaction remain a SIGBUS). Checking before every
+  // statement cost 3 syscalls each: 3.5x fewer reports per second.
+  if (!sqlite3_stmt_busy(stmt_) && sqlite3_get_autocommit(db_))
+    TUNER_RETURN_IF_ERROR(owner_->CheckFiles());
   if (now_index_ > 0 && !sqlite3_stmt_busy(stmt_)) {
     auto now = std::chrono::system_clock::now().time_since_epoch();
     sqlite3_bind_double(stmt_, now_index_,

@@ -40,9 +40,10 @@ struct BusyPolicy {
 //
 // SQLite maps the -shm file of a WAL database and writes that memory even
 // to read: if the file turns read-only or immutable (chattr +i) under a
-// running connection, its next access is a SIGBUS. So each statement
-// first checks that the files writable when the connection opened still
-// are (CheckFiles); once one is not, every statement fails with an error
+// running connection, its next access is a SIGBUS. So each transaction
+// (an explicit BEGIN and COMMIT, or a statement outside one) first checks
+// that the files writable when the connection opened still are
+// (CheckFiles); once one is not, every statement fails with an error
 // naming the file, and closing skips the checkpoint (which would write it).
 class Database {
  public:
