@@ -14,6 +14,6 @@ for target in $targets; do
   work="build-fuzz/corpus-$target"
   mkdir -p "$work"
   echo "== $target: $runs runs" >&2
-  "build-fuzz/fuzz/$target" -runs="$runs" -max_len=4096 -print_final_stats=1 \
+  "build-fuzz/fuzz/$target" -runs="$runs" -max_len=65536 -print_final_stats=1 \
     "$work" "fuzz/corpus/$target"
 done
