@@ -12,7 +12,8 @@ bool Reached(double time, double milestone) {
 std::vector<double> BaseMilestones(const core::SchedulerSpec& spec) {
   std::vector<double> milestones;
   double max_t = spec.max_t.value_or(0);
-  for (double m = spec.grace_period; !Reached(m, max_t);
+  for (double m = spec.grace_period;
+       !Reached(m, max_t) && milestones.size() < kMaxRungs;
        m *= spec.reduction_factor) {
     milestones.push_back(m);
   }
@@ -28,7 +29,8 @@ std::vector<Bracket> PlanBrackets(const core::SchedulerSpec& spec) {
     int s = s_max - b;
     brackets[b].milestones.assign(base.begin() + b, base.end());
     double n = (s_max + 1.0) / (s + 1.0) * std::pow(spec.reduction_factor, s);
-    brackets[b].trials = static_cast<int64_t>(std::ceil(n - 1e-9));
+    n = std::min(std::ceil(n - 1e-9), static_cast<double>(kMaxBracketTrials));
+    brackets[b].trials = static_cast<int64_t>(n);
   }
   return brackets;
 }

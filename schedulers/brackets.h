@@ -19,10 +19,18 @@ struct Bracket {
   int64_t trials = 0;
 };
 
+// At most this many rungs per bracket, and brackets (the config refuses
+// more; BaseMilestones stops there whatever the spec says).
+inline constexpr int kMaxRungs = 64;
+// A bracket's HyperBand trial count saturates here, so that it and the sum
+// over the brackets stay exact in an int64_t.
+inline constexpr int64_t kMaxBracketTrials = int64_t{1} << 50;
+
 // True iff `time` has reached `milestone`, allowing for float rounding.
 bool Reached(double time, double milestone);
 
-// The rung milestones of bracket 0: grace_period * rf^k below max_t.
+// The rung milestones of bracket 0: grace_period * rf^k below max_t, at
+// most kMaxRungs of them.
 // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.
 std::vector<double> BaseMilestones(const core::SchedulerSpec& spec);
 

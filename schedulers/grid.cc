@@ -1,5 +1,6 @@
 #include "schedulers/grid.h"
 
+#include <limits>
 #include <utility>
 
 namespace tuner::schedulers {
@@ -18,11 +19,17 @@ std::vector<const core::ParamSpec*> GridAxes(const core::SearchSpace& space,
 
 Grid::Grid(std::vector<const core::ParamSpec*> axes) : axes_(std::move(axes)) {
   for (const auto* axis : axes_) {
-    size_ *= static_cast<int64_t>(axis->values.size());
+    // Saturates (64 two-value axes have 2^64 combinations): every index
+    // below the saturated size still maps to a distinct combination.
+    auto count = static_cast<int64_t>(axis->values.size());
+    if (__builtin_mul_overflow(size_, count, &size_)) {
+      size_ = std::numeric_limits<int64_t>::max();
+    }
   }
 }
 
 void Grid::AppendCombination(int64_t index, core::Params& params) const {
+  if (size_ == 0) return;
   std::vector<const core::ParamValue*> picked(axes_.size());
   int64_t rest = index % size_;
   for (size_t i = axes_.size(); i-- > 0;) {

@@ -21,9 +21,11 @@ class Grid {
  public:
   explicit Grid(std::vector<const core::ParamSpec*> axes);
 
-  // Number of combinations (1 for a grid with no axes).
+  // Number of combinations (1 for a grid with no axes), saturated at
+  // INT64_MAX; 0 if an axis has no values.
   int64_t size() const { return size_; }
-  // Appends combination `index % size()` to `params`.
+  // Appends combination `index % size()` to `params`; nothing if size() is 0.
+  // REQUIRES: index >= 0.
   void AppendCombination(int64_t index, core::Params& params) const;
 
  private:

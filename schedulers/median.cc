@@ -28,6 +28,8 @@ double MedianScheduler::MedianOf(const RankedRung& rung) const {
 core::Decision MedianScheduler::OnReport(core::TrialId trial, double time,
                                          double value) {
   core::Decision decision;
+  // A non-finite time names no step (and inf overflowed the step's cast).
+  if (!std::isfinite(time)) return decision;
   bool at_end = max_t_ && Reached(time, *max_t_);
   auto highest = static_cast<int64_t>(std::floor(time / interval_ + 1e-9));
   if (at_end)

@@ -17,7 +17,8 @@ using ExperimentId = int64_t;
 struct ExperimentRecord {
   ExperimentId id = 0;
   std::string name;
-  std::string status;  // running | finished | interrupted
+  std::string status;  // running | finished | interrupted | failed
+  std::string reason;  // failed: why (the sweep's error); else empty
   std::string metric;
   core::Mode mode = core::Mode::kMax;
   std::string time_attr;

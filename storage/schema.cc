@@ -104,6 +104,10 @@ ALTER TABLE reports ADD COLUMN offset INTEGER;     -- stdout bytes read
 ALTER TABLE trials ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN device_retries INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 6: why an experiment failed (an error inside the tuner).
+      R"sql(
+ALTER TABLE experiments ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }

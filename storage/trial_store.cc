@@ -28,6 +28,7 @@ ExperimentRecord ReadExperiment(const Statement& s) {
   r.config_json = s.Text(7);
   r.created_at = s.Double(8);
   r.updated_at = s.Double(9);
+  r.reason = s.Text(10);
   return r;
 }
 
@@ -186,7 +187,7 @@ core::Result<std::optional<ExperimentRecord>> TrialStore::FindExperiment(
     const std::string& name) {
   auto stmt = db_->Prepare(
       "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
-      "created_at, updated_at FROM experiments WHERE name = ?1");
+      "created_at, updated_at, reason FROM experiments WHERE name = ?1");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, name);
   auto row = stmt.value().Step();
@@ -198,7 +199,7 @@ core::Result<std::optional<ExperimentRecord>> TrialStore::FindExperiment(
 core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
   auto stmt = db_->Prepare(
       "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
-      "created_at, updated_at FROM experiments ORDER BY id");
+      "created_at, updated_at, reason FROM experiments ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   std::vector<ExperimentRecord> out;
   for (;;) {
@@ -210,12 +211,14 @@ core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
 }
 
 core::Status TrialStore::SetExperimentStatus(ExperimentId id,
-                                             const std::string& status) {
+                                             const std::string& status,
+                                             const std::string& reason) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
   auto stmt = db_->Prepare(
-      "UPDATE experiments SET status = ?2, updated_at = $now WHERE id = ?1");
+      "UPDATE experiments SET status = ?2, reason = ?3, updated_at = $now "
+      "WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
-  return stmt.value().Bind(1, id).Bind(2, status).Run();
+  return stmt.value().Bind(1, id).Bind(2, status).Bind(3, reason).Run();
 }
 
 core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
@@ -312,11 +315,18 @@ core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   std::string order = experiment.mode == core::Mode::kMax ? "DESC" : "ASC";
+  // ±inf (SQLite keeps them; a NaN is stored as NULL) rank after every
+  // finite value, and time, in either mode: a trial that reported inf is
+  // the best neither in max mode nor in min mode.
+  auto finite = [](const char* column) {
+    return std::string("(abs(") + column + ") <= 1.7976931348623157e308) DESC";
+  };
   auto stmt = db_->Prepare(
       std::string("SELECT ") + kTrialColumns +
       " FROM trials WHERE experiment_id = ?1 AND last_value IS NOT NULL "
-      "ORDER BY last_time DESC, last_value " +
-      order + ", id LIMIT ?2");
+      "ORDER BY " +
+      finite("last_value") + ", " + finite("last_time") +
+      ", last_time DESC, last_value " + order + ", id LIMIT ?2");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);
   return QueryTrials(stmt.value());

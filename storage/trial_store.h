@@ -64,7 +64,9 @@ class TrialStore {
   core::Result<std::optional<ExperimentRecord>> FindExperiment(
       const std::string& name);
   core::Result<std::vector<ExperimentRecord>> ListExperiments();
-  core::Status SetExperimentStatus(ExperimentId id, const std::string& status);
+  // `reason`: why it failed (status "failed"); cleared by any other status.
+  core::Status SetExperimentStatus(ExperimentId id, const std::string& status,
+                                   const std::string& reason = "");
 
   // --- trials
   // Adds a pending trial with its params; returns its id.
@@ -80,7 +82,8 @@ class TrialStore {
   core::Result<std::map<core::TrialStatus, int64_t>> CountTrials(
       ExperimentId experiment);
   // Trials with a value, those that trained longest (largest last_time)
-  // first, then by last_value in the experiment's mode. At most `limit`.
+  // first, then by last_value in the experiment's mode; a non-finite
+  // last_value or last_time ranks after every finite one. At most `limit`.
   core::Result<std::vector<TrialRecord>> BestTrials(
       const ExperimentRecord& experiment, int64_t limit);
 

@@ -26,9 +26,8 @@ void ReadCheckpoints(const Reader& r, const YAML::Node& node,
                       {"checkpoint"});
   }
   if (node["keep_best"]) {
-    int64_t keep = r.Int(node["keep_best"], path / "keep_best");
-    if (keep < 0) Fail(node["keep_best"], path / "keep_best", "must be >= 0");
-    spec.keep_best = static_cast<int>(keep);
+    spec.keep_best = static_cast<int>(
+        r.Int(node["keep_best"], path / "keep_best", 0, 10'000'000));
   }
   if (node["wait"]) spec.wait = r.Duration(node["wait"], path / "wait");
   if (node["poll"]) spec.poll = r.Duration(node["poll"], path / "poll");

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <unordered_set>
 
 #include "trial_runner/utf8_text.h"
 #include "tuner/config_sections.h"
@@ -22,6 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 using config::Fail;
 using config::Path;
+
+// Bounds of numbers that size loops and allocations (docs/config.md).
+constexpr int64_t kMaxNumTrials = 10'000'000;
+constexpr int64_t kMaxLogCapMb = 1 << 20;  // 1 TiB per log
+constexpr int64_t kMaxFailures = 1000;
 
 const std::vector<std::string> kTopKeys = {
     "name",           "command",       "shell",        "metric",
@@ -165,8 +173,8 @@ void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
         r.Duration(node["orphan_timeout"], path / "orphan_timeout");
   }
   if (node["log_cap_mb"]) {
-    int64_t mb = r.Int(node["log_cap_mb"], path / "log_cap_mb");
-    if (mb < 1) Fail(node["log_cap_mb"], path / "log_cap_mb", "must be >= 1");
+    int64_t mb =
+        r.Int(node["log_cap_mb"], path / "log_cap_mb", 1, kMaxLogCapMb);
     c.trial.log_cap = mb << 20;
   }
   if (node["timeout"])
@@ -175,11 +183,8 @@ void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
     c.trial.stop_grace = r.Duration(node["stop_grace"], path / "stop_grace");
   }
   if (node["max_failures"]) {
-    c.trial.max_failures =
-        static_cast<int>(r.Int(node["max_failures"], path / "max_failures"));
-    if (c.trial.max_failures < 0) {
-      Fail(node["max_failures"], path / "max_failures", "must be >= 0");
-    }
+    c.trial.max_failures = static_cast<int>(
+        r.Int(node["max_failures"], path / "max_failures", 0, kMaxFailures));
   }
 }
 
@@ -231,22 +236,30 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
 
 void ReadNumTrials(const config::Reader& r, const YAML::Node& root,
                    ExperimentConfig& c) {
+  // Saturates: 64 two-value axes have 2^64 combinations.
   int64_t grid_size = 1;
   for (const auto& spec : c.space.params) {
     bool axis = spec.distribution == core::Distribution::kGrid ||
                 (c.searcher.type == core::SearcherType::kGrid &&
                  spec.distribution == core::Distribution::kChoice);
-    if (axis) grid_size *= static_cast<int64_t>(spec.values.size());
+    auto count = static_cast<int64_t>(spec.values.size());
+    if (axis && __builtin_mul_overflow(grid_size, count, &grid_size)) {
+      grid_size = std::numeric_limits<int64_t>::max();
+    }
   }
   if (auto n = root["num_trials"]) {
-    c.num_trials = r.Int(n, Path("num_trials"));
-    if (c.num_trials < 1) Fail(n, Path("num_trials"), "must be >= 1");
+    c.num_trials = r.Int(n, Path("num_trials"), 1, kMaxNumTrials);
     if (c.searcher.type == core::SearcherType::kGrid &&
         c.num_trials > grid_size) {
       Fail(n, Path("num_trials"),
            "the grid has only " + std::to_string(grid_size) + " combinations");
     }
   } else if (c.searcher.type == core::SearcherType::kGrid) {
+    if (grid_size > kMaxNumTrials) {
+      Fail(root["search_space"], Path("num_trials"),
+           "the grid has more than " + std::to_string(kMaxNumTrials) +
+               " combinations; give num_trials");
+    }
     c.num_trials = grid_size;
   } else {
     Fail(root, Path("num_trials"),
@@ -255,10 +268,27 @@ void ReadNumTrials(const config::Reader& r, const YAML::Node& root,
   }
 }
 
+std::string ResolveWorkdir(const config::Reader& r, const YAML::Node& root,
+                           const std::string& base_dir,
+                           const std::string& default_workdir) {
+  fs::path workdir = default_workdir;
+  auto n = root["workdir"];
+  if (n) workdir = fs::path(base_dir) / r.String(n, Path("workdir"));
+  std::error_code ec;  // e.g. a component longer than NAME_MAX
+  fs::path resolved = fs::absolute(workdir, ec);
+  if (!ec) resolved = fs::weakly_canonical(resolved, ec);
+  if (ec) {
+    Fail(n, Path("workdir"),
+         "cannot resolve '" + workdir.string() + "': " + ec.message());
+  }
+  return resolved.string();
+}
+
 ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
                             const std::string& base_dir,
                             const std::string& default_workdir) {
   if (!root.IsMap()) Fail(root, Path(""), "expected a mapping of keys");
+  r.Map(root, Path(""));
   r.Keys(root, Path(""), kTopKeys);
   ExperimentConfig c;
   c.name = r.String(r.Required(root, Path(""), "name"), Path("name"));
@@ -282,11 +312,7 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   if (!words.ok()) Fail(command, Path("command"), words.message());
   if (words.value().empty()) Fail(command, Path("command"), "is empty");
   config::CheckPlaceholders(command, Path("command"), c.command, c);
-  fs::path workdir = default_workdir;
-  if (auto n = root["workdir"]) {
-    workdir = fs::path(base_dir) / r.String(n, Path("workdir"));
-  }
-  c.workdir = fs::weakly_canonical(fs::absolute(workdir)).string();
+  c.workdir = ResolveWorkdir(r, root, base_dir, default_workdir);
   if (!c.seed_given) c.searcher.seed = std::random_device{}();
   c.scheduler.seed = c.searcher.seed;
   return c;
@@ -296,9 +322,13 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
 
 std::string DidYouMean(const std::string& word,
                        const std::vector<std::string>& candidates) {
+  // The edit distance is quadratic: a 1 MB unknown name would take minutes.
+  constexpr size_t kMaxLength = 64;
   std::string best;
+  if (word.size() > kMaxLength) return best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& candidate : candidates) {
+    if (candidate.size() > kMaxLength) continue;
     size_t d = config::EditDistance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
@@ -324,11 +354,36 @@ std::string OneLine(const std::string& message) {
   return out;
 }
 
+// The first line (from 1) holding bytes that are not UTF-8; 0 if none. The
+// text is stored as JSON with the experiment, whose encoder throws on them.
+size_t FirstNonUtf8Line(const std::string& text) {
+  auto valid = [](const std::string& part) {
+    try {
+      (void)nlohmann::json(part).dump();
+      return true;
+    } catch (const nlohmann::json::type_error&) {
+      return false;
+    }
+  };
+  if (valid(text)) return 0;
+  size_t line = 1;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    if (!valid(text.substr(start, end - start))) return line;
+    start = end + 1;
+  }
+  return line;
+}
+
 }  // namespace
 
 core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
     const std::string& base_dir, const std::string& default_workdir) {
+  if (size_t line = FirstNonUtf8Line(text)) {
+    return core::InvalidArgument(origin + ":" + std::to_string(line) +
+                                 ": not UTF-8 text");
+  }
   try {
     // Its scalars become names, paths and stored JSON: valid UTF-8 from here.
     YAML::Node root = YAML::Load(runner::ValidUtf8(text));
@@ -339,6 +394,10 @@ core::Result<ExperimentConfig> LoadConfigText(
     return core::InvalidArgument(OneLine(origin + ":" +
                                          std::to_string(e.mark.line + 1) +
                                          ": invalid YAML: " + e.msg));
+  } catch (const std::exception& e) {
+    // A case no check above foresaw: still one line, never an abort.
+    return core::InvalidArgument(
+        OneLine(origin + ": cannot be loaded: " + e.what()));
   }
 }
 
@@ -362,11 +421,12 @@ void CheckPlaceholders(const YAML::Node& node, const Path& path,
                                     "devices", "num_devices", "master_port"};
   for (const auto& spec : c.space.params) known.push_back(spec.name);
   known.insert(known.end(), extra.begin(), extra.end());
+  std::unordered_set<std::string> lookup(known.begin(), known.end());
   for (const auto& name : names.value()) {
     if (name == "max_t" && !c.scheduler.max_t) {
       Fail(node, path, "{max_t} needs scheduler.max_t");
     }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
+    if (!lookup.count(name)) {
       std::string hint = DidYouMean(name, known);
       Fail(node, path,
            "placeholder {" + name + "} names no parameter" +

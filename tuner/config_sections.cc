@@ -1,5 +1,9 @@
 #include "tuner/config_sections.h"
 
+#include <cmath>
+
+#include "schedulers/brackets.h"
+
 namespace tuner::config {
 
 namespace {
@@ -28,12 +32,11 @@ void ReadTpeOptions(const Reader& r, const YAML::Node& node, const Path& path,
     if (node[key] && !tpe) Fail(node[key], path / key, "applies to tpe only");
   }
   if (auto n = node["n_startup"]) {
-    s.n_startup = static_cast<int>(r.Int(n, path / "n_startup"));
-    if (s.n_startup < 1) Fail(n, path / "n_startup", "must be >= 1");
+    s.n_startup = static_cast<int>(r.Int(n, path / "n_startup", 1, 1'000'000));
   }
   if (auto n = node["n_candidates"]) {
-    s.n_candidates = static_cast<int>(r.Int(n, path / "n_candidates"));
-    if (s.n_candidates < 1) Fail(n, path / "n_candidates", "must be >= 1");
+    s.n_candidates =
+        static_cast<int>(r.Int(n, path / "n_candidates", 1, 100'000));
   }
   if (auto n = node["gamma"]) {
     s.gamma = r.Number(n, path / "gamma");
@@ -79,20 +82,32 @@ void ReadSchedulerNumbers(const Reader& r, const YAML::Node& node,
         r.Number(node["reduction_factor"], path / "reduction_factor");
   }
   if (node["brackets"]) {
-    s.brackets = static_cast<int>(r.Int(node["brackets"], path / "brackets"));
-    if (s.brackets < 1)
-      Fail(node["brackets"], path / "brackets", "must be >= 1");
+    s.brackets = static_cast<int>(
+        r.Int(node["brackets"], path / "brackets", 1, schedulers::kMaxRungs));
   }
   if (node["min_samples"]) {
-    s.min_samples =
-        static_cast<int>(r.Int(node["min_samples"], path / "min_samples"));
-    if (s.min_samples < 1) {
-      Fail(node["min_samples"], path / "min_samples", "must be >= 1");
-    }
+    s.min_samples = static_cast<int>(
+        r.Int(node["min_samples"], path / "min_samples", 1, 1'000'000));
   }
   if (node["mode"]) {
     s.promotion = r.Enum<bool>(node["mode"], path / "mode",
                                {{"stopping", false}, {"promotion", true}});
+  }
+}
+
+// Rungs are grace_period * reduction_factor^k below max_t; a factor near 1
+// or a huge max_t would make millions of them.
+void CheckRungCount(const YAML::Node& node, const Path& path,
+                    const core::SchedulerSpec& s) {
+  double levels = (std::log(*s.max_t) - std::log(s.grace_period)) /
+                  std::log(s.reduction_factor);  // no overflow of the ratio
+  if (levels > schedulers::kMaxRungs) {
+    const char* key = node["reduction_factor"] ? "reduction_factor" : "max_t";
+    Fail(node[key], path / key,
+         "makes " + core::FormatDouble(std::ceil(levels)) +
+             " rungs from grace_period to max_t; at most " +
+             std::to_string(schedulers::kMaxRungs) +
+             " (grace_period * reduction_factor^64 must reach max_t)");
   }
 }
 
@@ -152,6 +167,7 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
          "must be below max_t (" + core::FormatDouble(s.max_t.value_or(0)) +
              ")");
   }
+  if (rungs) CheckRungCount(node, path, s);
 }
 
 }  // namespace tuner::config

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 
 #include "tuner/config_loader.h"
 
@@ -35,6 +36,17 @@ void Fail(const YAML::Node& node, const Path& path,
 void Reader::Map(const YAML::Node& node, const Path& path) const {
   if (!node.IsMap())
     Fail(node, path, "expected a mapping, got " + Describe(node));
+  // yaml-cpp keeps both of two equal keys, and node[key] finds the first.
+  std::set<std::string> seen;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) {
+      Fail(entry.first, path,
+           "keys must be text, got " + Describe(entry.first));
+    }
+    if (!seen.insert(entry.first.Scalar()).second) {
+      Fail(entry.first, path / entry.first.Scalar(), "duplicate key");
+    }
+  }
 }
 
 void Reader::Keys(const YAML::Node& node, const Path& path,
@@ -70,6 +82,9 @@ double Reader::Number(const YAML::Node& node, const Path& path) const {
       std::isnan(value)) {
     Fail(node, path, "expected a number, got " + Describe(node));
   }
+  if (!std::isfinite(value)) {
+    Fail(node, path, "expected a finite number, got " + Describe(node));
+  }
   return value;
 }
 
@@ -78,6 +93,14 @@ int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
     Fail(node, path, "expected an integer, got " + Describe(node));
   }
+  return value;
+}
+
+int64_t Reader::Int(const YAML::Node& node, const Path& path, int64_t low,
+                    int64_t high) const {
+  int64_t value = Int(node, path);
+  if (value < low) Fail(node, path, "must be >= " + std::to_string(low));
+  if (value > high) Fail(node, path, "must be <= " + std::to_string(high));
   return value;
 }
 
@@ -112,7 +135,13 @@ std::chrono::milliseconds Reader::Duration(const YAML::Node& node,
          "expected a duration such as 90, 90s, 10m or 2h, got " +
              Describe(node));
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(amount * scale));
+  // Compared as doubles: inf and 1e300 must not reach the integer cast.
+  double ms = amount * scale;
+  if (!(ms >= static_cast<double>(kMinDuration.count()) &&
+        ms <= static_cast<double>(kMaxDuration.count()))) {
+    Fail(node, path, "must be between 1ms and 30 days, got " + Describe(node));
+  }
+  return std::chrono::milliseconds(std::llround(ms));
 }
 
 std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,

@@ -35,12 +35,20 @@ class Path {
   std::string text_;
 };
 
+// The bounds of every duration in a config: 0.0001ms would round to 0 (which
+// means "none" for timeouts) and 1e300s overflows.
+inline constexpr std::chrono::milliseconds kMinDuration{1};
+inline constexpr std::chrono::milliseconds kMaxDuration{30LL * 24 * 3600 *
+                                                        1000};  // 30 days
+
 [[noreturn]] void Fail(const YAML::Node& node, const Path& path,
                        const std::string& message);
 
 // Typed getters: each fails with a LoadError on a value of the wrong kind.
 class Reader {
  public:
+  // Fails unless `node` is a mapping whose keys are all distinct (the
+  // second of two equal keys is named).
   void Map(const YAML::Node& node, const Path& path) const;
   // Fails on a key of `node` not in `allowed`, suggesting the closest one.
   void Keys(const YAML::Node& node, const Path& path,
@@ -48,10 +56,15 @@ class Reader {
   YAML::Node Required(const YAML::Node& node, const Path& path,
                       const std::string& key) const;
   std::string String(const YAML::Node& node, const Path& path) const;
+  // A finite number (neither NaN nor ±inf).
   double Number(const YAML::Node& node, const Path& path) const;
   int64_t Int(const YAML::Node& node, const Path& path) const;
+  // An integer in [low, high]: "must be >= low" or "must be <= high".
+  int64_t Int(const YAML::Node& node, const Path& path, int64_t low,
+              int64_t high) const;
   bool Bool(const YAML::Node& node, const Path& path) const;
-  // A positive duration: seconds as a number, or "500ms", "90s", "10m", "2h".
+  // A duration: seconds as a number, or "500ms", "90s", "10m", "2h"; at
+  // least kMinDuration and at most kMaxDuration.
   std::chrono::milliseconds Duration(const YAML::Node& node,
                                      const Path& path) const;
   // A list of scalars: integers, reals, true/false, else strings.

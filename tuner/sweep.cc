@@ -32,7 +32,9 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       options_(std::move(options)),
       searcher_(
           schedulers::MakeSearcher(config.searcher, config.space, config.mode)),
-      scheduler_(schedulers::MakeTrialScheduler(config.scheduler)),
+      scheduler_(options_.make_scheduler
+                     ? options_.make_scheduler(config.scheduler)
+                     : schedulers::MakeTrialScheduler(config.scheduler)),
       pool_(*options_.pool),
       retry_timer_(io),
       checkpoint_timer_(io),
@@ -51,6 +53,71 @@ Sweep::~Sweep() {
 }
 
 core::Status Sweep::Start() {
+  core::Status status = core::Status::Ok();
+  Guarded("the start", [&] { status = StartUnguarded(); });
+  return status;
+}
+
+core::Status Sweep::Resume(const storage::ExperimentRecord& experiment) {
+  core::Status status = core::Status::Ok();
+  Guarded("the resume", [&] { status = ResumeUnguarded(experiment); });
+  return status;
+}
+
+void Sweep::Guarded(const char* where, const std::function<void()>& body) {
+  std::string reason;
+  try {
+    body();
+    return;
+  } catch (const std::exception& e) {
+    reason = fmt::format("internal error in {}: {}", where, e.what());
+  } catch (...) {
+    reason = fmt::format("internal error in {}: an unknown exception", where);
+  }
+  FailInside(reason);
+}
+
+void Sweep::FailInside(const std::string& reason) {
+  spdlog::error("experiment '{}' fails: {}", config_.name, reason);
+  if (error_.empty()) error_ = reason;
+  if (outcome_ != SweepOutcome::kRunning) return;
+  if (++exceptions_ == 1) {
+    try {
+      InterruptUnguarded(false);  // ends it once its trials have exited
+      return;
+    } catch (...) {
+    }
+  }
+  // It threw again: its state cannot be trusted to stop its trials in
+  // order. Kill them and end it now.
+  interrupting_ = true;
+  try {
+    runner_.KillAll();
+  } catch (...) {
+  }
+  std::string why = "the experiment failed: " + error_;
+  for (auto* trials : {&live_, &paused_}) {
+    for (auto& [id, trial] : *trials) {
+      try {
+        (void)store_.FinishTrial(
+            id, {core::TrialStatus::kFailed, trial->exit_code, why, {}});
+      } catch (...) {
+      }
+    }
+    trials->clear();
+  }
+  waiting_.clear();
+  try {
+    CheckDone();
+  } catch (...) {
+  }
+  if (outcome_ == SweepOutcome::kRunning) {
+    outcome_ = SweepOutcome::kFailed;
+    if (options_.on_finished) options_.on_finished();
+  }
+}
+
+core::Status Sweep::StartUnguarded() {
   storage::ExperimentRecord record;
   record.name = config_.name;
   record.status = "running";
@@ -69,6 +136,10 @@ core::Status Sweep::Start() {
 }
 
 void Sweep::Interrupt(bool force) {
+  Guarded("a stop", [&] { InterruptUnguarded(force); });
+}
+
+void Sweep::InterruptUnguarded(bool force) {
   interrupting_ = true;
   EndWaiting();
   if (force) {
@@ -100,7 +171,7 @@ bool Sweep::Check(const core::Status& status) {
     error_ = status.message();
     spdlog::error("storage failed, stopping the sweep: {}", error_);
   }
-  if (!interrupting_) Interrupt(false);
+  if (!interrupting_) InterruptUnguarded(false);
   return false;
 }
 
@@ -111,7 +182,7 @@ void Sweep::ScheduleCommit() {
   boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
     if (alive.expired()) return;
     commit_pending_ = false;
-    Check(store_.Commit());
+    Guarded("a commit", [this] { Check(store_.Commit()); });
   });
 }
 
@@ -153,6 +224,18 @@ void Sweep::FillSlots() {
 }
 
 void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
+  // Failing from an exception: its trials are being stopped, and what
+  // judged their reports threw; more reports would only throw again.
+  if (exceptions_ > 0) return;
+  Guarded("a report", [&] { HandleMetrics(id, std::move(metrics), offset); });
+}
+
+void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
+  Guarded("a trial's end", [&] { HandleExit(id, exit); });
+}
+
+void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
+                          int64_t offset) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
@@ -284,7 +367,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
   EndStoppedPaused();  // may override this trial's pause with a stop
 }
 
-void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
+void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
@@ -385,10 +468,11 @@ void Sweep::CheckDone() {
   outcome_ = !error_.empty() ? SweepOutcome::kFailed
              : interrupting_ ? SweepOutcome::kInterrupted
                              : SweepOutcome::kFinished;
-  std::string status =
-      outcome_ == SweepOutcome::kFinished ? "finished" : "interrupted";
+  std::string status = outcome_ == SweepOutcome::kFinished ? "finished"
+                       : outcome_ == SweepOutcome::kFailed ? "failed"
+                                                           : "interrupted";
   if (experiment_ != 0) {
-    (void)store_.SetExperimentStatus(experiment_, status);
+    (void)store_.SetExperimentStatus(experiment_, status, error_);
     (void)store_.Commit();
   }
   progress_.SweepEnded(status, counts_);

@@ -57,6 +57,10 @@ class Sweep : public runner::RunnerObserver {
     // The time for ReportThrottle; nullptr: the steady clock (tests freeze
     // it).
     std::function<std::chrono::steady_clock::time_point()> clock;
+    // Builds the trial scheduler; empty: schedulers::MakeTrialScheduler.
+    std::function<std::unique_ptr<schedulers::TrialScheduler>(
+        const core::SchedulerSpec&)>
+        make_scheduler;
   };
 
   Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
@@ -81,19 +85,34 @@ class Sweep : public runner::RunnerObserver {
   void Detach();
 
   SweepOutcome outcome() const { return outcome_; }
-  // The first storage error, when the outcome is kFailed.
+  // Why it failed, when the outcome is kFailed: the first storage error, or
+  // an exception thrown inside it (stored as the experiment's reason).
   const std::string& error() const { return error_; }
   const SweepCounts& counts() const { return counts_; }
   storage::ExperimentId experiment_id() const { return experiment_; }
   // Devices its trials hold now.
   int HeldDevices() const;
 
-  // runner::RunnerObserver
+  // runner::RunnerObserver; neither throws (see Guarded).
   void OnMetrics(core::TrialId trial, core::Metrics metrics,
                  int64_t offset) override;
   void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
 
  private:
+  // Runs `body`, an entry point of the event loop into this sweep (a
+  // runner event, a timer, a post, a call of the service). An exception
+  // from it fails this sweep with its message as the reason instead of
+  // escaping io_context::run() and ending every other sweep of the process.
+  void Guarded(const char* where, const std::function<void()>& body);
+  // Fails the sweep: stops its trials, and ends it once they have exited;
+  // at once when it fails again meanwhile.
+  void FailInside(const std::string& reason);
+  void HandleMetrics(core::TrialId trial, core::Metrics metrics,
+                     int64_t offset);
+  void HandleExit(core::TrialId trial, const runner::TrialExit& exit);
+  core::Status StartUnguarded();
+  core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
+  void InterruptUnguarded(bool force);
   struct LiveTrial;
   enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
@@ -218,6 +237,7 @@ class Sweep : public runner::RunnerObserver {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
   SweepOutcome outcome_ = SweepOutcome::kRunning;
   std::string error_;
+  int exceptions_ = 0;  // caught by Guarded
   SweepCounts counts_;
 };
 

@@ -54,7 +54,7 @@ void Sweep::WatchCheckpoints() {
   checkpoint_timer_.expires_after(config_.checkpoints.poll);
   checkpoint_timer_.async_wait([this](const boost::system::error_code& ec) {
     checkpoint_armed_ = false;
-    if (!ec) PollCheckpoints();
+    if (!ec) Guarded("a checkpoint poll", [this] { PollCheckpoints(); });
   });
 }
 

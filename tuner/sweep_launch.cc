@@ -55,8 +55,10 @@ void Sweep::ArmRetry() {
   retry_timer_.async_wait([this](const boost::system::error_code& ec) {
     retry_armed_ = false;
     if (ec) return;
-    FillSlots();
-    CheckDone();
+    Guarded("a device retry", [this] {
+      FillSlots();
+      CheckDone();
+    });
   });
 }
 
@@ -87,12 +89,18 @@ void Sweep::JoinShare() {
     return waits ? pool_.group_size() : 0;
   };
   claimant.wake = [this] {
-    FillSlots();
-    CheckDone();
+    Guarded("a device share wake-up", [this] {
+      FillSlots();
+      CheckDone();
+    });
   };
   claimant.reserved = [this] { return !pool_.reserved_ids().empty(); };
   claimant.preempts = config_.preempt;
-  claimant.yield = [this](const std::vector<int>& ids) { return Yield(ids); };
+  claimant.yield = [this](const std::vector<int>& ids) {
+    bool yielded = false;
+    Guarded("a preemption", [&] { yielded = Yield(ids); });
+    return yielded;
+  };
   share_id_ = options_.share->Join(std::move(claimant));
 }
 

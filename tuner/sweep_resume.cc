@@ -260,7 +260,8 @@ void Sweep::TakeUp(const storage::TrialRecord& row) {
   }
 }
 
-core::Status Sweep::Resume(const storage::ExperimentRecord& experiment) {
+core::Status Sweep::ResumeUnguarded(
+    const storage::ExperimentRecord& experiment) {
   experiment_ = experiment.id;
   auto rows = store_.ListTrials(experiment_);
   if (!rows.ok()) return rows.status();

@@ -1,7 +1,9 @@
 #include "schedulers/asha.h"
 
 #include <cmath>
+#include <limits>
 
+#include "schedulers/brackets.h"
 #include "schedulers/fifo.h"
 #include "tests/catch.h"
 
@@ -25,6 +27,27 @@ TEST_CASE("asha rungs sit at grace * rf^k below max_t", "[schedulers][asha]") {
   spec.grace_period = 2;
   spec.reduction_factor = 4;
   CHECK(AshaScheduler(spec).Milestones() == std::vector<double>{2, 8, 32});
+}
+
+TEST_CASE("rungs and bracket sizes stay bounded whatever the spec",
+          "[schedulers][asha]") {
+  // max_t: .inf hung `tuner run`; a factor near 1 allocated without end.
+  CHECK(AshaScheduler(Spec(std::numeric_limits<double>::infinity()))
+            .Milestones()
+            .size() == kMaxRungs);
+  core::SchedulerSpec spec = Spec(1e6);
+  spec.reduction_factor = 1 + 1e-9;
+  CHECK(AshaScheduler(spec).Milestones().size() == kMaxRungs);
+  spec = Spec(1e300);
+  spec.grace_period = 1e-300;
+  spec.reduction_factor = 1e9;
+  spec.brackets = kMaxRungs;
+  auto brackets = PlanBrackets(spec);
+  REQUIRE_FALSE(brackets.empty());
+  for (const auto& b : brackets) {
+    CHECK(b.trials >= 1);
+    CHECK(b.trials <= kMaxBracketTrials);
+  }
 }
 
 TEST_CASE("asha keeps the top floor(n/rf) and at least one",

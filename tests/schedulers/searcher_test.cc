@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "schedulers/random_searcher.h"
@@ -87,6 +88,28 @@ TEST_CASE("grid search enumerates the cross product once",
   CHECK(*grid.Suggest(5) ==
         core::Params{{"a", int64_t{2}}, {"b", std::string("z")}});
   CHECK_FALSE(grid.Suggest(6).has_value());
+}
+
+TEST_CASE("64 two-value grid params: the grid size saturates, never 0",
+          "[schedulers][searcher]") {
+  using D = core::Distribution;
+  core::SearchSpace space;
+  for (int i = 0; i < 64; ++i) {
+    space.params.push_back(
+        List("g" + std::to_string(i), D::kGrid, {int64_t{0}, int64_t{1}}));
+  }
+  // 2^64 combinations overflowed int64_t to 0, and index % 0 was SIGFPE.
+  GridSearcher grid(space);
+  CHECK(grid.size() == std::numeric_limits<int64_t>::max());
+  RandomSearcher random(space, 1);
+  for (int64_t index : {int64_t{0}, int64_t{5}, int64_t{1} << 40}) {
+    auto params = random.Suggest(index);
+    REQUIRE(params.has_value());
+    REQUIRE(params->size() == 64);
+    // Odometer order: the last param is the lowest bit of the index.
+    CHECK(params->back().second == core::ParamValue(index & 1));
+    CHECK(grid.Suggest(index) == params);
+  }
 }
 
 }  // namespace

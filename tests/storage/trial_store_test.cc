@@ -3,9 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,6 +111,42 @@ TEST_CASE("best trials are the longest trained first then by value",
   CHECK(best[0].id == long_good);
   CHECK(best[1].id == long_bad);
   CHECK(best[2].id == short_good);
+}
+
+TEST_CASE("best never ranks a non-finite value first, in either mode",
+          "[storage]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (core::Mode mode : {core::Mode::kMax, core::Mode::kMin}) {
+    INFO((mode == core::Mode::kMax ? "max" : "min"));
+    auto store = Memory();
+    auto e = Experiment("e", mode);
+    e.id = store->CreateExperiment(e).value();
+    int64_t index = 0;
+    auto add = [&](double time, double value) {
+      auto t = store->AddTrial(e.id, index++, {}).value();
+      REQUIRE(store->AppendReport({t, 1, time, value, {}}, e.mode).ok());
+      return t;
+    };
+    // A stopped trial reporting inf ranked above a completed 0.9 in max
+    // mode; -inf would in min mode; an infinite time above any finite one.
+    auto plus_inf = add(9, inf);
+    auto good = add(9, 0.9);
+    auto minus_inf = add(9, -inf);
+    auto nan = add(9, std::nan(""));
+    auto endless = add(inf, 0.5);
+    auto short_one = add(1, 0.1);
+    auto best = store->BestTrials(e, 10).value();
+    std::vector<core::TrialId> ids;
+    for (const auto& t : best) ids.push_back(t.id);
+    CHECK(ids.front() == good);
+    CHECK(ids[1] == short_one);
+    CHECK(ids[2] == endless);
+    // Either infinity after every finite value; NaN (stored as NULL) is
+    // never listed.
+    CHECK(std::set<core::TrialId>(ids.begin() + 3, ids.end()) ==
+          std::set<core::TrialId>{plus_inf, minus_inf});
+    CHECK(std::find(ids.begin(), ids.end(), nan) == ids.end());
+  }
 }
 
 TEST_CASE("decisions and trial ends are stored", "[storage]") {

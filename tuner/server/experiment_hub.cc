@@ -64,8 +64,14 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   sweep.on_finished = [this, name] {
     boost::asio::post(io_, [this, name] { Ended(name); });
   };
-  experiment->sweep = std::make_unique<Sweep>(
-      io_, experiment->config, store_, *experiment->progress, std::move(sweep));
+  try {  // its searcher and scheduler are built here
+    experiment->sweep =
+        std::make_unique<Sweep>(io_, experiment->config, store_,
+                                *experiment->progress, std::move(sweep));
+  } catch (const std::exception& e) {
+    return core::Internal("experiment '" + name +
+                          "' cannot be set up: " + e.what());
+  }
   return experiment;
 }
 

@@ -1,0 +1,120 @@
+// An exception inside one experiment fails that experiment, with its reason
+// stored; another experiment on the same event loop and database goes on.
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "schedulers/factory.h"
+#include "tests/tuner/sweep_harness.h"
+
+namespace tuner {
+namespace {
+
+// A scheduler that throws on the first report: a bug anywhere in a
+// component the sweep calls from the event loop.
+class ThrowingScheduler : public schedulers::TrialScheduler {
+ public:
+  explicit ThrowingScheduler(const core::SchedulerSpec& spec)
+      : inner_(schedulers::MakeTrialScheduler(spec)) {}
+  int OnAdd(core::TrialId trial, int64_t index) override {
+    return inner_->OnAdd(trial, index);
+  }
+  core::Decision OnReport(core::TrialId, double, double) override {
+    throw std::runtime_error("boom from the scheduler");
+  }
+  void OnEnd(core::TrialId trial) override { inner_->OnEnd(trial); }
+  void Restore(core::TrialId trial, const core::RungDecision& record) override {
+    inner_->Restore(trial, record);
+  }
+  std::vector<double> Milestones() const override {
+    return inner_->Milestones();
+  }
+
+ private:
+  std::unique_ptr<schedulers::TrialScheduler> inner_;
+};
+
+std::string Config(const std::string& name) {
+  std::string yaml = R"(name: NAME
+command: TOY --quality {q} --epochs 3
+metric: score
+mode: max
+time_attr: epoch
+search_space: {q: {type: uniform, low: 0, high: 1}}
+num_trials: 3
+devices: {kind: cpu, slots: 1}
+)";
+  yaml.replace(yaml.find("NAME"), 4, name);
+  yaml.replace(yaml.find("TOY"), 3, TOY_TRAINER);
+  return yaml;
+}
+
+TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
+          "[tuner][sweep][process]") {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tuner-exception-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto store = storage::TrialStore::Open(dir / "tuner.db");
+  REQUIRE(store.ok());
+  auto bad = LoadConfigText(Config("bad"), "bad.yaml", dir, dir);
+  auto good = LoadConfigText(Config("good"), "good.yaml", dir, dir);
+  REQUIRE(bad.ok());
+  REQUIRE(good.ok());
+  auto bad_pool = SetUpDevices(bad.value().devices, bad.value().workdir);
+  auto good_pool = SetUpDevices(good.value().devices, good.value().workdir);
+  REQUIRE(bad_pool.ok());
+  REQUIRE(good_pool.ok());
+
+  boost::asio::io_context io;
+  testing::NullProgress progress;
+  int ended = 0;
+  auto options = [&](runner::DevicePool& pool, const std::string& name) {
+    Sweep::Options o;
+    o.trials_root = dir / name;
+    o.config_json = "{}";
+    o.pool = &pool;
+    o.runner.shim_path = TUNER_SHIM;
+    o.on_finished = [&io, &ended] {
+      if (++ended == 2) io.stop();
+    };
+    return o;
+  };
+  Sweep::Options bad_options = options(bad_pool.value(), "bad");
+  bad_options.make_scheduler = [](const core::SchedulerSpec& spec) {
+    return std::make_unique<ThrowingScheduler>(spec);
+  };
+  Sweep bad_sweep(io, bad.value(), *store.value(), progress, bad_options);
+  Sweep good_sweep(io, good.value(), *store.value(), progress,
+                   options(good_pool.value(), "good"));
+  REQUIRE(bad_sweep.Start().ok());
+  REQUIRE(good_sweep.Start().ok());
+  // Before the fix the exception left io.run() and ended the process.
+  REQUIRE_NOTHROW(io.run_for(std::chrono::seconds(120)));
+
+  CHECK(bad_sweep.outcome() == SweepOutcome::kFailed);
+  CHECK(bad_sweep.error() ==
+        "internal error in a report: boom from the scheduler");
+  CHECK(good_sweep.outcome() == SweepOutcome::kFinished);
+  auto bad_row = store.value()->FindExperiment("bad").value();
+  REQUIRE(bad_row);
+  CHECK(bad_row->status == "failed");
+  CHECK(bad_row->reason == bad_sweep.error());
+  auto bad_trials = store.value()->ListTrials(bad_row->id).value();
+  for (const auto& t : bad_trials) {
+    CHECK(t.status != core::TrialStatus::kRunning);
+  }
+  auto good_row = store.value()->FindExperiment("good").value();
+  REQUIRE(good_row);
+  CHECK(good_row->status == "finished");
+  CHECK(good_row->reason.empty());
+  auto trials = store.value()->ListTrials(good_row->id).value();
+  REQUIRE(trials.size() == 3);
+  for (const auto& t : trials) CHECK(t.status == core::TrialStatus::kCompleted);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner
