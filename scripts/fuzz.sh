@@ -8,7 +8,7 @@ runs="${1:-1000000}"
 command -v clang++ >/dev/null || { echo "fuzz.sh needs clang (apt install clang)" >&2; exit 1; }
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTUNER_FUZZ=ON \
   -DTUNER_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-targets="${FUZZ_TARGETS:-metric_line_fuzzer config_fuzzer}"
+targets="${FUZZ_TARGETS:-metric_line_fuzzer config_fuzzer http_fuzzer}"
 cmake --build build-fuzz -j"$(nproc)" --target $targets
 for target in $targets; do
   work="build-fuzz/corpus-$target"

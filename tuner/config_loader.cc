@@ -357,19 +357,12 @@ std::string OneLine(const std::string& message) {
 // The first line (from 1) holding bytes that are not UTF-8; 0 if none. The
 // text is stored as JSON with the experiment, whose encoder throws on them.
 size_t FirstNonUtf8Line(const std::string& text) {
-  auto valid = [](const std::string& part) {
-    try {
-      (void)nlohmann::json(part).dump();
-      return true;
-    } catch (const nlohmann::json::type_error&) {
-      return false;
-    }
-  };
-  if (valid(text)) return 0;
+  if (runner::IsValidUtf8(text)) return 0;
   size_t line = 1;
   for (size_t start = 0; start < text.size(); ++line) {
     size_t end = std::min(text.find('\n', start), text.size());
-    if (!valid(text.substr(start, end - start))) return line;
+    if (!runner::IsValidUtf8(std::string_view(text).substr(start, end - start)))
+      return line;
     start = end + 1;
   }
   return line;
@@ -385,8 +378,9 @@ core::Result<ExperimentConfig> LoadConfigText(
                                  ": not UTF-8 text");
   }
   try {
-    // Its scalars become names, paths and stored JSON: valid UTF-8 from here.
-    YAML::Node root = YAML::Load(runner::ValidUtf8(text));
+    // Valid UTF-8 (checked above): its scalars become names, paths and
+    // stored JSON.
+    YAML::Node root = YAML::Load(text);
     return ReadConfig(config::Reader(), root, base_dir, default_workdir);
   } catch (const config::LoadError& e) {
     return core::InvalidArgument(OneLine(origin + ":" + e.what()));

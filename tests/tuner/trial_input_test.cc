@@ -34,8 +34,14 @@ TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
           "[tuner][cli][process][utf8]") {
   fs::path dir = FreshDir("utf8");
   // \351 is Latin-1's e-acute: printed in a metric name and in the OOM
-  // line that fails the trial; the config holds the raw byte in a choice
-  // value (and names may only be ASCII).
+  // line that fails the trial. A config holding the raw byte is refused at
+  // its line (it is the user's own file: say so rather than guess).
+  std::ofstream(dir / "bad.yaml") << "name: bad\ncommand: echo\n"
+                                     "search_space: {opt: {type: choice, "
+                                     "values: [\"caf\xe9\"]}}\n";
+  Output refused = testing::RunTuner(dir, "run bad.yaml");
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("bad.yaml:3: not UTF-8 text") != std::string::npos);
   std::ofstream(dir / "sweep.yaml")
       << "name: utf8-sweep\n"
          "command: |\n"
@@ -44,7 +50,7 @@ TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
          ">&2; exit 1\n"
          "shell: true\n"
          "metric: score\nmode: max\ntime_attr: epoch\n"
-         "search_space: {opt: {type: choice, values: [\"caf\xe9\"]}}\n"
+         "search_space: {opt: {type: choice, values: [cafe]}}\n"
          "num_trials: 1\n"
          "scheduler: {type: fifo, max_t: 9}\n"
          "devices: {kind: cpu, slots: 1}\n";
@@ -60,7 +66,7 @@ TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
   auto json = nlohmann::json::parse(trials.out);
   REQUIRE(json.size() == 1);
   CHECK(json[0]["status"] == "failed");
-  CHECK(json[0]["params"]["opt"] == "caf" + kFffd);
+  CHECK(json[0]["params"]["opt"] == "cafe");
   CHECK(json[0]["reason"].get<std::string>().ends_with(
       "out of memory: torch.OutOfMemoryError: CUDA out of memory caf" + kFffd));
   CHECK(testing::RunTuner(dir, "status").code == 0);
