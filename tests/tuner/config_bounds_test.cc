@@ -3,10 +3,15 @@
 #include <string>
 
 #include "tests/catch.h"
+#include "tests/tuner/config_text.h"
 #include "tuner/config_loader.h"
 
 namespace tuner {
 namespace {
+
+using testing::ExpectError;
+using testing::Load;
+using testing::Replace;
 
 // Line 6 holds the scheduler, line 7 the trial policy.
 const std::string kBase = R"(name: b
@@ -18,24 +23,6 @@ scheduler: {type: asha, max_t: 27}
 trial: {timeout: 10m}
 num_trials: 8
 )";
-
-core::Result<ExperimentConfig> Load(const std::string& text) {
-  return LoadConfigText(text, "x.yaml", "/base", "/work");
-}
-
-std::string Replace(std::string text, const std::string& from,
-                    const std::string& to) {
-  auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
-void ExpectError(const std::string& text, const std::string& expected) {
-  auto config = Load(text);
-  REQUIRE_FALSE(config.ok());
-  INFO(config.message());
-  CHECK(config.message() == expected);
-}
 
 TEST_CASE("the base config of the bounds tests loads",
           "[tuner][config][bounds]") {

@@ -3,10 +3,15 @@
 #include <regex>
 
 #include "tests/catch.h"
+#include "tests/tuner/config_text.h"
 #include "tuner/launch_spec.h"
 
 namespace tuner {
 namespace {
+
+using testing::ExpectError;
+using testing::Load;
+using testing::Replace;
 
 const std::string kValid = R"(name: sweep-1
 command: python3 train.py --lr {lr} --hidden {hidden} --epochs {max_t}
@@ -27,17 +32,6 @@ trial: {timeout: 10m, max_failures: 2}
 env: {WANDB_MODE: disabled, OUT: "{trial_dir}/out"}
 )";
 
-core::Result<ExperimentConfig> Load(const std::string& text) {
-  return LoadConfigText(text, "x.yaml", "/base", "/work");
-}
-
-std::string Replace(std::string text, const std::string& from,
-                    const std::string& to) {
-  auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
 TEST_CASE("the example config loads", "[tuner][config]") {
   auto config = Load(kValid);
   REQUIRE(config.ok());
@@ -54,15 +48,6 @@ TEST_CASE("the example config loads", "[tuner][config]") {
   CHECK(c.trial.max_failures == 2);
   CHECK(c.workdir == "/work");
   CHECK(c.env.size() == 2);
-}
-
-// Every error is one line: file, line, key, message.
-void ExpectError(const std::string& text, const std::string& expected) {
-  auto config = Load(text);
-  REQUIRE_FALSE(config.ok());
-  INFO(config.message());
-  CHECK(config.message() == expected);
-  CHECK(config.message().find('\n') == std::string::npos);
 }
 
 TEST_CASE("the devices section: kinds, groups, launcher, each checked",
