@@ -38,126 +38,6 @@ const std::vector<std::string> kTopKeys = {
     "workdir",        "trial",         "storage",      "checkpoints",
     "metrics_format", "metrics_regex", "priority",     "preempt"};
 
-core::Distribution ReadDistribution(const config::Reader& r,
-                                    const YAML::Node& node, const Path& path) {
-  static const std::vector<std::pair<std::string, core::Distribution>> kTypes(
-      std::begin(core::kDistributionNames), std::end(core::kDistributionNames));
-  return r.Enum(node, path, kTypes);
-}
-
-void ReadRange(const config::Reader& r, const YAML::Node& node,
-               const Path& path, core::ParamSpec& spec,
-               const std::string& type) {
-  bool integer = spec.distribution == core::Distribution::kRandInt ||
-                 spec.distribution == core::Distribution::kLogRandInt;
-  r.Keys(node, path, {"type", "low", "high", "q", "when"});
-  spec.low = integer ? r.Int(r.Required(node, path, "low"), path / "low")
-                     : r.Number(r.Required(node, path, "low"), path / "low");
-  spec.high = integer ? r.Int(r.Required(node, path, "high"), path / "high")
-                      : r.Number(r.Required(node, path, "high"), path / "high");
-  if (spec.low >= spec.high) {
-    Fail(node["high"], path / "high",
-         type + " needs low < high (got low " + core::FormatDouble(spec.low) +
-             ", high " + core::FormatDouble(spec.high) + ")");
-  }
-  if (spec.distribution == core::Distribution::kLogUniform && spec.low <= 0) {
-    Fail(node["low"], path / "low",
-         "loguniform needs low > 0 (got " + core::FormatDouble(spec.low) + ")");
-  }
-  if (spec.distribution == core::Distribution::kLogRandInt && spec.low < 1) {
-    Fail(
-        node["low"], path / "low",
-        "lograndint needs low >= 1 (got " + core::FormatDouble(spec.low) + ")");
-  }
-  if (spec.distribution == core::Distribution::kQUniform) {
-    spec.q = r.Number(r.Required(node, path, "q"), path / "q");
-    if (spec.q <= 0) Fail(node["q"], path / "q", "quniform needs q > 0");
-  } else if (node["q"]) {
-    Fail(node["q"], path / "q", "q applies to quniform only");
-  }
-}
-
-core::ParamSpec ReadParam(const config::Reader& r, const std::string& name,
-                          const YAML::Node& node, const Path& path) {
-  r.Map(node, path);
-  core::ParamSpec spec;
-  spec.name = name;
-  spec.distribution =
-      ReadDistribution(r, r.Required(node, path, "type"), path / "type");
-  std::string type = node["type"].Scalar();
-  if (spec.distribution == core::Distribution::kChoice ||
-      spec.distribution == core::Distribution::kGrid) {
-    r.Keys(node, path, {"type", "values", "when"});
-    spec.values = r.Values(r.Required(node, path, "values"), path / "values");
-    if (spec.values.empty()) {
-      Fail(node["values"], path / "values", type + " needs at least one value");
-    }
-  } else {
-    ReadRange(r, node, path, spec, type);
-  }
-  return spec;
-}
-
-// `when: {param: value}` or `when: {param: [value, ...]}`; the param must be
-// declared earlier and be a choice or a grid.
-void ReadCondition(const config::Reader& r, const YAML::Node& node,
-                   const Path& path, const core::SearchSpace& space,
-                   core::ParamSpec& spec) {
-  r.Map(node, path);
-  if (node.size() != 1) Fail(node, path, "name exactly one earlier parameter");
-  const auto& entry = *node.begin();
-  std::string parent = entry.first.Scalar();
-  auto it = std::find_if(space.params.begin(), space.params.end(),
-                         [&](const auto& p) { return p.name == parent; });
-  if (it == space.params.end()) {
-    Fail(entry.first, path / parent,
-         "names no earlier parameter (conditions refer to parameters "
-         "declared above)");
-  }
-  if (it->distribution != core::Distribution::kChoice &&
-      it->distribution != core::Distribution::kGrid) {
-    Fail(entry.first, path / parent,
-         "'" + parent + "' must be a choice or a grid");
-  }
-  core::Condition condition{parent, {}};
-  if (entry.second.IsSequence()) {
-    condition.values = r.Values(entry.second, path / parent);
-  } else {
-    YAML::Node list(YAML::NodeType::Sequence);
-    list.push_back(entry.second);
-    condition.values = r.Values(list, path / parent);
-  }
-  for (const auto& value : condition.values) {
-    if (std::find(it->values.begin(), it->values.end(), value) ==
-        it->values.end()) {
-      Fail(entry.second, path / parent,
-           "'" + core::FormatParamValue(value) +
-               "' is not one of the values of '" + parent + "'");
-    }
-  }
-  spec.when = std::move(condition);
-}
-
-core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
-                            const Path& path) {
-  r.Map(node, path);
-  if (node.size() == 0) Fail(node, path, "needs at least one parameter");
-  core::SearchSpace space;
-  for (const auto& entry : node) {
-    std::string name = entry.first.Scalar();
-    if (!config::IsIdentifier(name)) {
-      Fail(entry.first, path / name,
-           "parameter names use letters, digits and '_'");
-    }
-    core::ParamSpec spec = ReadParam(r, name, entry.second, path / name);
-    if (auto when = entry.second["when"]) {
-      ReadCondition(r, when, path / name / "when", space, spec);
-    }
-    space.params.push_back(std::move(spec));
-  }
-  return space;
-}
-
 void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
                      ExperimentConfig& c) {
   Path path("trial");
@@ -303,8 +183,8 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   c.mode = r.Enum<core::Mode>(
       r.Required(root, Path(""), "mode"), Path("mode"),
       {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});
-  c.space = ReadSpace(r, r.Required(root, Path(""), "search_space"),
-                      Path("search_space"));
+  c.space = config::ReadSpace(r, r.Required(root, Path(""), "search_space"),
+                              Path("search_space"));
   ReadOptional(r, root, c);
   c.scheduler.mode = c.mode;
   ReadNumTrials(r, root, c);

@@ -11,6 +11,9 @@ namespace tuner::config {
 
 // Both throw LoadError (file:line: key: message) on bad input. ReadSearcher
 // needs c.space read; ReadScheduler needs c.searcher read.
+// search_space (config_space.cc): its parameters, in order.
+core::SearchSpace ReadSpace(const Reader& r, const YAML::Node& node,
+                            const Path& path);
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
