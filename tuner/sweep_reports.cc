@@ -9,6 +9,19 @@
 
 namespace tuner {
 
+namespace {
+
+// Drops the withheld reports a newer one supersedes: a judged report
+// supersedes every withheld one, any report the unjudged ones. What is
+// left (the newest judged report, then the newest after it) keeps order.
+void DropSuperseded(std::vector<WithheldReport>& withheld, bool judged) {
+  std::erase_if(withheld, [judged](const WithheldReport& w) {
+    return judged || !w.judged;
+  });
+}
+
+}  // namespace
+
 std::string KeysOf(const core::Metrics& metrics) {
   std::string keys;
   for (const auto& [name, value] : metrics)
@@ -77,10 +90,7 @@ bool Sweep::StoreReport(LiveTrial& trial, storage::ReportRecord report,
   report.seq = ++trial.seq;
   if (!Check(store_.AppendReport(report, config_.mode))) return false;
   ScheduleCommit();
-  // What was withheld is older: a newer report of its kind replaces it.
-  std::erase_if(trial.withheld, [judged](const WithheldReport& w) {
-    return judged || !w.judged;
-  });
+  DropSuperseded(trial.withheld, judged);
   return true;
 }
 
@@ -93,10 +103,7 @@ void Sweep::Withhold(LiveTrial& trial, storage::ReportRecord report,
         "report a decision was taken on, and the newest when it ends",
         trial.id, core::FormatDouble(ReportThrottle::kPerSecond));
   }
-  // Keeps the newest judged report and the newest after it, in order.
-  std::erase_if(trial.withheld, [judged](const WithheldReport& w) {
-    return judged || !w.judged;
-  });
+  DropSuperseded(trial.withheld, judged);
   trial.withheld.push_back({std::move(report), judged});
 }
 
