@@ -17,6 +17,7 @@
 #include "tuner/device_setup.h"
 #include "tuner/launch_spec.h"
 #include "tuner/line_progress.h"
+#include "tuner/run_contained.h"
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
 #include "tuner/table_progress.h"
@@ -124,7 +125,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
     std::fprintf(stderr, "tuner: %s%s\n", where.c_str(), s.message().c_str());
     return taken ? kExitBadInput : kExitFailure;
   }
-  if (sweep.outcome() == SweepOutcome::kRunning) io.run();
+  if (sweep.outcome() == SweepOutcome::kRunning) RunContained(io, "sweep");
   return ExitCode(sweep, last_signal, db_path);
 }
 

@@ -17,6 +17,7 @@
 #include "trial_runner/utf8_text.h"
 #include "tuner/config_sections.h"
 #include "tuner/config_values.h"
+#include "tuner/one_line.h"
 
 namespace tuner {
 
@@ -219,20 +220,6 @@ std::string DidYouMean(const std::string& word,
 }
 
 namespace {
-
-// An error stays one line whatever the file held: control characters that
-// a message quotes (yaml-cpp's "unknown escape character: \n") are escaped.
-std::string OneLine(const std::string& message) {
-  std::string out;
-  for (unsigned char c : message) {
-    if (c >= 0x20 && c != 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  return out;
-}
 
 // The first line (from 1) holding bytes that are not UTF-8; 0 if none. The
 // text is stored as JSON with the experiment, whose encoder throws on them.

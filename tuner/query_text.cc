@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tuner/launch_spec.h"
+#include "tuner/one_line.h"
 #include "tuner/stored_config.h"
 #include "tuner/trial_format.h"
 
@@ -40,7 +41,10 @@ core::Result<std::string> Render(const std::vector<TrialRecord>& trials,
     return core::InvalidArgument("unknown format '" + format +
                                  "' (table, json, yaml or args)");
   }
-  return TrialsTable(trials, experiment);
+  std::string table = TrialsTable(trials, experiment);
+  if (!experiment.reason.empty())
+    table += "experiment failed because: " + OneLine(experiment.reason) + "\n";
+  return table;
 }
 
 std::string BestCell(const ExperimentRecord& e,
@@ -114,6 +118,8 @@ core::Result<std::string> StatusText(TrialStore& store,
                        e.name, e.status, count(S::kPending), count(S::kRunning),
                        count(S::kCompleted), count(S::kStopped),
                        count(S::kFailed), BestCell(e, best.value()));
+    if (!e.reason.empty())
+      out += "  failed because: " + OneLine(e.reason) + "\n";
   }
   return out;
 }

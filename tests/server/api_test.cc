@@ -115,6 +115,33 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   CHECK(resume.value().status == 409);
 }
 
+TEST_CASE("Service: an experiment that failed inside the tuner says why",
+          "[server]") {
+  Service service;
+  {
+    auto store = storage::TrialStore::Open(service.db()).value();
+    storage::ExperimentRecord e;
+    e.name = "broken";
+    e.status = "running";
+    e.metric = "score";
+    e.time_attr = "epoch";
+    e.config_json = "{}";
+    auto id = store->CreateExperiment(e).value();
+    REQUIRE(
+        store->SetExperimentStatus(id, "failed", "internal error: boom").ok());
+  }
+  auto client = service.Client();
+  auto one = client->Call("GET", "/api/experiments/broken");
+  REQUIRE(one.ok());
+  REQUIRE(one.value().status == 200);
+  auto body = json::parse(one.value().body);
+  CHECK(body["status"] == "failed");
+  CHECK(body["reason"] == "internal error: boom");
+  auto list = json::parse(client->Call("GET", "/api/experiments").value().body);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0]["reason"] == "internal error: boom");
+}
+
 TEST_CASE("Service: bad bodies, unknown names and bad targets get clear errors",
           "[server]") {
   Service service;

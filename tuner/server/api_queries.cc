@@ -58,6 +58,7 @@ Json Summary(TrialStore& store, const ExperimentRecord& e,
   }
   Json out = {{"name", e.name},
               {"status", e.status},
+              {"reason", e.reason},
               {"metric", e.metric},
               {"mode", e.mode == core::Mode::kMax ? "max" : "min"},
               {"time_attr", e.time_attr},

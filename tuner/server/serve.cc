@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tuner/device_setup.h"
+#include "tuner/run_contained.h"
 #include "tuner/server/dashboard.h"
 #include "tuner/server/http_server.h"
 #include "tuner/server/hub_control.h"
@@ -194,14 +195,14 @@ int Serve(const ServeOptions& options) {
   }
   std::vector<std::thread> threads;
   for (int i = 0; i < std::max(1, options.http_threads); ++i) {
-    threads.emplace_back([&http] { http.run(); });
+    threads.emplace_back([&http] { RunContained(http, "HTTP"); });
   }
   std::printf("listening on %s\n", url.c_str());
   // Like Jupyter: the URL that opens the dashboard with its token.
   std::printf("dashboard: %s/?token=%s\n", url.c_str(), token.value().c_str());
   std::fflush(stdout);
   spdlog::info("serving {} on {} (dashboard: {}/)", options.db_path, url, url);
-  sweeps.run();
+  RunContained(sweeps, "experiments");
   http.stop();
   for (auto& t : threads) t.join();
   return kExitOk;

@@ -88,7 +88,8 @@
     return h(
         'tr', {'data-name': e.name},
         h('td', {}, h('a', {href: `#/experiments/${encode(e.name)}`}, e.name)),
-        h('td', {}, badge(e.status)), h('td', {}, `${e.metric} (${e.mode})`),
+        h('td', {title: e.reason || ''}, badge(e.status)),
+        h('td', {}, `${e.metric} (${e.mode})`),
         h('td', {class: 'num'},
           `${c.running + c.paused} / ${c.completed} / ` +
               `${c.stopped} / ${c.failed}`),
@@ -198,6 +199,7 @@
       ],
       ['started', when(e.created_at)],
       ['updated', when(e.updated_at)],
+      ...(e.reason ? [['failed because', e.reason]] : []),
     ];
     const dl = document.getElementById('summary');
     dl.textContent = '';

@@ -1,0 +1,65 @@
+// What `tuner status` and `tuner trials` print for an experiment that
+// failed inside the tuner: its stored reason, on one line.
+#include "tuner/query_text.h"
+
+#include <algorithm>
+
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+
+namespace tuner {
+namespace {
+
+storage::ExperimentRecord Failed(storage::TrialStore& store,
+                                 const std::string& reason) {
+  storage::ExperimentRecord e;
+  e.name = "broken";
+  e.status = "running";
+  e.metric = "score";
+  e.time_attr = "epoch";
+  e.config_json = "{}";
+  auto id = store.CreateExperiment(e);
+  REQUIRE(id.ok());
+  REQUIRE(store.SetExperimentStatus(id.value(), "failed", reason).ok());
+  auto row = store.FindExperiment("broken");
+  REQUIRE(row.ok());
+  REQUIRE(row.value());
+  return *row.value();
+}
+
+long Lines(const std::string& text) {
+  return std::count(text.begin(), text.end(), '\n');
+}
+
+TEST_CASE("status and trials show why an experiment failed, on one line",
+          "[tuner][query]") {
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto e = Failed(*store, "internal error in a report: boom\nsecond line");
+
+  auto status = StatusText(*store, "broken");
+  REQUIRE(status.ok());
+  INFO(status.value());
+  CHECK(status.value().find("\n  failed because: internal error in a report: "
+                            "boom\\x0asecond line\n") != std::string::npos);
+  CHECK(Lines(status.value()) == 3);  // header, row, reason
+
+  auto trials = TrialsText(*store, e, "table");
+  REQUIRE(trials.ok());
+  CHECK(trials.value().find("experiment failed because: internal error in a "
+                            "report: boom\\x0asecond line\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("an experiment that did not fail shows no reason line",
+          "[tuner][query]") {
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto e = Failed(*store, "gone");
+  REQUIRE(store->SetExperimentStatus(e.id, "finished").ok());
+  auto status = StatusText(*store, "broken");
+  REQUIRE(status.ok());
+  CHECK(Lines(status.value()) == 2);
+  CHECK(status.value().find("because") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner

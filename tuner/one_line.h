@@ -1,0 +1,16 @@
+// Text shown on one line whatever it holds.
+#ifndef TUNER_ONE_LINE_H_
+#define TUNER_ONE_LINE_H_
+
+#include <string>
+#include <string_view>
+
+namespace tuner {
+
+// `text` with every control character (below 0x20, and 0x7f) written as
+// \xNN, so an error or a stored reason prints as exactly one line.
+std::string OneLine(std::string_view text);
+
+}  // namespace tuner
+
+#endif  // TUNER_ONE_LINE_H_
