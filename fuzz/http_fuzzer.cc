@@ -36,6 +36,7 @@ class NoControl : public tuner::server::Control {
   std::vector<tuner::server::RunningInfo> Running() const override {
     return {};
   }
+  void Offload(std::function<void()> work) override { work(); }
 };
 
 struct World {

@@ -54,6 +54,10 @@ class Control {
   virtual void Stop(const std::string& name, bool force, Done done) = 0;
   virtual void Resume(const std::string& name, Done done) = 0;
   virtual std::vector<RunningInfo> Running() const = 0;
+  // Runs `work` on a thread that serves no HTTP connection (parsing a
+  // submitted config), soon and exactly once, or never when the service
+  // stops first. A control without such a thread may run it at once.
+  virtual void Offload(std::function<void()> work) = 0;
 };
 
 // Static files of the dashboard, by path ("/", "/app.js").

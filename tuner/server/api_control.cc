@@ -55,14 +55,24 @@ std::optional<Response> Api::Submit(const Request& request, const Query& query,
                          "the body is empty; send the experiment's YAML "
                          "(or JSON)");
   }
-  auto config = LoadConfigText(request.body, source, base, base);
-  if (!config.ok()) return ErrorResponse(400, config.message());
-  std::string name = config.value().name;
-  std::string stored =
-      StoredConfigJson(config.value(), request.body, source_path.string(), base,
-                       TrialsRootFor(options_.db_path, name));
-  control_.Submit(std::move(config).value(), std::move(stored),
-                  Answer(reply, 201, name, "running"));
+  // Parsing is bounded but not instant (a config of 1 MiB, did-you-mean
+  // over its names): it runs off the HTTP threads, like detection. The
+  // work holds no pointer to this Api, which may go first at shutdown.
+  control_.Offload([&control = control_, db_path = options_.db_path,
+                    body = request.body, source, base,
+                    stored_at = source_path.string(), reply] {
+    try {
+      auto config = LoadConfigText(body, source, base, base);
+      if (!config.ok()) return reply(ErrorResponse(400, config.message()));
+      std::string name = config.value().name;
+      std::string stored = StoredConfigJson(config.value(), body, stored_at,
+                                            base, TrialsRootFor(db_path, name));
+      control.Submit(std::move(config).value(), std::move(stored),
+                     Answer(reply, 201, name, "running"));
+    } catch (const std::exception& e) {
+      reply(ErrorResponse(500, std::string("internal error: ") + e.what()));
+    }
+  });
   return std::nullopt;
 }
 

@@ -19,9 +19,12 @@ class HubControl : public Control {
  public:
   HubControl(boost::asio::io_context& io, ExperimentHub& hub)
       : io_(io), hub_(hub) {}
-  // Waits for a device detection under way (at most the vendor tool's
-  // timeout); one queued behind it is dropped, as is its `done`.
+  // Waits for a config being parsed and a device detection under way (at
+  // most the vendor tool's timeout); work queued behind them is dropped,
+  // as is its `done`.
   ~HubControl() override {
+    prepare_.stop();
+    prepare_.join();
     detect_.stop();
     detect_.join();
   }
@@ -55,11 +58,15 @@ class HubControl : public Control {
     });
   }
   std::vector<RunningInfo> Running() const override { return hub_.Running(); }
+  void Offload(std::function<void()> work) override {
+    boost::asio::post(prepare_, std::move(work));
+  }
 
  private:
   boost::asio::io_context& io_;
   ExperimentHub& hub_;
-  boost::asio::thread_pool detect_{1};  // device detection, off HTTP
+  boost::asio::thread_pool detect_{1};   // device detection, off HTTP
+  boost::asio::thread_pool prepare_{1};  // config parsing, off HTTP
 };
 
 }  // namespace tuner::server
