@@ -7,8 +7,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
 
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
@@ -208,6 +211,37 @@ TEST_CASE("Service: oversized bodies and headers are refused, slow clients cut",
   // Cut by the server's 1 s read timeout, not by this client's 60 s one.
   CHECK(waited < 30);
   CHECK(service.Client()->Call("GET", "/healthz").value().status == 200);
+}
+
+TEST_CASE("Service: past the connection cap a client gets 503 at once",
+          "[server]") {
+  Service::Options options;
+  options.limits.max_connections = 4;
+  Service service(options);
+  namespace net = boost::asio;
+  net::io_context io;
+  auto port = service_port(service);
+  std::vector<net::ip::tcp::socket> held;
+  for (int i = 0; i < 4; ++i) {
+    held.emplace_back(io);
+    held.back().connect({net::ip::make_address("127.0.0.1"), port});
+  }
+  // The server accepts in order, and counts each connection as it accepts
+  // it: the fifth is past the cap whatever the timing.
+  std::string health =
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  std::string refused = RawExchange(service.url(), health);
+  CHECK(refused.rfind("HTTP/1.1 503", 0) == 0);
+  CHECK(refused.find("too many connections") != std::string::npos);
+  // A closed connection frees its place (once the server has seen it go).
+  held.front().close();
+  bool served = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!served && std::chrono::steady_clock::now() < deadline) {
+    served = RawExchange(service.url(), health).rfind("HTTP/1.1 200", 0) == 0;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(served);
 }
 
 TEST_CASE("Service: mutating requests need the token and reads do not",

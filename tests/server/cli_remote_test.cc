@@ -96,6 +96,23 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   Output twice = RunTuner(dir, "stop long" + server);
   CHECK(twice.code == 2);
   CHECK(twice.err.find("is not running") != std::string::npos);
+
+  // tuner resume --server takes it up again on the service.
+  Output resumed = RunTuner(dir, "resume long" + server);
+  INFO(resumed.err);
+  CHECK(resumed.code == 0);
+  CHECK(resumed.out == "long: resumed on " + service.url() + "\n");
+  REQUIRE(WaitFor(*client, "/api/experiments/long", "\"running\":2"));
+  CHECK(client->Call("GET", "/api/experiments/long")
+            .value()
+            .body.find("\"status\":\"running\"") != std::string::npos);
+  Output running = RunTuner(dir, "resume long" + server);
+  CHECK(running.code == 2);
+  CHECK(running.err.find("is running") != std::string::npos);
+  Output unknown = RunTuner(dir, "resume nope" + server);
+  CHECK(unknown.code != 0);
+  CHECK(unknown.err.find("no experiment 'nope'") != std::string::npos);
+  CHECK(RunTuner(dir, "stop long" + server).code == 0);
 }
 
 TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",

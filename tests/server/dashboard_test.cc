@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
@@ -185,6 +186,69 @@ TEST_CASE(
   CHECK(browser.Eval("return document.querySelector('#error').hidden;") ==
         true);
   CHECK(browser.Screenshot(Artifacts() / "dashboard.png") > 20000);
+}
+
+// As off loopback, where reads need the token: the page opened without it
+// shows the 401; opened with the URL `tuner serve` prints (?token=), it
+// keeps the token for the tab, takes it out of the address bar, and reads
+// with it, also on the next page. A failed experiment shows its reason.
+TEST_CASE(
+    "Dashboard: the ?token= URL lets the page read where reads need the "
+    "token; a failed experiment shows why",
+    "[server][browser][process]") {
+  if (!BrowserInstalled()) {
+    FAIL(
+        "the browser test needs Debian's chromium and chromium-driver "
+        "(scripts/install-deps.sh installs them)");
+  }
+  Service::Options options;
+  options.token_for_reads = true;
+  Service service(options);
+  {
+    auto store = storage::TrialStore::Open(service.db()).value();
+    storage::ExperimentRecord e;
+    e.name = "broken";
+    e.status = "running";
+    e.metric = "score";
+    e.time_attr = "epoch";
+    e.config_json = "{}";
+    auto id = store->CreateExperiment(e).value();
+    REQUIRE(
+        store->SetExperimentStatus(id, "failed", "internal error: boom").ok());
+  }
+  Browser browser((Artifacts() / "chromedriver-token.log").string());
+
+  browser.Navigate(service.url() + "/");
+  REQUIRE(browser.WaitUntil("return !document.querySelector('#error').hidden;",
+                            60));
+  CHECK(browser.Eval("return document.querySelectorAll('#experiments "
+                     "tr[data-name]').length;") == 0);
+
+  browser.Navigate(service.url() + "/?token=" + service.token());
+  REQUIRE(browser.WaitUntil(
+      "return document.querySelectorAll('#experiments tr[data-name]')"
+      ".length == 1;",
+      60));
+  CHECK(browser.Eval("return location.search;") == "");
+  CHECK(browser.Eval("return sessionStorage.getItem('tuner-token');") ==
+        service.token());
+  CHECK(browser.Eval("return document.querySelector('#experiments "
+                     "tr[data-name] td:nth-child(2)').title;") ==
+        "internal error: boom");
+
+  // A new document (not a fragment change): the token comes from the tab's
+  // sessionStorage.
+  browser.Navigate(service.url() + "/?reload=1#/experiments/broken");
+  REQUIRE(browser.WaitUntil(
+      "return document.querySelector('#status') && "
+      "document.querySelector('#status').textContent == 'failed';",
+      60));
+  CHECK(browser.Eval("const dt = [...document.querySelectorAll('#summary dt')]"
+                     ".find(e => e.textContent == 'failed because');"
+                     "return dt ? dt.nextElementSibling.textContent : '';") ==
+        "internal error: boom");
+  CHECK(browser.Eval("return document.querySelector('#error').hidden;") ==
+        true);
 }
 
 }  // namespace
