@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/scheduler_spec.h"
 #include "schedulers/brackets.h"
 #include "schedulers/ranked_rung.h"
 #include "schedulers/trial_scheduler.h"
-#include "tuner/core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

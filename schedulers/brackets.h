@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tuner/core/scheduler_spec.h"
+#include "core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

@@ -4,10 +4,10 @@
 
 #include <memory>
 
+#include "core/scheduler_spec.h"
+#include "core/search_space.h"
 #include "schedulers/searcher.h"
 #include "schedulers/trial_scheduler.h"
-#include "tuner/core/scheduler_spec.h"
-#include "tuner/core/search_space.h"
 
 namespace tuner::schedulers {
 

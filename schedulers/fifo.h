@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/scheduler_spec.h"
 #include "schedulers/trial_scheduler.h"
-#include "tuner/core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tuner/core/param_value.h"
-#include "tuner/core/search_space.h"
+#include "core/param_value.h"
+#include "core/search_space.h"
 
 namespace tuner::schedulers {
 

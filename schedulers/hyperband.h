@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/scheduler_spec.h"
 #include "schedulers/brackets.h"
 #include "schedulers/trial_scheduler.h"
-#include "tuner/core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

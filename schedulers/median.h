@@ -8,9 +8,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/scheduler_spec.h"
 #include "schedulers/ranked_rung.h"
 #include "schedulers/trial_scheduler.h"
-#include "tuner/core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "tuner/core/scheduler_spec.h"
+#include "core/scheduler_spec.h"
 
 namespace tuner::schedulers {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/search_space.h"
 #include "schedulers/grid.h"
 #include "schedulers/searcher.h"
-#include "tuner/core/search_space.h"
 
 namespace tuner::schedulers {
 

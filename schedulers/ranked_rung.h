@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/core/trial.h"
+#include "core/trial.h"
 
 namespace tuner::schedulers {
 

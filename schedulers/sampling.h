@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "tuner/core/search_space.h"
+#include "core/search_space.h"
 
 namespace tuner::schedulers {
 

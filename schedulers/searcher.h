@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "tuner/core/param_value.h"
+#include "core/param_value.h"
 
 namespace tuner::schedulers {
 

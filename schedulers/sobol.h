@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "core/search_space.h"
 #include "schedulers/grid.h"
 #include "schedulers/searcher.h"
-#include "tuner/core/search_space.h"
 
 namespace tuner::schedulers {
 

@@ -8,12 +8,12 @@
 #include <optional>
 #include <vector>
 
+#include "core/scheduler_spec.h"
+#include "core/search_space.h"
 #include "schedulers/grid.h"
 #include "schedulers/random_searcher.h"
 #include "schedulers/sampling.h"
 #include "schedulers/searcher.h"
-#include "tuner/core/scheduler_spec.h"
-#include "tuner/core/search_space.h"
 
 namespace tuner::schedulers {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "tuner/core/trial.h"
+#include "core/trial.h"
 
 namespace tuner::schedulers {
 

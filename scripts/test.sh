@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+scripts/check-modules.sh  # the module map (docs/architecture.md)
 scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
 [ "${1:-}" = "--quick" ] && exit 0

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "tuner/core/param_value.h"
+#include "core/param_value.h"
 
 namespace tuner::storage {
 

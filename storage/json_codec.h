@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tuner/core/metrics.h"
+#include "core/metrics.h"
 
 namespace tuner::storage {
 

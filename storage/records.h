@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "tuner/core/metrics.h"
-#include "tuner/core/param_value.h"
-#include "tuner/core/trial.h"
+#include "core/metrics.h"
+#include "core/param_value.h"
+#include "core/trial.h"
 
 namespace tuner::storage {
 

@@ -2,8 +2,8 @@
 #ifndef TUNER_STORAGE_SCHEMA_H_
 #define TUNER_STORAGE_SCHEMA_H_
 
+#include "core/result.h"
 #include "storage/sqlite.h"
-#include "tuner/core/result.h"
 
 namespace tuner::storage {
 

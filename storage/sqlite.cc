@@ -10,7 +10,7 @@
 #include <thread>
 #include <utility>
 
-#include "tuner/core/param_value.h"
+#include "core/param_value.h"
 
 namespace tuner::storage {
 

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/result.h"
 #include "storage/records.h"
 #include "storage/sqlite.h"
-#include "tuner/core/result.h"
 
 namespace tuner::storage {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 
 namespace tuner::runner {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "core/result.h"
 #include "trial_runner/device.h"
-#include "tuner/core/result.h"
 
 namespace tuner::runner {
 

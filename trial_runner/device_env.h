@@ -5,9 +5,9 @@
 #include <set>
 #include <string>
 
+#include "core/result.h"
 #include "trial_runner/device_pool.h"
 #include "trial_runner/spawn.h"
-#include "tuner/core/result.h"
 
 namespace tuner::runner {
 

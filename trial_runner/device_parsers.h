@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result.h"
 #include "trial_runner/device.h"
-#include "tuner/core/result.h"
 
 namespace tuner::runner {
 

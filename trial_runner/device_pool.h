@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "trial_runner/device.h"
 #include "trial_runner/device_locks.h"
-#include "tuner/core/result.h"
 
 namespace tuner::runner {
 

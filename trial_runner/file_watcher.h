@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 
 namespace tuner::runner {
 

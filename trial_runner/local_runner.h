@@ -14,12 +14,12 @@
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 #include <vector>
 
+#include "core/metrics.h"
+#include "core/result.h"
+#include "core/trial.h"
 #include "trial_runner/file_watcher.h"
 #include "trial_runner/metric_stream.h"
 #include "trial_runner/spawn.h"
-#include "tuner/core/metrics.h"
-#include "tuner/core/result.h"
-#include "tuner/core/trial.h"
 
 namespace tuner::runner {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "tuner/core/metrics.h"
+#include "core/metrics.h"
 
 namespace tuner::runner {
 

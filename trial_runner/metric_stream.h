@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "tuner/core/metrics.h"
-#include "tuner/core/result.h"
+#include "core/metrics.h"
+#include "core/result.h"
 
 namespace re2 {
 class RE2;

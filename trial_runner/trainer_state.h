@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/core/metrics.h"
+#include "core/metrics.h"
 
 namespace tuner::runner {
 

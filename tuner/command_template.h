@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 
 namespace tuner {
 

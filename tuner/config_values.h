@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/param_value.h"
 #include "tuner/command_template.h"
-#include "tuner/core/param_value.h"
 
 // Internal to config_loader.cc; LoadError never leaves LoadConfigText().
 namespace tuner::config {

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "core/result.h"
 #include "trial_runner/device_detect.h"
 #include "trial_runner/device_pool.h"
-#include "tuner/core/result.h"
 #include "tuner/experiment_config.h"
 
 namespace tuner {

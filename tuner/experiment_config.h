@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/core/scheduler_spec.h"
-#include "tuner/core/search_space.h"
+#include "core/scheduler_spec.h"
+#include "core/search_space.h"
 
 namespace tuner {
 

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "core/param_value.h"
+#include "core/result.h"
+#include "core/trial.h"
 #include "trial_runner/device_env.h"
 #include "trial_runner/metric_stream.h"
 #include "trial_runner/spawn.h"
-#include "tuner/core/param_value.h"
-#include "tuner/core/result.h"
-#include "tuner/core/trial.h"
 #include "tuner/experiment_config.h"
 
 namespace tuner {

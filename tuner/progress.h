@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "tuner/core/param_value.h"
-#include "tuner/core/trial.h"
+#include "core/param_value.h"
+#include "core/trial.h"
 
 namespace tuner {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "core/result.h"
 #include "storage/trial_store.h"
-#include "tuner/core/result.h"
 
 namespace tuner {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 #include "tuner/experiment_config.h"
 
 namespace tuner {

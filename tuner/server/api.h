@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 #include "tuner/experiment_config.h"
 #include "tuner/server/event_bus.h"
 #include "tuner/server/experiment_hub.h"

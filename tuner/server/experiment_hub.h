@@ -14,10 +14,10 @@
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 #include <vector>
 
+#include "core/result.h"
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
 #include "trial_runner/device_pool.h"
-#include "tuner/core/result.h"
 #include "tuner/device_share.h"
 #include "tuner/experiment_config.h"
 #include "tuner/server/event_bus.h"

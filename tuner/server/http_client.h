@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 
 namespace tuner::server {
 

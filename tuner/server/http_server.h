@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 #include "tuner/server/api.h"
 #include "tuner/server/event_bus.h"
 

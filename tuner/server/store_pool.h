@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "storage/trial_store.h"
-#include "tuner/core/result.h"
 
 namespace tuner::server {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tuner/core/result.h"
+#include "core/result.h"
 
 namespace tuner::server {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "tuner/core/trial.h"
+#include "core/trial.h"
 
 namespace tuner::core {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/core/param_value.h"
+#include "core/param_value.h"
 
 namespace tuner::core {
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Checks every #include against the module map (docs/architecture.md):
+#   core/          the ground floor: the standard library only
+#   schedulers/    core; no processes, no SQL, no event loop
+#   storage/       core; no processes, no event loop
+#   trial_runner/  core; no SQL
+#   tuner/         the wiring: any of the above
+# The leaves (schedulers, storage, trial_runner) never include each other,
+# and nothing below the wiring includes it. tests/, fuzz/, bench/ and
+# examples/ may include anything.
+#   scripts/check-modules.sh [ROOT]   (default: the repository)
+# Prints FILE:LINE: what is wrong, for each crossing; exits 1 if any.
+set -uo pipefail
+root="${1:-$(dirname "$0")/..}"
+cd "$root" || exit 2
+
+# The project's folders a module may include from.
+declare -A allowed=(
+  [core]="core"
+  [schedulers]="core schedulers"
+  [storage]="core storage"
+  [trial_runner]="core trial_runner"
+)
+# System or library headers a module must not include (extended regex on
+# the name between the angle brackets).
+declare -A forbidden=(
+  [core]='.'
+  [schedulers]='^(spawn\.h|sys/wait\.h|signal\.h|csignal|unistd\.h|sqlite3\.h|boost/.*)$'
+  [storage]='^(spawn\.h|sys/wait\.h|signal\.h|csignal|boost/.*)$'
+  [trial_runner]='^(sqlite3\.h)$'
+)
+# What core may take from the standard library: any header without a dot
+# or a slash (<vector>, <cmath>).
+std_header='^[a-z_0-9]+$'
+
+quoted='#[[:space:]]*include[[:space:]]*"([^"]+)"'
+angled='#[[:space:]]*include[[:space:]]*<([^>]+)>'
+status=0
+report() {
+  echo "$1"
+  status=1
+}
+
+for module in core schedulers storage trial_runner; do
+  [ -d "$module" ] || continue
+  while IFS= read -r hit; do
+    file="${hit%%:*}"
+    rest="${hit#*:}"
+    line="${rest%%:*}"
+    text="${rest#*:}"
+    if [[ "$text" =~ $quoted ]]; then
+      target="${BASH_REMATCH[1]}"
+      top="${target%%/*}"
+      [ "$top" = "$target" ] && continue  # a file beside it, by its own name
+      ok=0
+      for a in ${allowed[$module]}; do [ "$top" = "$a" ] && ok=1; done
+      if [ "$ok" = 0 ]; then
+        report "$file:$line: includes \"$target\": $module/ may include only ${allowed[$module]// /, }"
+      fi
+    elif [[ "$text" =~ $angled ]]; then
+      target="${BASH_REMATCH[1]}"
+      if [ "$module" = core ]; then
+        [[ "$target" =~ $std_header ]] && continue
+        report "$file:$line: includes <$target>: core/ uses the standard library only"
+      elif [[ "$target" =~ ${forbidden[$module]} ]]; then
+        report "$file:$line: includes <$target>: not in $module/ (see docs/architecture.md)"
+      fi
+    fi
+  done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include' "$module" \
+             --include='*.h' --include='*.cc' --include='*.cpp' | sort)
+done
+exit $status
