@@ -374,4 +374,21 @@ void LocalRunner::Deliver(core::TrialId trial) {
   observer_.OnExit(trial, exit);
 }
 
+std::optional<SupervisorId> LocalRunner::Supervisor(core::TrialId trial) const {
+  pid_t shim = ShimPid(trial);
+  if (shim <= 0) return std::nullopt;
+  auto start = ProcessStartTime(shim);
+  if (!start) return std::nullopt;
+  return SupervisorId{shim, *start};
+}
+
+pid_t LocalRunner::FindSupervisor(const std::optional<SupervisorId>& stored,
+                                  const std::string& status_path) const {
+  if (stored && stored->pid > 0 &&
+      ProcessStartTime(stored->pid) == stored->start) {
+    return stored->pid;
+  }
+  return FindShim(status_path);
+}
+
 }  // namespace tuner::runner

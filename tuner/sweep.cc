@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "schedulers/factory.h"
+#include "trial_runner/local_runner.h"
 #include "tuner/launch_spec.h"
 #include "tuner/sweep_live_trial.h"
 
@@ -31,7 +32,9 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       pool_(*options_.pool),
       retry_timer_(io),
       checkpoint_timer_(io),
-      runner_(io, *this, options_.runner) {
+      runner_(options_.make_runner ? options_.make_runner(io, *this)
+                                   : std::make_unique<runner::LocalRunner>(
+                                         io, *this, options_.runner)) {
   counts_.total = config.num_trials;
   JoinShare();
 }
@@ -83,9 +86,9 @@ void Sweep::InterruptUnguarded(bool force) {
   interrupting_ = true;
   EndWaiting();
   if (force) {
-    runner_.KillAll();
+    runner_->KillAll();
   } else {
-    for (auto& [id, trial] : live_) runner_.Stop(id);
+    for (auto& [id, trial] : live_) runner_->Stop(id);
   }
   CheckDone();
 }
@@ -94,7 +97,7 @@ void Sweep::Detach() {
   retry_timer_.cancel();
   checkpoint_timer_.cancel();
   pool_.StopWaiting();
-  runner_.Detach();
+  runner_->Detach();
   (void)store_.Commit();
   outcome_ = SweepOutcome::kDetached;
   progress_.SweepEnded("detached", counts_);

@@ -18,7 +18,8 @@
 #include "schedulers/trial_scheduler.h"
 #include "storage/trial_store.h"
 #include "trial_runner/device_pool.h"
-#include "trial_runner/local_runner.h"
+#include "trial_runner/local_runner.h"  // RunnerOptions: the default runner
+#include "trial_runner/trial_runner.h"
 #include "tuner/device_share.h"
 #include "tuner/experiment_config.h"
 #include "tuner/progress.h"
@@ -54,9 +55,14 @@ class Sweep : public runner::RunnerObserver {
     // nullptr: this sweep takes every device it can.
     DeviceShare* share = nullptr;
     double priority = 1;  // its weight in `share`
-    // The time for ReportThrottle; nullptr: the steady clock (tests freeze
-    // it).
+    // The sweep's time (report throttling, checkpoint waits); nullptr: the
+    // steady clock (tests freeze it). Its timers still use the steady clock.
     std::function<std::chrono::steady_clock::time_point()> clock;
+    // Builds the runner of its trials, which reports to `observer` on
+    // `io`; empty: a LocalRunner with `runner` (processes on this machine).
+    std::function<std::unique_ptr<runner::TrialRunner>(
+        boost::asio::io_context& io, runner::RunnerObserver& observer)>
+        make_runner;
     // Builds the trial scheduler; empty: schedulers::MakeTrialScheduler.
     std::function<std::unique_ptr<schedulers::TrialScheduler>(
         const core::SchedulerSpec&)>
@@ -224,7 +230,7 @@ class Sweep : public runner::RunnerObserver {
   std::vector<std::pair<double, std::string>> kept_checkpoints_;
   // Resume: each trial's last stored rung decision.
   std::unordered_map<core::TrialId, core::RungDecision> last_decision_;
-  runner::LocalRunner runner_;
+  std::unique_ptr<runner::TrialRunner> runner_;
   int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;

@@ -88,8 +88,7 @@ void Sweep::FeedTrainerState(LiveTrial& trial) {
 
 void Sweep::PauseAtCheckpoint(LiveTrial& trial, double milestone) {
   trial.pause_at = milestone;
-  trial.pause_deadline =
-      std::chrono::steady_clock::now() + config_.checkpoints.wait;
+  trial.pause_deadline = Now() + config_.checkpoints.wait;
   CheckPause(trial);
   WatchCheckpoints();
 }
@@ -100,7 +99,7 @@ void Sweep::CheckPause(LiveTrial& trial) {
   bool ready =
       !saved.empty() &&
       SnapToRung(Progress(saved.back(), config_.time_attr)) >= *trial.pause_at;
-  bool late = std::chrono::steady_clock::now() >= trial.pause_deadline;
+  bool late = Now() >= trial.pause_deadline;
   if (!ready && !late) return;
   if (!ready) {
     spdlog::warn(
@@ -110,7 +109,7 @@ void Sweep::CheckPause(LiveTrial& trial) {
         config_.checkpoints.wait.count() / 1000);
   }
   trial.pause_at.reset();
-  runner_.Stop(trial.id);
+  runner_->Stop(trial.id);
 }
 
 void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {

@@ -37,7 +37,7 @@ void Sweep::FailInside(const std::string& reason) {
   // order. Kill them and end it now.
   interrupting_ = true;
   try {
-    runner_.KillAll();
+    runner_->KillAll();
   } catch (...) {
   }
   std::string why = "the experiment failed: " + error_;

@@ -127,7 +127,7 @@ bool Sweep::Yield(const std::vector<int>& ids) {
   victim->preempted = true;
   spdlog::info("trial {} preempted for an experiment of higher priority",
                victim->id);
-  runner_.Stop(victim->id);
+  runner_->Stop(victim->id);
   return true;
 }
 
@@ -162,7 +162,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   trial.lease = std::move(*lease);
   auto launch = PrepareLaunch(trial);
   core::Status started = launch.ok() ? RecordLaunch(trial) : launch.status();
-  if (started.ok()) started = runner_.Start(launch.value());
+  if (started.ok()) started = runner_->Start(launch.value());
   if (!started.ok()) {
     ReleaseDevices(trial);
     trial.reason = started.message();
@@ -264,8 +264,10 @@ std::string Sweep::OutputDir(const LiveTrial& trial) const {
 }
 
 void Sweep::RecordShim(const LiveTrial& trial) {
-  pid_t shim = runner_.ShimPid(trial.id);
-  auto start = shim > 0 ? runner::ProcessStartTime(shim) : std::nullopt;
+  pid_t shim = runner_->ShimPid(trial.id);
+  auto supervisor = runner_->Supervisor(trial.id);
+  std::optional<int64_t> start;
+  if (supervisor) start = supervisor->start;
   // Not committed at once: a tuner that dies before the next commit finds
   // the shim by its command line instead.
   if (Check(store_.SetShim(

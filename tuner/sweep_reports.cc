@@ -131,7 +131,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
   trial.verdict = decision.action;
   if (!Check(store_.Commit())) return;
   if (decision.action == core::Action::kComplete) {
-    runner_.StopAfter(trial.id, config_.trial.stop_grace);
+    runner_->StopAfter(trial.id, config_.trial.stop_grace);
     return EndStoppedPaused();
   }
   if (decision.rungs.empty()) {
@@ -151,7 +151,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
       !config_.checkpoints.dir.empty()) {
     PauseAtCheckpoint(trial, decision.rungs.back().milestone);
   } else {
-    runner_.Stop(trial.id);
+    runner_->Stop(trial.id);
   }
   EndStoppedPaused();  // may override this trial's pause with a stop
 }

@@ -183,11 +183,13 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   runner::Adoption adoption;
   adoption.trial = trial.id;
   adoption.launch = AdoptionLaunch(trial);
-  bool alive = row.shim_pid && row.shim_start &&
-               runner::ProcessStartTime(static_cast<pid_t>(*row.shim_pid)) ==
-                   row.shim_start;
-  adoption.shim_pid = alive ? static_cast<pid_t>(*row.shim_pid)
-                            : runner::FindShim(adoption.launch.status_path);
+  std::optional<runner::SupervisorId> stored;
+  if (row.shim_pid && row.shim_start) {
+    stored = runner::SupervisorId{static_cast<pid_t>(*row.shim_pid),
+                                  *row.shim_start};
+  }
+  adoption.shim_pid =
+      runner_->FindSupervisor(stored, adoption.launch.status_path);
   auto offset = store_.LastOffset(trial.id, trial.attempt);
   if (offset.ok() && offset.value()) {
     adoption.stdout_offset = std::max<int64_t>(0, *offset.value());
@@ -196,7 +198,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   // Adopt() reads the output written meanwhile, which may decide the trial
   // (and act on it); what was decided before the crash is acted on below.
   core::Action restored = trial.verdict;
-  if (runner_.Adopt(adoption).ok()) {
+  if (runner_->Adopt(adoption).ok()) {
     if (held.ok() && held.value()) {
       auto ids = runner::ParseCpuList(held.value()->devices);
       if (ids.ok()) trial.lease = pool_.Adopt(ids.value());
@@ -227,14 +229,14 @@ void Sweep::ActOnRestored(LiveTrial& trial, core::Action verdict) {
     case core::Action::kContinue:
       return;
     case core::Action::kComplete:  // it may still exit by itself
-      return runner_.StopAfter(trial.id, config_.trial.stop_grace);
+      return runner_->StopAfter(trial.id, config_.trial.stop_grace);
     case core::Action::kPause:
       if (!config_.checkpoints.dir.empty() && trial.stop_time) {
         return PauseAtCheckpoint(trial, *trial.stop_time);  // wait again
       }
-      return runner_.Stop(trial.id);
+      return runner_->Stop(trial.id);
     case core::Action::kStop:
-      return runner_.Stop(trial.id);
+      return runner_->Stop(trial.id);
   }
 }
 

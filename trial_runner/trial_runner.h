@@ -1,0 +1,120 @@
+// TrialRunner: the verbs a sweep uses to run its trials, and what it is
+// told back. LocalRunner runs processes on this machine; a simulated runner
+// or a test's fake can stand in for it.
+#ifndef TUNER_TRIAL_RUNNER_TRIAL_RUNNER_H_
+#define TUNER_TRIAL_RUNNER_TRIAL_RUNNER_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/metrics.h"
+#include "core/result.h"
+#include "core/trial.h"
+#include "trial_runner/metric_stream.h"
+#include "trial_runner/spawn.h"
+
+namespace tuner::runner {
+
+struct TrialLaunch {
+  core::TrialId trial = 0;
+  SpawnRequest spawn;
+  std::chrono::milliseconds timeout{0};       // wall clock; 0 = none
+  std::chrono::milliseconds idle_timeout{0};  // no output; 0 = none
+  // Between SIGTERM and SIGKILL when the trial is stopped, and for what its
+  // main process leaves behind when it exits.
+  std::chrono::milliseconds stop_grace{10000};
+  int64_t log_cap = 0;  // bytes per log before only metric lines are kept
+  // Run once the trial's process group is gone, before OnExit (e.g.
+  // `docker rm -f NAME`); empty: none.
+  std::vector<std::string> cleanup;
+  MetricFormat metrics;     // how its stdout carries metrics
+  std::string status_path;  // where the shim writes the exit status
+};
+
+struct TrialExit {
+  std::optional<int> exit_code;  // set when the process exited
+  int signal = 0;                // set when a signal ended it
+  bool timed_out = false;        // its wall-clock timeout expired
+  bool idle = false;             // it printed nothing for idle_timeout
+  bool orphaned = false;         // no tuner held the lock for too long
+  bool stop_requested = false;   // Stop() was called for it
+  bool lost = false;             // its shim left no status: what ended
+  std::string lost_why;          // it is unknown (then why, e.g. "its
+                                 // shim was killed by signal 9")
+};
+
+// One process for the machine's uptime: a pid and its start time.
+struct SupervisorId {
+  pid_t pid = -1;
+  int64_t start = 0;  // clock ticks since boot (/proc/PID/stat field 22)
+};
+
+// A shim that a previous tuner started and that still runs.
+struct Adoption {
+  core::TrialId trial = 0;
+  pid_t shim_pid = -1;
+  TrialLaunch launch;  // paths, format, cleanup; the command is not rerun
+  int64_t stdout_offset = 0;  // output before this was already handled
+};
+
+// Receives what trials do. Called on the event loop's thread.
+class RunnerObserver {
+ public:
+  virtual ~RunnerObserver() = default;
+  // A report from the trial's stdout (a line, or a metrics block), and the
+  // stdout offset just past the line that completed it (where a tuner that
+  // adopts the trial resumes reading). May call LocalRunner::Stop().
+  virtual void OnMetrics(core::TrialId trial, core::Metrics metrics,
+                         int64_t offset) = 0;
+  // The trial's main process exited and every other process of its group
+  // is gone too (what it left behind got SIGTERM, then SIGKILL after the
+  // stop grace); every line it wrote was delivered before. The trial's
+  // devices may be handed out again.
+  virtual void OnExit(core::TrialId trial, const TrialExit& exit) = 0;
+};
+
+// Runs a sweep's trials. Every verb is called on the thread of the event
+// loop the runner was built on, and the observer is called back on it.
+class TrialRunner {
+ public:
+  virtual ~TrialRunner() = default;
+
+  // Starts a trial. Fails (starting nothing) when the command cannot be
+  // found, or a log file cannot be created.
+  virtual core::Status Start(const TrialLaunch& launch) = 0;
+  // Follows a trial that a previous tuner started and that still runs;
+  // fails if it is gone.
+  virtual core::Status Adopt(const Adoption& adoption) = 0;
+  // Asks the trial to stop (SIGTERM), and ends it after its stop_grace. A
+  // no-op for a trial that is not running or already stopping.
+  virtual void Stop(core::TrialId trial) = 0;
+  // Stop(), unless the trial exits by itself within `delay`.
+  virtual void StopAfter(core::TrialId trial,
+                         std::chrono::milliseconds delay) = 0;
+  // Ends every trial now. Exits are still reported through OnExit.
+  virtual void KillAll() = 0;
+  // Forgets every trial without stopping it (a later tuner adopts them).
+  virtual void Detach() = 0;
+  // Trials running now.
+  virtual size_t running() const = 0;
+  // The pid of a running trial's supervisor, or -1 when there is none.
+  virtual pid_t ShimPid(core::TrialId trial) const = 0;
+  // What names a running trial's supervisor for a later tuner (stored with
+  // the trial): its pid and start time; nullopt when it has none.
+  virtual std::optional<SupervisorId> Supervisor(core::TrialId trial) const = 0;
+  // The supervisor a previous tuner left for a trial, if it still runs:
+  // the `stored` one if it is alive and the same process, else the one
+  // whose command line names `status_path` (started just before that tuner
+  // died, before it was stored). -1 when none runs.
+  virtual pid_t FindSupervisor(const std::optional<SupervisorId>& stored,
+                               const std::string& status_path) const = 0;
+};
+
+}  // namespace tuner::runner
+
+#endif  // TUNER_TRIAL_RUNNER_TRIAL_RUNNER_H_
