@@ -10,6 +10,7 @@
 #include "tuner/cli.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
+#include "tuner/small_file.h"
 
 namespace tuner::cli {
 
@@ -101,17 +102,17 @@ int Devices(const DevicesOptions& options) {
   spec.kind = options.kind;
   std::string workdir = fs::current_path().string();
   if (options.config_path) {
-    std::ifstream in(*options.config_path);
-    std::stringstream text;
-    text << in.rdbuf();
+    auto text = ReadSmallFile(*options.config_path, kMaxConfigBytes);
+    if (!text.ok()) {
+      fmt::print(stderr, "error: {}\n", text.message());
+      return kExitBadInput;
+    }
     std::string base =
         fs::absolute(*options.config_path).parent_path().string();
     auto config =
-        LoadConfigText(text.str(), *options.config_path, base, workdir);
-    if (!in || !config.ok()) {
-      fmt::print(stderr, "error: {}\n",
-                 in ? config.message()
-                    : *options.config_path + ": cannot read the file");
+        LoadConfigText(text.value(), *options.config_path, base, workdir);
+    if (!config.ok()) {
+      fmt::print(stderr, "error: {}\n", config.message());
       return kExitBadInput;
     }
     spec = config.value().devices;
@@ -123,7 +124,13 @@ int Devices(const DevicesOptions& options) {
     fmt::print(stderr, "tuner: {}\n", inventory.message());
     return kExitFailure;
   }
-  std::string lock_dir = options.lock_dir.value_or(LockDir());
+  auto machine_lock_dir = LockDir();
+  if (!options.lock_dir && !machine_lock_dir.ok()) {
+    fmt::print(stderr, "error: {}\n", machine_lock_dir.message());
+    return kExitBadInput;
+  }
+  std::string lock_dir =
+      options.lock_dir ? *options.lock_dir : machine_lock_dir.value();
   std::vector<Row> rows;
   for (const auto& device : inventory.value().devices) {
     rows.push_back(Classify(device, inventory.value().kind, lock_dir));

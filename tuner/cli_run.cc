@@ -15,6 +15,7 @@
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
 #include "tuner/line_progress.h"
+#include "tuner/small_file.h"
 #include "tuner/stored_config.h"
 #include "tuner/sweep.h"
 #include "tuner/table_progress.h"
@@ -72,19 +73,21 @@ int Resume(const QueryOptions& options) {
 }
 
 int Run(const RunOptions& options) {
-  std::ifstream in(options.config_path);
-  if (!in) {
-    std::fprintf(stderr, "error: %s: cannot read the file\n",
-                 options.config_path.c_str());
+  auto text = ReadSmallFile(options.config_path, kMaxConfigBytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "error: %s\n", text.message().c_str());
     return kExitBadInput;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   // Relative paths are the invocation directory's (docs/config.md).
   std::string base = fs::current_path().string();
-  auto config = LoadConfigText(text.str(), options.config_path, base, base);
+  auto config = LoadConfigText(text.value(), options.config_path, base, base);
   if (!config.ok()) {
     std::fprintf(stderr, "error: %s\n", config.message().c_str());
+    return kExitBadInput;
+  }
+  if (auto workdir = CheckWorkdir(config.value(), options.config_path);
+      !workdir.ok()) {
+    std::fprintf(stderr, "error: %s\n", workdir.message().c_str());
     return kExitBadInput;
   }
   std::string db_path = options.db_path.value_or(
@@ -106,7 +109,7 @@ int Run(const RunOptions& options) {
                  config.value().searcher.seed);
   }
   std::string stored =
-      StoredConfigJson(config.value(), text.str(), options.config_path, base,
+      StoredConfigJson(config.value(), text.value(), options.config_path, base,
                        TrialsRootFor(db_path, config.value().name));
   int code = RunSweep(config.value(), stored, db_path, *store.value());
   if (code == kExitOk) {

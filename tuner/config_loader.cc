@@ -18,6 +18,7 @@
 #include "tuner/config_sections.h"
 #include "tuner/config_values.h"
 #include "tuner/one_line.h"
+#include "tuner/small_file.h"
 
 namespace tuner {
 
@@ -108,6 +109,10 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
     r.Map(n, Path("env"));
     for (const auto& entry : n) {
       std::string key = entry.first.Scalar();
+      if (!config::IsIdentifier(key)) {
+        Fail(entry.first, Path("env") / key,
+             "environment variable names use letters, digits and '_'");
+      }
       c.env.emplace_back(key, r.String(entry.second, Path("env") / key));
       config::CheckPlaceholders(entry.second, Path("env") / key,
                                 c.env.back().second, c);
@@ -247,7 +252,13 @@ core::Result<ExperimentConfig> LoadConfigText(
   try {
     // Valid UTF-8 (checked above): its scalars become names, paths and
     // stored JSON.
-    YAML::Node root = YAML::Load(text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      return core::InvalidArgument(
+          origin + ":" + std::to_string(documents[1].Mark().line + 1) +
+          ": a second YAML document ('---'): a config is one document");
+    }
+    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     return ReadConfig(config::Reader(), root, base_dir, default_workdir);
   } catch (const config::LoadError& e) {
     return core::InvalidArgument(OneLine(origin + ":" + e.what()));
@@ -262,13 +273,20 @@ core::Result<ExperimentConfig> LoadConfigText(
   }
 }
 
+core::Status CheckWorkdir(const ExperimentConfig& c,
+                          const std::string& origin) {
+  std::error_code ec;
+  if (fs::is_directory(c.workdir, ec)) return core::Status::Ok();
+  return core::InvalidArgument(
+      OneLine(origin + ": workdir: '" + c.workdir +
+              "' is not a directory (trials run there)"));
+}
+
 core::Result<ExperimentConfig> LoadConfigFile(
     const std::string& path, const std::string& invocation_dir) {
-  std::ifstream in(path);
-  if (!in) return core::NotFound(path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return LoadConfigText(text.str(), path, invocation_dir, invocation_dir);
+  auto text = ReadSmallFile(path, kMaxConfigBytes);
+  if (!text.ok()) return text.error();
+  return LoadConfigText(text.value(), path, invocation_dir, invocation_dir);
 }
 
 namespace config {
@@ -278,8 +296,8 @@ void CheckPlaceholders(const YAML::Node& node, const Path& path,
                        const std::vector<std::string>& extra) {
   auto names = Placeholders(text);
   if (!names.ok()) Fail(node, path, names.message());
-  std::vector<std::string> known = {"max_t",   "trial_id",    "trial_dir",
-                                    "devices", "num_devices", "master_port"};
+  std::vector<std::string> known(std::begin(kBuiltinPlaceholders),
+                                 std::end(kBuiltinPlaceholders));
   for (const auto& spec : c.space.params) known.push_back(spec.name);
   known.insert(known.end(), extra.begin(), extra.end());
   std::unordered_set<std::string> lookup(known.begin(), known.end());

@@ -15,6 +15,15 @@ namespace tuner {
 // Relative paths follow one rule (docs/config.md): `workdir` is resolved
 // against `invocation_dir` (the directory `tuner run`, `plan` or `submit`
 // was started in), and without one the trials run there.
+// Fails unless `c.workdir` is a directory, the error naming `origin` and
+// the key. Checked where trials are about to run (run, submit), not when a
+// stored config is read again.
+core::Status CheckWorkdir(const ExperimentConfig& c, const std::string& origin);
+
+// A config file is at most this large (as a submitted one: the API's body
+// limit).
+inline constexpr size_t kMaxConfigBytes = 1024 * 1024;
+
 core::Result<ExperimentConfig> LoadConfigFile(
     const std::string& path, const std::string& invocation_dir);
 

@@ -17,6 +17,10 @@ core::SearchSpace ReadSpace(const Reader& r, const YAML::Node& node,
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
+// The placeholders the tuner fills itself; no parameter may take a name.
+inline constexpr const char* kBuiltinPlaceholders[] = {
+    "max_t", "trial_id", "trial_dir", "devices", "num_devices", "master_port"};
+
 // Fails unless every {placeholder} in `text` names a param, a built-in
 // ({max_t}, {trial_id}, {trial_dir}, {devices}, …) or one of `extra`.
 void CheckPlaceholders(const YAML::Node& node, const Path& path,

@@ -1,6 +1,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ core::Distribution ReadDistribution(const config::Reader& r,
       std::begin(core::kDistributionNames), std::end(core::kDistributionNames));
   return r.Enum(node, path, kTypes);
 }
+
+// Beyond 2^53 steps, low + k * q no longer names distinct doubles.
+constexpr double kMaxQuantSteps = 9007199254740992.0;
 
 void ReadRange(const config::Reader& r, const YAML::Node& node,
                const Path& path, core::ParamSpec& spec,
@@ -44,9 +48,19 @@ void ReadRange(const config::Reader& r, const YAML::Node& node,
         node["low"], path / "low",
         "lograndint needs low >= 1 (got " + core::FormatDouble(spec.low) + ")");
   }
+  // A range wider than the largest double would sample inf.
+  if (!std::isfinite(spec.high - spec.low)) {
+    Fail(node["high"], path / "high",
+         type + " needs high - low to be a finite number");
+  }
   if (spec.distribution == core::Distribution::kQUniform) {
     spec.q = r.Number(r.Required(node, path, "q"), path / "q");
     if (spec.q <= 0) Fail(node["q"], path / "q", "quniform needs q > 0");
+    if (!((spec.high - spec.low) / spec.q <= kMaxQuantSteps)) {
+      Fail(node["q"], path / "q",
+           "quniform makes at most 2^53 steps: (high - low) / q is " +
+               core::FormatDouble((spec.high - spec.low) / spec.q));
+    }
   } else if (node["q"]) {
     Fail(node["q"], path / "q", "q applies to quniform only");
   }
@@ -125,6 +139,14 @@ core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
     if (!config::IsIdentifier(name)) {
       Fail(entry.first, path / name,
            "parameter names use letters, digits and '_'");
+    }
+    for (const char* builtin : kBuiltinPlaceholders) {
+      if (name == builtin) {
+        Fail(entry.first, path / name,
+             "{" + name +
+                 "} is a built-in placeholder the tuner fills; give the "
+                 "parameter another name");
+      }
     }
     core::ParamSpec spec = ReadParam(r, name, entry.second, path / name);
     if (auto when = entry.second["when"]) {

@@ -23,6 +23,14 @@ bool IsPlainScalar(const YAML::Node& node) {
   return node.IsScalar() && node.Tag() != "!";
 }
 
+// Text that becomes a command-line word or an environment value cannot
+// hold a NUL ("a\0b" would reach the trial as "a").
+void RefuseNul(const YAML::Node& node, const Path& path) {
+  if (node.Scalar().find('\0') != std::string::npos) {
+    Fail(node, path, "holds a NUL character, which no argument can carry");
+  }
+}
+
 }  // namespace
 
 void Fail(const YAML::Node& node, const Path& path,
@@ -73,6 +81,7 @@ YAML::Node Reader::Required(const YAML::Node& node, const Path& path,
 std::string Reader::String(const YAML::Node& node, const Path& path) const {
   if (!node.IsScalar())
     Fail(node, path, "expected text, got " + Describe(node));
+  RefuseNul(node, path);
   return node.Scalar();
 }
 
@@ -151,6 +160,7 @@ std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
   std::vector<core::ParamValue> values;
   for (const auto& item : node) {
     if (!item.IsScalar()) Fail(item, path, "values must be scalars");
+    RefuseNul(item, path);
     const std::string& text = item.Scalar();
     int64_t i = 0;
     double d = 0;

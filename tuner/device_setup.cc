@@ -25,9 +25,16 @@ runner::PoolOptions CpuPoolOptions(const DevicesSpec& spec,
 
 }  // namespace
 
-std::string LockDir() {
-  if (const char* env = std::getenv("TUNER_LOCK_DIR"); env && *env) return env;
-  return "/tmp/tuner-locks";
+core::Result<std::string> LockDir() {
+  const char* env = std::getenv("TUNER_LOCK_DIR");
+  if (!env || !*env) return std::string("/tmp/tuner-locks");
+  if (env[0] != '/') {
+    return core::InvalidArgument(
+        std::string("$TUNER_LOCK_DIR: '") + env +
+        "' is relative; give an absolute path (every tuner on the machine "
+        "must name the same directory)");
+  }
+  return std::string(env);
 }
 
 runner::DetectOptions DetectOptionsFor(const DevicesSpec& spec) {
@@ -60,7 +67,11 @@ core::Result<runner::DevicePool> MakeDevicePool(
     options.pin_cpus = spec.pin_cpus;
   }
   options.ids = spec.ids;
-  if (options.shared_slots == 0) options.lock_dir = LockDir();
+  if (options.shared_slots == 0) {
+    auto lock_dir = LockDir();
+    if (!lock_dir.ok()) return lock_dir.error();
+    options.lock_dir = lock_dir.value();
+  }
   return runner::DevicePool::Create(inventory, options);
 }
 

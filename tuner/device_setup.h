@@ -16,8 +16,9 @@ namespace tuner {
 // The lock directory of the whole machine: $TUNER_LOCK_DIR, else
 // /tmp/tuner-locks. The only place that decides it (no config key does):
 // every tuner on the machine must agree on it, or two of them could lease
-// the same device.
-std::string LockDir();
+// the same device. A relative $TUNER_LOCK_DIR is refused: it would name
+// another directory in each working directory.
+core::Result<std::string> LockDir();
 
 // Detection settings; $TUNER_SYSFS_ROOT replaces /sys (tests, containers).
 runner::DetectOptions DetectOptionsFor(const DevicesSpec& spec);

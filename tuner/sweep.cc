@@ -10,6 +10,7 @@
 #include "schedulers/factory.h"
 #include "trial_runner/local_runner.h"
 #include "tuner/launch_spec.h"
+#include "tuner/one_line.h"
 #include "tuner/sweep_live_trial.h"
 
 namespace tuner {
@@ -255,7 +256,10 @@ void Sweep::Relaunch(LiveTrial& trial) {
 }
 
 void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
-                   const std::string& reason) {
+                   const std::string& given_reason) {
+  // A reason may quote what the trial printed (metric names, an error
+  // line): no control character reaches a terminal or the store.
+  const std::string reason = OneLine(given_reason);
   storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
   Check(store_.FinishTrial(trial.id, end));
   PruneCheckpoints(trial, status);

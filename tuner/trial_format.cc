@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "tuner/one_line.h"
 #include "tuner/progress.h"
 
 namespace tuner {
@@ -94,7 +95,8 @@ std::string TrialsTable(const std::vector<storage::TrialRecord>& trials,
                        core::ToString(t.status), Cell(t.last_time),
                        Cell(t.last_value), Cell(t.best_value),
                        FormatParams(t.params),
-                       t.reason.empty() ? "" : "  (" + t.reason + ")");
+                       // Stored by older versions unescaped, maybe.
+                       t.reason.empty() ? "" : "  (" + OneLine(t.reason) + ")");
   }
   return out;
 }

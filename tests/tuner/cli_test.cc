@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "tests/catch.h"
@@ -65,8 +66,73 @@ TEST_CASE("tuner run with a bad config exits 2 with one line", "[tuner][cli]") {
         "(got low 1e-04, high 0)\n");
   Output missing = f.Tuner("run nothere.yaml");
   CHECK(missing.code == 2);
-  CHECK(missing.err == "error: nothere.yaml: cannot read the file\n");
+  CHECK(missing.err == "error: nothere.yaml: No such file or directory\n");
   CHECK(f.Tuner("frobnicate").code == 2);
+}
+
+// Restores an environment variable when it goes.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli]") {
+  // Resolved in each working directory, it let two tuners lease one CPU.
+  CliFixture f;
+  f.Write("sweep.yaml", kSweep);
+  ScopedEnv env("TUNER_LOCK_DIR", "locks");
+  const std::string why =
+      "$TUNER_LOCK_DIR: 'locks' is relative; give an absolute path (every "
+      "tuner on the machine must name the same directory)\n";
+  Output run = f.Tuner("run sweep.yaml");
+  CHECK(run.code == 2);
+  CHECK(run.err == "error: devices: " + why);
+  Output devices = f.Tuner("devices");
+  CHECK(devices.code == 2);
+  CHECK(devices.err == "error: " + why);
+}
+
+TEST_CASE("control characters a trial prints never reach the terminal",
+          "[tuner][cli][process]") {
+  // Metric names went raw into "its reports had: ..." (ESC, BEL: a cleared
+  // screen, a window title).
+  CliFixture f;
+  f.Write("trial.sh",
+          "printf '{\"epoch\": 1, \"sc\\033[2J\\033]0;pwned\\007ore\": "
+          "0.5}\\n'\n");
+  f.Write("esc.yaml", R"(name: esc
+command: /bin/sh trial.sh {lr}
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: uniform, low: 0, high: 1}}
+num_trials: 1
+devices: {kind: cpu, slots: 1}
+)");
+  Output run = f.Tuner("run esc.yaml");
+  INFO(run.err);
+  Output trials = f.Tuner("trials esc");
+  CHECK(trials.code == 0);
+  for (const auto& text : {run.out, run.err, trials.out}) {
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\x07') == std::string::npos);
+  }
+  CHECK(trials.out.find("its reports had: epoch, sc\\x1b[2J\\x1b]0;pwned"
+                        "\\x07ore") != std::string::npos);
 }
 
 TEST_CASE("tuner run then best and trials and status",

@@ -10,6 +10,7 @@ namespace tuner::shim {
 namespace {
 
 constexpr size_t kMaxKeptLine = 64 * 1024;
+constexpr size_t kKeptTail = 64 * 1024;
 
 bool MayCarryMetrics(std::string_view line) {
   return line.find('{') != std::string_view::npos ||
@@ -19,7 +20,8 @@ bool MayCarryMetrics(std::string_view line) {
 
 }  // namespace
 
-CappedLog::CappedLog(const std::string& path, int64_t cap) : cap_(cap) {
+CappedLog::CappedLog(const std::string& path, int64_t cap, Kind kind)
+    : cap_(cap), kind_(kind) {
   fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
 
@@ -54,6 +56,7 @@ void CappedLog::Write(std::string_view bytes) {
       continue;
     }
     capped_ = true;
+    if (kind_ == Kind::kStderr) return KeepTail(bytes);
     size_t newline = bytes.find('\n');
     std::string_view piece = bytes.substr(0, newline);
     if (!overlong_ && line_.size() + piece.size() <= kMaxKeptLine) {
@@ -71,13 +74,35 @@ void CappedLog::Write(std::string_view bytes) {
   }
 }
 
+void CappedLog::KeepTail(std::string_view bytes) {
+  if (!noted_) {
+    noted_ = true;
+    WriteRaw(
+        "[tuner: log cap reached; its last 64 KiB are added when the trial "
+        "ends]\n");
+  }
+  dropped_ += static_cast<int64_t>(bytes.size());
+  if (bytes.size() >= kKeptTail) {
+    tail_.assign(bytes.substr(bytes.size() - kKeptTail));
+    return;
+  }
+  size_t excess = tail_.size() + bytes.size();
+  if (excess > kKeptTail) tail_.erase(0, excess - kKeptTail);
+  tail_.append(bytes);
+}
+
 void CappedLog::EndLine(std::string_view line) {
-  if (MayCarryMetrics(line)) {
+  bool room = written_ + static_cast<int64_t>(line.size()) + 1 <= 2 * cap_;
+  if (room && MayCarryMetrics(line)) {
     WriteRaw(line);
     WriteRaw("\n");
     return;
   }
   dropped_ += static_cast<int64_t>(line.size()) + 1;
+  if (!room && !full_noted_) {
+    full_noted_ = true;
+    WriteRaw("[tuner: twice the log cap reached; nothing more is kept]\n");
+  }
   if (!noted_) {
     noted_ = true;
     WriteRaw(
@@ -89,9 +114,20 @@ void CappedLog::EndLine(std::string_view line) {
 void CappedLog::Close() {
   if (fd_ < 0) return;
   if (!line_.empty() && !overlong_) {
-    if (cap_ <= 0 || MayCarryMetrics(line_)) WriteRaw(line_);
+    bool room = written_ + static_cast<int64_t>(line_.size()) <= 2 * cap_;
+    if (cap_ <= 0 || (room && MayCarryMetrics(line_))) WriteRaw(line_);
   }
   line_.clear();
+  if (!tail_.empty()) {
+    // What is kept of it is not dropped.
+    dropped_ -= static_cast<int64_t>(tail_.size());
+    WriteRaw("\n[tuner: log cap reached; " + std::to_string(dropped_) +
+             " bytes dropped; the last " + std::to_string(tail_.size()) +
+             " bytes follow]\n");
+    WriteRaw(tail_);
+    tail_.clear();
+    dropped_ = 0;
+  }
   if (dropped_ > 0) {
     std::string note = "\n[tuner: " + std::to_string(dropped_) +
                        " bytes of output dropped past the log cap]\n";

@@ -9,13 +9,19 @@
 
 namespace tuner::shim {
 
-// Appends what a trial writes to `path`. Past `cap` bytes (0: no cap) only
-// lines that may carry metrics are kept (those holding '{', '=' or a
-// "*****" block header, and the block's "  key = value" lines), at most 64
-// KiB each; a note says how much was dropped. Memory: one line.
+// Appends what a trial writes to `path`, and bounds the file:
+// - kStdout: past `cap` bytes (0: no cap) only lines that may carry metrics
+//   are kept (those holding '{', '=' or a "*****" block header, and the
+//   block's "  key = value" lines), at most 64 KiB each, until the file
+//   holds 2 x `cap`; then nothing more.
+// - kStderr (never read for metrics): nothing past `cap`, except the last
+//   64 KiB of what was written, kept in memory and appended at Close(), so
+//   the error a trial ends with survives.
+// Notes in the file say what was dropped. Memory: one line, or the tail.
 class CappedLog {
  public:
-  CappedLog(const std::string& path, int64_t cap);
+  enum class Kind { kStdout, kStderr };
+  CappedLog(const std::string& path, int64_t cap, Kind kind = Kind::kStdout);
   ~CappedLog();
   CappedLog(const CappedLog&) = delete;
   CappedLog& operator=(const CappedLog&) = delete;
@@ -27,16 +33,20 @@ class CappedLog {
  private:
   void WriteRaw(std::string_view bytes);
   void EndLine(std::string_view line);
+  void KeepTail(std::string_view bytes);
 
   int fd_ = -1;
   int64_t cap_;
+  Kind kind_;
   int64_t written_ = 0;
   int64_t dropped_ = 0;
   bool noted_ = false;
+  bool full_noted_ = false;    // kStdout: 2 x cap reached
   bool capped_ = false;        // past the cap: line by line
   bool at_line_start_ = true;  // the file ends with a newline
   std::string line_;           // past the cap: the line being collected
   bool overlong_ = false;
+  std::string tail_;  // kStderr past the cap: the last bytes written
 };
 
 }  // namespace tuner::shim

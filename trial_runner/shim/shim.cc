@@ -155,8 +155,8 @@ int RunShim(const ShimOptions& o) {
   int signals = SignalFd();
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return 2;
-  CappedLog out_log(o.stdout_path, o.log_cap),
-      err_log(o.stderr_path, o.log_cap);
+  CappedLog out_log(o.stdout_path, o.log_cap, CappedLog::Kind::kStdout),
+      err_log(o.stderr_path, o.log_cap, CappedLog::Kind::kStderr);
   Trial t;
   t.pid = SpawnTrial(o, out[1], err[1]);
   close(out[1]);

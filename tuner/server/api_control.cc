@@ -64,6 +64,8 @@ std::optional<Response> Api::Submit(const Request& request, const Query& query,
     try {
       auto config = LoadConfigText(body, source, base, base);
       if (!config.ok()) return reply(ErrorResponse(400, config.message()));
+      if (auto workdir = CheckWorkdir(config.value(), source); !workdir.ok())
+        return reply(ErrorResponse(400, workdir.message()));
       std::string name = config.value().name;
       std::string stored = StoredConfigJson(config.value(), body, stored_at,
                                             base, TrialsRootFor(db_path, name));

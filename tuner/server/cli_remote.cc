@@ -8,8 +8,10 @@
 #include <sstream>
 #include <thread>
 
+#include "tuner/config_loader.h"
 #include "tuner/server/http_client.h"
 #include "tuner/server/token.h"
+#include "tuner/small_file.h"
 
 namespace tuner::server {
 
@@ -70,17 +72,15 @@ std::string Experiment(const std::string& name) {
 }  // namespace
 
 int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote) {
-  std::ifstream in(config_path);
-  if (!in) return Fail(config_path + ": cannot read the file", 2);
-  std::stringstream text;
-  text << in.rdbuf();
+  auto text = ReadSmallFile(config_path, kMaxConfigBytes);
+  if (!text.ok()) return Fail(text.message(), 2);
   fs::path path = fs::absolute(config_path);
   // Relative paths in the config are this directory's, as with `tuner run`.
   std::string target =
       "/api/experiments?base=" + UrlEncode(fs::current_path().string()) +
       "&source=" + UrlEncode(path.string());
   ClientResponse response;
-  int code = Exchange(remote, "POST", target, text.str(), response);
+  int code = Exchange(remote, "POST", target, text.value(), response);
   if (code != 0) return code;
   auto json = nlohmann::json::parse(response.body, nullptr, false);
   std::string name = json.is_object() ? json.value("name", "") : "";

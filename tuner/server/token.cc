@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "tuner/small_file.h"
+
 namespace tuner::server {
 
 namespace {
@@ -67,6 +69,9 @@ core::Result<std::string> CreateTokenFile(const std::string& path) {
   return token;
 }
 
+// A token file holds one line; anything larger is not one.
+constexpr size_t kMaxTokenFile = 4096;
+
 // Reads the token of an existing file after checking who may see it.
 core::Result<std::string> ReadTokenFile(const std::string& path, int fd) {
   struct stat st {};
@@ -102,9 +107,11 @@ core::Result<std::string> ReadTokenFile(const std::string& path, int fd) {
 core::Result<std::string> ReadToken(const std::optional<std::string>& file) {
   std::string token;
   if (file) {
-    std::ifstream in(*file);
-    if (!in) return core::InvalidArgument(*file + ": cannot read the token");
-    std::getline(in, token);
+    auto text = ReadSmallFile(*file, kMaxTokenFile);
+    if (!text.ok()) {
+      return core::InvalidArgument("cannot read the token: " + text.message());
+    }
+    token = text.value().substr(0, text.value().find('\n'));
   } else if (const char* env = std::getenv("TUNER_TOKEN")) {
     token = env;
   }
@@ -132,10 +139,10 @@ core::Result<std::string> FindClientToken(
     const std::optional<std::string>& file, const std::string& db_path) {
   auto token = ReadToken(file);
   if (!token.ok() || file || !token.value().empty()) return token;
-  std::ifstream in(TokenPathFor(db_path));
-  std::string line;
-  if (in) std::getline(in, line);
-  return TrimEnd(line);
+  // None beside the database: no token (reads on loopback need none).
+  auto text = ReadSmallFile(TokenPathFor(db_path), kMaxTokenFile);
+  if (!text.ok()) return std::string();
+  return TrimEnd(text.value().substr(0, text.value().find('\n')));
 }
 
 }  // namespace tuner::server

@@ -1,0 +1,130 @@
+// Configs found wrong by the attacker review: each was accepted and did
+// something other than what it said. Each is now the one-line error.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/catch.h"
+#include "tests/tuner/config_text.h"
+#include "tuner/config_loader.h"
+#include "tuner/small_file.h"
+
+namespace tuner {
+namespace {
+
+using testing::ExpectError;
+using testing::Load;
+using testing::Replace;
+
+// Line 5 holds the search space.
+const std::string kBase = R"(name: r
+command: run --lr {lr}
+metric: acc
+mode: max
+search_space: {lr: {type: uniform, low: 0, high: 1}}
+num_trials: 8
+)";
+
+TEST_CASE("a parameter may not take a built-in placeholder's name",
+          "[tuner][config]") {
+  // The trial got the built-in value while params.json and `best --format
+  // args` showed the sampled one.
+  for (std::string name : {"max_t", "trial_id", "trial_dir", "devices",
+                           "num_devices", "master_port"}) {
+    INFO(name);
+    ExpectError(Replace(kBase, "{lr: {type: uniform",
+                        "{" + name +
+                            ": {type: "
+                            "uniform"),
+                "x.yaml:5: search_space." + name + ": {" + name +
+                    "} is a built-in placeholder the tuner fills; give the "
+                    "parameter another name");
+  }
+}
+
+TEST_CASE("a range must not overflow, a quniform not exceed 2^53 steps",
+          "[tuner][config]") {
+  // uniform over [-1e308, 1e308] sampled inf (stored as null).
+  ExpectError(
+      Replace(kBase, "low: 0, high: 1", "low: -1.0e+308, high: 1.0e+308"),
+      "x.yaml:5: search_space.lr.high: uniform needs high - low to "
+      "be a finite number");
+  ExpectError(Replace(kBase, "type: uniform, low: 0, high: 1",
+                      "type: quniform, low: 0, high: 1.0e+300, q: 1.0e-300"),
+              "x.yaml:5: search_space.lr.q: quniform makes at most 2^53 "
+              "steps: (high - low) / q is inf");
+  CHECK(
+      Load(Replace(kBase, "low: 0, high: 1", "low: -1.0e+300, high: 1.0e+300"))
+          .ok());
+}
+
+TEST_CASE("no text may hold a NUL, no env name an '='", "[tuner][config]") {
+  // "a\0b" reached the trial as "a" while the database kept "a\0b".
+  ExpectError(Replace(kBase, "{lr: {type: uniform, low: 0, high: 1}}",
+                      "{lr: {type: choice, values: [\"a\\0b\"]}}"),
+              "x.yaml:5: search_space.lr.values: holds a NUL character, "
+              "which no argument can carry");
+  ExpectError(kBase + "env: {A: \"x\\0y\"}\n",
+              "x.yaml:7: env.A: holds a NUL character, which no argument "
+              "can carry");
+  // The trial got A=B=x.
+  ExpectError(kBase + "env: {\"A=B\": x}\n",
+              "x.yaml:7: env.A=B: environment variable names use letters, "
+              "digits and '_'");
+}
+
+TEST_CASE("a config is one YAML document", "[tuner][config]") {
+  // The second document was ignored without a word.
+  ExpectError(kBase + "---\nname: other\n",
+              "x.yaml:8: a second YAML document ('---'): a config is one "
+              "document");
+  CHECK(Load("---\n" + kBase).ok());
+}
+
+TEST_CASE("a config file is a regular file of at most 1 MiB",
+          "[tuner][config]") {
+  // `tuner plan /dev/zero` grew without end; a FIFO blocked.
+  auto zero = LoadConfigFile("/dev/zero", "/");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.message() == "/dev/zero: not a regular file");
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tuner-config-file-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string fifo = (dir / "fifo.yaml").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto piped = LoadConfigFile(fifo, "/");  // returns: no writer is awaited
+  REQUIRE_FALSE(piped.ok());
+  CHECK(piped.message() == fifo + ": not a regular file");
+  std::string big = (dir / "big.yaml").string();
+  std::ofstream(big) << kBase << "# " << std::string(kMaxConfigBytes, 'x')
+                     << "\n";
+  auto large = LoadConfigFile(big, "/");
+  REQUIRE_FALSE(large.ok());
+  CHECK(large.message() == big + ": larger than 1048576 bytes");
+  std::string fine = (dir / "fine.yaml").string();
+  std::ofstream(fine) << kBase;
+  CHECK(LoadConfigFile(fine, "/").ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("run and submit refuse a workdir that is not a directory",
+          "[tuner][config]") {
+  // Every trial failed with "cannot execute '/bin/echo'".
+  auto config = Load(kBase + "workdir: /nonexistent-tuner-dir\n");
+  REQUIRE(config.ok());  // a stored config still loads
+  auto checked = CheckWorkdir(config.value(), "x.yaml");
+  REQUIRE_FALSE(checked.ok());
+  CHECK(checked.message() ==
+        "x.yaml: workdir: '/nonexistent-tuner-dir' is not a directory "
+        "(trials run there)");
+  auto here = Load(kBase + "workdir: /\n");
+  REQUIRE(here.ok());
+  CHECK(CheckWorkdir(here.value(), "x.yaml").ok());
+}
+
+}  // namespace
+}  // namespace tuner
