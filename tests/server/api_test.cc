@@ -65,6 +65,11 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   CHECK(json::parse(submitted.value().body)["name"] == "api1");
 
   REQUIRE(WaitFor(*client, "/api/experiments/api1", "\"finished\""));
+  // A known experiment that is not running: a state conflict, not a 404.
+  auto stop = client->Call("POST", "/api/experiments/api1/stop");
+  CHECK(stop.value().status == 409);
+  CHECK(stop.value().body.find("is not running (it is finished)") !=
+        std::string::npos);
   auto list = client->Call("GET", "/api/experiments");
   auto experiments = json::parse(list.value().body);
   REQUIRE(experiments.size() == 1);

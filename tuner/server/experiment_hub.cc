@@ -156,6 +156,13 @@ std::vector<std::string> ExperimentHub::ResumeUnfinished() {
 core::Status ExperimentHub::Stop(const std::string& name, bool force) {
   auto it = running_.find(name);
   if (it == running_.end()) {
+    // 409 for a known experiment in another state, 404 for an unknown name.
+    auto stored = store_.FindExperiment(name);
+    if (stored.ok() && stored.value()) {
+      return core::AlreadyExists("experiment '" + name +
+                                 "' is not running (it is " +
+                                 stored.value()->status + ")");
+    }
     return core::NotFound("experiment '" + name + "' is not running");
   }
   it->second->stopping = true;
