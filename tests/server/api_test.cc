@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/failed_experiment.h"
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
 
@@ -126,18 +127,8 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
 TEST_CASE("Service: an experiment that failed inside the tuner says why",
           "[server]") {
   Service service;
-  {
-    auto store = storage::TrialStore::Open(service.db()).value();
-    storage::ExperimentRecord e;
-    e.name = "broken";
-    e.status = "running";
-    e.metric = "score";
-    e.time_attr = "epoch";
-    e.config_json = "{}";
-    auto id = store->CreateExperiment(e).value();
-    REQUIRE(
-        store->SetExperimentStatus(id, "failed", "internal error: boom").ok());
-  }
+  AddFailedExperiment(*storage::TrialStore::Open(service.db()).value(),
+                      "broken", "internal error: boom");
   auto client = service.Client();
   auto one = client->Call("GET", "/api/experiments/broken");
   REQUIRE(one.ok());

@@ -10,6 +10,7 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/failed_experiment.h"
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
 #include "tests/server/webdriver.h"
@@ -204,18 +205,8 @@ TEST_CASE(
   Service::Options options;
   options.token_for_reads = true;
   Service service(options);
-  {
-    auto store = storage::TrialStore::Open(service.db()).value();
-    storage::ExperimentRecord e;
-    e.name = "broken";
-    e.status = "running";
-    e.metric = "score";
-    e.time_attr = "epoch";
-    e.config_json = "{}";
-    auto id = store->CreateExperiment(e).value();
-    REQUIRE(
-        store->SetExperimentStatus(id, "failed", "internal error: boom").ok());
-  }
+  AddFailedExperiment(*storage::TrialStore::Open(service.db()).value(),
+                      "broken", "internal error: boom");
   Browser browser((Artifacts() / "chromedriver-token.log").string());
 
   browser.Navigate(service.url() + "/");

@@ -6,25 +6,14 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/failed_experiment.h"
 
 namespace tuner {
 namespace {
 
 storage::ExperimentRecord Failed(storage::TrialStore& store,
                                  const std::string& reason) {
-  storage::ExperimentRecord e;
-  e.name = "broken";
-  e.status = "running";
-  e.metric = "score";
-  e.time_attr = "epoch";
-  e.config_json = "{}";
-  auto id = store.CreateExperiment(e);
-  REQUIRE(id.ok());
-  REQUIRE(store.SetExperimentStatus(id.value(), "failed", reason).ok());
-  auto row = store.FindExperiment("broken");
-  REQUIRE(row.ok());
-  REQUIRE(row.value());
-  return *row.value();
+  return testing::AddFailedExperiment(store, "broken", reason);
 }
 
 long Lines(const std::string& text) {
