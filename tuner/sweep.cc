@@ -31,8 +31,10 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
                      ? options_.make_scheduler(config.scheduler)
                      : schedulers::MakeTrialScheduler(config.scheduler)),
       pool_(*options_.pool),
-      retry_timer_(io),
-      checkpoint_timer_(io),
+      own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
+      clock_(options_.clock ? *options_.clock : *own_clock_),
+      retry_timer_(clock_.MakeTimer()),
+      checkpoint_timer_(clock_.MakeTimer()),
       runner_(options_.make_runner ? options_.make_runner(io, *this)
                                    : std::make_unique<runner::LocalRunner>(
                                          io, *this, options_.runner)) {
@@ -41,7 +43,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
 }
 
 std::chrono::steady_clock::time_point Sweep::Now() const {
-  return options_.clock ? options_.clock() : std::chrono::steady_clock::now();
+  return clock_.Now();
 }
 
 Sweep::~Sweep() {
@@ -95,8 +97,10 @@ void Sweep::InterruptUnguarded(bool force) {
 }
 
 void Sweep::Detach() {
-  retry_timer_.cancel();
-  checkpoint_timer_.cancel();
+  retry_timer_->Cancel();
+  retry_armed_ = false;
+  checkpoint_timer_->Cancel();
+  checkpoint_armed_ = false;
   pool_.StopWaiting();
   runner_->Detach();
   (void)store_.Commit();

@@ -3,7 +3,6 @@
 #define TUNER_TUNER_SWEEP_H_
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -20,6 +19,7 @@
 #include "trial_runner/device_pool.h"
 #include "trial_runner/local_runner.h"  // RunnerOptions: the default runner
 #include "trial_runner/trial_runner.h"
+#include "tuner/clock.h"
 #include "tuner/device_share.h"
 #include "tuner/experiment_config.h"
 #include "tuner/progress.h"
@@ -55,9 +55,10 @@ class Sweep : public runner::RunnerObserver {
     // nullptr: this sweep takes every device it can.
     DeviceShare* share = nullptr;
     double priority = 1;  // its weight in `share`
-    // The sweep's time (report throttling, checkpoint waits); nullptr: the
-    // steady clock (tests freeze it). Its timers still use the steady clock.
-    std::function<std::chrono::steady_clock::time_point()> clock;
+    // The sweep's time and timers (report throttling, checkpoint waits and
+    // polls, device retries); nullptr: a SteadyClock on the sweep's loop.
+    // Outlives the sweep.
+    Clock* clock = nullptr;
     // Builds the runner of its trials, which reports to `observer` on
     // `io`; empty: a LocalRunner with `runner` (processes on this machine).
     std::function<std::unique_ptr<runner::TrialRunner>(
@@ -220,11 +221,13 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<schedulers::Searcher> searcher_;
   std::unique_ptr<schedulers::TrialScheduler> scheduler_;
   runner::DevicePool& pool_;
-  std::set<int> ports_;                    // handed to running trials
-  std::deque<core::TrialId> waiting_;      // live trials without a device yet
-  boost::asio::steady_timer retry_timer_;  // other processes hold devices
+  std::set<int> ports_;                // handed to running trials
+  std::deque<core::TrialId> waiting_;  // live trials without a device yet
+  std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
+  Clock& clock_;
+  std::unique_ptr<Clock::Timer> retry_timer_;  // other processes hold devices
   bool retry_armed_ = false;
-  boost::asio::steady_timer checkpoint_timer_;
+  std::unique_ptr<Clock::Timer> checkpoint_timer_;
   bool checkpoint_armed_ = false;
   // Stopped trials whose checkpoints are kept: (goodness, output dir).
   std::vector<std::pair<double, std::string>> kept_checkpoints_;

@@ -51,10 +51,9 @@ void Sweep::WatchCheckpoints() {
   });
   if (!any) return;
   checkpoint_armed_ = true;
-  checkpoint_timer_.expires_after(config_.checkpoints.poll);
-  checkpoint_timer_.async_wait([this](const boost::system::error_code& ec) {
+  checkpoint_timer_->Schedule(config_.checkpoints.poll, [this] {
     checkpoint_armed_ = false;
-    if (!ec) Guarded("a checkpoint poll", [this] { PollCheckpoints(); });
+    Guarded("a checkpoint poll", [this] { PollCheckpoints(); });
   });
 }
 

@@ -51,10 +51,8 @@ bool Sweep::LaunchWaiting() {
 void Sweep::ArmRetry() {
   if (retry_armed_ || interrupting_) return;
   retry_armed_ = true;
-  retry_timer_.expires_after(std::chrono::milliseconds(100));
-  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+  retry_timer_->Schedule(std::chrono::milliseconds(100), [this] {
     retry_armed_ = false;
-    if (ec) return;
     Guarded("a device retry", [this] {
       FillSlots();
       CheckDone();
@@ -63,7 +61,8 @@ void Sweep::ArmRetry() {
 }
 
 void Sweep::EndWaiting() {
-  retry_timer_.cancel();
+  retry_timer_->Cancel();
+  retry_armed_ = false;
   pool_.StopWaiting();
   for (core::TrialId id : waiting_) {
     auto it = live_.find(id);

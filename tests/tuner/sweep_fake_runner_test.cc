@@ -15,6 +15,7 @@
 #include "tests/tuner/fake_runner.h"
 #include "tests/tuner/sweep_harness.h"
 #include "trial_runner/device_pool.h"
+#include "tuner/clock.h"
 #include "tuner/config_loader.h"
 #include "tuner/sweep.h"
 
@@ -65,6 +66,7 @@ struct World {
     options.config_json = "{}";
     options.pool = &pool;
     options.on_finished = [this] { finished = true; };
+    options.clock = &clock;  // nothing here waits on the machine's time
     options.make_runner = [this](boost::asio::io_context& loop,
                                  runner::RunnerObserver& observer) {
       auto fake = std::make_unique<FakeRunner>(loop, observer);
@@ -94,6 +96,7 @@ struct World {
   }
 
   fs::path dir;
+  ManualClock clock;
   runner::DevicePool pool;
   ExperimentConfig config;
   std::unique_ptr<storage::TrialStore> store;

@@ -41,11 +41,14 @@ struct SweepResult {
 // DEVTRAINER for examples/device_trainer's, FAKEHF for
 // examples/fake_hf_trainer.py's.
 // `prepare` may change the store before the sweep starts; `customize` the
-// sweep's options.
+// sweep's options, `on_loop` too, with the sweep's event loop at hand (a
+// clock's timers run on it).
 inline SweepResult RunSweep(
     std::string yaml,
     const std::function<void(storage::TrialStore&)>& prepare = {},
-    const std::function<void(Sweep::Options&)>& customize = {}) {
+    const std::function<void(Sweep::Options&)>& customize = {},
+    const std::function<void(Sweep::Options&, boost::asio::io_context&)>&
+        on_loop = {}) {
   static int counter = 0;
   SweepResult result;
   result.dir = std::filesystem::temp_directory_path() /
@@ -82,6 +85,7 @@ inline SweepResult RunSweep(
   options.cpus = 2;
   options.on_finished = [&io] { io.stop(); };
   if (customize) customize(options);
+  if (on_loop) on_loop(options, io);
   auto start = std::chrono::steady_clock::now();
   {
     Sweep sweep(io, config.value(), *result.store, progress, options);

@@ -11,6 +11,7 @@
 #include "tests/catch.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tests/tuner_cli.h"
+#include "tuner/clock.h"
 #include "tuner/report_throttle.h"
 
 namespace tuner {
@@ -134,12 +135,23 @@ TEST_CASE("the report throttle: a burst, then a rate", "[tuner][throttle]") {
   CHECK(admitted == 3);  // refilled up to the burst, not beyond
 }
 
+// Now() of the steady clock at a fixed instant.
+class FrozenClock : public SteadyClock {
+ public:
+  using SteadyClock::SteadyClock;
+  TimePoint Now() const override { return TimePoint{}; }
+};
+
 // The clock is frozen: the trial gets its burst and no more, whatever the
 // machine's speed.
 TEST_CASE("a trial printing reports in a tight loop stores a bounded number",
           "[tuner][process][throttle]") {
-  auto frozen = [](Sweep::Options& options) {
-    options.clock = [] { return std::chrono::steady_clock::time_point{}; };
+  // Now() never moves, so the throttle never refills; its timers are the
+  // loop's (a device retry, should another test hold the CPU, still runs).
+  std::unique_ptr<FrozenClock> clock;
+  auto frozen = [&clock](Sweep::Options& options, boost::asio::io_context& io) {
+    clock = std::make_unique<FrozenClock>(io);
+    options.clock = clock.get();
   };
   // 5000 judged reports (epoch grows), a rung at epoch 1, the newest judged
   // one at 1.5, then a line without the objective.
@@ -150,7 +162,7 @@ TEST_CASE("a trial printing reports in a tight loop stores a bounded number",
                  R"(echo '{"loss": 0.1}')",
                  "{type: asha, max_t: 3, grace_period: 1, reduction_factor: "
                  "3}"),
-      {}, frozen);
+      {}, {}, frozen);
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == core::TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 1.5);

@@ -1,0 +1,96 @@
+// ManualClock: time moves only by Advance(), and timers fire inside it, in
+// time order, each seeing its own due time as Now().
+#include "tuner/clock.h"
+
+#include <string>
+#include <vector>
+
+#include "tests/catch.h"
+
+namespace tuner {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST_CASE("manual clock: timers fire in time order, at their due time",
+          "[tuner][clock]") {
+  ManualClock clock;
+  auto start = clock.Now();
+  std::vector<std::string> fired;
+  std::vector<milliseconds> at;
+  auto a = clock.MakeTimer(), b = clock.MakeTimer(), c = clock.MakeTimer();
+  auto note = [&](std::string name) {
+    return [&, name] {
+      fired.push_back(name);
+      at.push_back(
+          std::chrono::duration_cast<milliseconds>(clock.Now() - start));
+    };
+  };
+  a->Schedule(milliseconds(300), note("a"));
+  b->Schedule(milliseconds(100), note("b"));
+  c->Schedule(milliseconds(100), note("c"));  // same time: set after b
+  clock.Advance(milliseconds(99));
+  CHECK(fired.empty());
+  CHECK(clock.NextDue() == start + milliseconds(100));
+  clock.Advance(milliseconds(500));
+  CHECK(fired == std::vector<std::string>{"b", "c", "a"});
+  CHECK(at == std::vector<milliseconds>{milliseconds(100), milliseconds(100),
+                                        milliseconds(300)});
+  CHECK(clock.Now() == start + milliseconds(599));
+  CHECK(clock.NextDue() == ManualClock::TimePoint::max());
+}
+
+TEST_CASE("manual clock: cancel, replace, destroy, and timers set by timers",
+          "[tuner][clock]") {
+  ManualClock clock;
+  int ran = 0;
+  auto timer = clock.MakeTimer();
+  timer->Schedule(milliseconds(10), [&] { ran += 1; });
+  timer->Cancel();
+  clock.Advance(milliseconds(20));
+  CHECK(ran == 0);
+
+  timer->Schedule(milliseconds(10), [&] { ran += 1; });
+  timer->Schedule(milliseconds(30), [&] { ran += 10; });  // replaces it
+  clock.Advance(milliseconds(20));
+  CHECK(ran == 0);
+  clock.Advance(milliseconds(10));
+  CHECK(ran == 10);
+
+  {
+    auto gone = clock.MakeTimer();
+    gone->Schedule(milliseconds(5), [&] { ran += 100; });
+  }
+  clock.Advance(milliseconds(10));
+  CHECK(ran == 10);
+
+  // A timer that sets itself again inside one Advance fires each time due.
+  auto again = clock.MakeTimer();
+  std::function<void()> tick = [&] {
+    ++ran;
+    again->Schedule(milliseconds(10), tick);
+  };
+  ran = 0;
+  again->Schedule(milliseconds(10), tick);
+  clock.Advance(milliseconds(55));
+  CHECK(ran == 5);
+}
+
+TEST_CASE("a timer that outlives its manual clock is inert", "[tuner][clock]") {
+  std::unique_ptr<Clock::Timer> timer, idle;
+  {
+    ManualClock clock;
+    timer = clock.MakeTimer();
+    idle = clock.MakeTimer();  // nothing pending when the clock goes
+    timer->Schedule(milliseconds(1), [] {});
+  }
+  idle->Schedule(milliseconds(1), [] {});
+  idle.reset();
+  timer->Schedule(milliseconds(1), [] {});
+  timer->Cancel();
+  timer.reset();
+  SUCCEED("no use of the destroyed clock (ASan would say)");
+}
+
+}  // namespace
+}  // namespace tuner
