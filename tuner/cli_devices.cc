@@ -129,6 +129,13 @@ int Devices(const DevicesOptions& options) {
     fmt::print(stderr, "error: {}\n", machine_lock_dir.message());
     return kExitBadInput;
   }
+  if (options.lock_dir &&
+      (options.lock_dir->empty() || options.lock_dir->front() != '/')) {
+    fmt::print(stderr,
+               "error: --lock-dir: '{}' is relative; give an absolute path\n",
+               *options.lock_dir);
+    return kExitBadInput;
+  }
   std::string lock_dir =
       options.lock_dir ? *options.lock_dir : machine_lock_dir.value();
   std::vector<Row> rows;

@@ -240,6 +240,19 @@ size_t FirstNonUtf8Line(const std::string& text) {
   return line;
 }
 
+// The first line (from 1) holding a control byte other than tab, CR and
+// LF; 0 if none. yaml-cpp reads a raw NUL in a plain scalar as an escape
+// ("\0e" became ESC), so no check of the parsed text would see it.
+size_t FirstControlLine(const std::string& text) {
+  size_t line = 1;
+  for (unsigned char c : text) {
+    if (c == '\n') ++line;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+      return line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 core::Result<ExperimentConfig> LoadConfigText(
@@ -248,6 +261,11 @@ core::Result<ExperimentConfig> LoadConfigText(
   if (size_t line = FirstNonUtf8Line(text)) {
     return core::InvalidArgument(origin + ":" + std::to_string(line) +
                                  ": not UTF-8 text");
+  }
+  if (size_t line = FirstControlLine(text)) {
+    return core::InvalidArgument(
+        origin + ":" + std::to_string(line) +
+        ": a control character (write it as an escape in a quoted string)");
   }
   try {
     // Valid UTF-8 (checked above): its scalars become names, paths and

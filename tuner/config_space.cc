@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@ core::Distribution ReadDistribution(const config::Reader& r,
 
 // Beyond 2^53 steps, low + k * q no longer names distinct doubles.
 constexpr double kMaxQuantSteps = 9007199254740992.0;
+// The largest integer every smaller one of which a double holds exactly.
+constexpr int64_t kMaxExactInteger = int64_t{1} << 53;
 
 void ReadRange(const config::Reader& r, const YAML::Node& node,
                const Path& path, core::ParamSpec& spec,
@@ -34,6 +38,16 @@ void ReadRange(const config::Reader& r, const YAML::Node& node,
                      : r.Number(r.Required(node, path, "low"), path / "low");
   spec.high = integer ? r.Int(r.Required(node, path, "high"), path / "high")
                       : r.Number(r.Required(node, path, "high"), path / "high");
+  // Integers are sampled as doubles: past 2^53 they are no longer exact
+  // (9223372036854775807 became -2^63, 2^53 + 1 became 2^53).
+  if (integer) {
+    for (const char* key : {"low", "high"}) {
+      if (std::abs(r.Int(node[key], path / key)) > kMaxExactInteger) {
+        Fail(node[key], path / key,
+             type + " bounds are within +-2^53 (9007199254740992)");
+      }
+    }
+  }
   if (spec.low >= spec.high) {
     Fail(node["high"], path / "high",
          type + " needs low < high (got low " + core::FormatDouble(spec.low) +

@@ -31,6 +31,21 @@ void RefuseNul(const YAML::Node& node, const Path& path) {
   }
 }
 
+// A parameter's value is printed in tables and on terminals: no control
+// character (C0, DEL, C1) in it.
+void RefuseControl(const YAML::Node& node, const Path& path) {
+  const std::string& text = node.Scalar();
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    bool c1 = c == 0xc2 && i + 1 < text.size() &&
+              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (c < 0x20 || c == 0x7f || c1) {
+      Fail(node, path, "a value holds a control character");
+    }
+  }
+}
+
 }  // namespace
 
 void Fail(const YAML::Node& node, const Path& path,
@@ -161,6 +176,7 @@ std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
   for (const auto& item : node) {
     if (!item.IsScalar()) Fail(item, path, "values must be scalars");
     RefuseNul(item, path);
+    RefuseControl(item, path);
     const std::string& text = item.Scalar();
     int64_t i = 0;
     double d = 0;
@@ -170,6 +186,8 @@ std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
     } else if (ec == std::errc() && end == text.data() + text.size()) {
       values.emplace_back(i);
     } else if (YAML::convert<double>::decode(item, d) && !std::isnan(d)) {
+      // .inf reached the command as "inf" but was stored as null.
+      if (!std::isfinite(d)) Fail(item, path, "values must be finite");
       values.emplace_back(d);
     } else if (text == "true" || text == "false") {
       values.emplace_back(text == "true");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "tuner/one_line.h"
+
 namespace tuner {
 
 std::string FormatParams(const core::Params& params) {
@@ -11,7 +13,8 @@ std::string FormatParams(const core::Params& params) {
     if (auto* d = std::get_if<double>(&value)) text = fmt::format("{:.4g}", *d);
     out += (out.empty() ? "" : " ") + name + "=" + text;
   }
-  return out;
+  // Stored by older versions, a value may hold control characters.
+  return OneLine(out);
 }
 
 std::string DescribeDecision(const core::Decision& decision) {

@@ -8,7 +8,8 @@
 namespace tuner {
 
 // `text` with every control character (below 0x20, and 0x7f) written as
-// \xNN, so an error or a stored reason prints as exactly one line.
+// \xNN, and C1 controls and bidirectional overrides as \uNNNN, so an error
+// or a stored reason prints as exactly one line, as it is.
 std::string OneLine(std::string_view text);
 
 }  // namespace tuner

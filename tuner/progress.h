@@ -41,7 +41,7 @@ class ProgressSink {
   virtual void SweepEnded(const std::string& outcome, const SweepCounts& c) = 0;
 };
 
-// `name=value ...` for a progress line.
+// `name=value ...` for a progress line or a table, on one line.
 std::string FormatParams(const core::Params& params);
 
 }  // namespace tuner

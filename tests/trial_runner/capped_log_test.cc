@@ -93,5 +93,47 @@ TEST_CASE("stderr keeps nothing past the cap but its last 64 KiB",
   fs::remove(path);
 }
 
+TEST_CASE("a cap that falls inside one long line bounds both logs",
+          "[runner][shim]") {
+  // A progress bar: one line of \r-separated updates, no newline, then the
+  // error the trial dies with. Before, the rest of that line was written
+  // whole, past the cap, and the note said "0 bytes dropped".
+  const int64_t cap = 4096;
+  std::string bar;
+  for (int i = 0; i < 100000; ++i)
+    bar += "\r 42%|####      | " + std::to_string(i);
+  std::string fatal = "\rFatal: out of memory";
+  for (auto kind : {CappedLog::Kind::kStderr, CappedLog::Kind::kStdout}) {
+    bool err = kind == CappedLog::Kind::kStderr;
+    INFO((err ? "stderr" : "stdout"));
+    auto path = Fresh(err ? "bar-err" : "bar-out");
+    {
+      CappedLog log(path.string(), cap, kind);
+      log.Write("starting\n");
+      for (size_t i = 0; i < bar.size(); i += 3000)
+        log.Write(std::string_view(bar).substr(i, 3000));
+      log.Write(fatal);
+    }
+    std::string kept = Slurp(path);
+    INFO(kept.size());
+    if (err) {
+      CHECK(kept.size() < static_cast<size_t>(cap + 64 * 1024 + 512));
+      CHECK(kept.substr(kept.size() - fatal.size()) == fatal);
+      // What is dropped is counted: all of it but the cap and the tail.
+      auto at = kept.find("bytes dropped; the last 65536 bytes follow");
+      REQUIRE(at != std::string::npos);
+      auto start = kept.rfind("reached; ", at) + 9;
+      int64_t dropped = std::stoll(kept.substr(start, at - start));
+      int64_t total = 9 + static_cast<int64_t>(bar.size() + fatal.size());
+      CHECK(dropped == total - cap - 65536);
+    } else {
+      CHECK(kept.size() < static_cast<size_t>(cap + 64 * 1024 + 512));
+      CHECK(kept.find("bytes of output dropped past the log cap") !=
+            std::string::npos);
+    }
+    fs::remove(path);
+  }
+}
+
 }  // namespace
 }  // namespace tuner::shim

@@ -104,6 +104,11 @@ TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli]") {
   Output devices = f.Tuner("devices");
   CHECK(devices.code == 2);
   CHECK(devices.err == "error: " + why);
+  Output flag = f.Tuner("devices --lock-dir ./x");
+  CHECK(flag.code == 2);
+  CHECK(flag.err ==
+        "error: --lock-dir: './x' is relative; give an absolute "
+        "path\n");
 }
 
 TEST_CASE("control characters a trial prints never reach the terminal",

@@ -76,6 +76,45 @@ TEST_CASE("no text may hold a NUL, no env name an '='", "[tuner][config]") {
               "digits and '_'");
 }
 
+TEST_CASE("integer ranges stay where doubles are exact", "[tuner][config]") {
+  // randint over [2^63 - 807, 2^63 - 1] sampled -2^63; 2^53 + 1 became 2^53.
+  ExpectError(Replace(kBase, "type: uniform, low: 0, high: 1",
+                      "type: randint, low: 9223372036854775000, high: "
+                      "9223372036854775807"),
+              "x.yaml:5: search_space.lr.low: randint bounds are within "
+              "+-2^53 (9007199254740992)");
+  ExpectError(Replace(kBase, "type: uniform, low: 0, high: 1",
+                      "type: lograndint, low: 1, high: 9007199254740993"),
+              "x.yaml:5: search_space.lr.high: lograndint bounds are within "
+              "+-2^53 (9007199254740992)");
+  CHECK(Load(Replace(kBase, "type: uniform, low: 0, high: 1",
+                     "type: randint, low: -9007199254740992, high: "
+                     "9007199254740992"))
+            .ok());
+}
+
+TEST_CASE("raw control bytes and control characters in values are refused",
+          "[tuner][config]") {
+  // yaml-cpp read a raw NUL in a plain scalar as an escape: "\0e" became
+  // ESC, past the NUL check.
+  ExpectError(kBase + "workdir: /tmp" + std::string(1, '\0') + "e\n",
+              "x.yaml:7: a control character (write it as an escape in a "
+              "quoted string)");
+  ExpectError(kBase + "env: {A: \"x\x1by\"}\n",
+              "x.yaml:7: a control character (write it as an escape in a "
+              "quoted string)");
+  CHECK(Load(kBase + "env: {A: \"tab\there\"}\n").ok());
+  // Escaped in a quoted string, a control character is no param value.
+  ExpectError(Replace(kBase, "{lr: {type: uniform, low: 0, high: 1}}",
+                      "{lr: {type: choice, values: [\"\\e[31mRED\\a\"]}}"),
+              "x.yaml:5: search_space.lr.values: a value holds a control "
+              "character");
+  // .inf reached the command as "inf" and was stored as null.
+  ExpectError(Replace(kBase, "{lr: {type: uniform, low: 0, high: 1}}",
+                      "{lr: {type: choice, values: [1, .inf]}}"),
+              "x.yaml:5: search_space.lr.values: values must be finite");
+}
+
 TEST_CASE("a config is one YAML document", "[tuner][config]") {
   // The second document was ignored without a word.
   ExpectError(kBase + "---\nname: other\n",

@@ -7,6 +7,7 @@
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/failed_experiment.h"
+#include "tuner/one_line.h"
 
 namespace tuner {
 namespace {
@@ -48,6 +49,17 @@ TEST_CASE("an experiment that did not fail shows no reason line",
   REQUIRE(status.ok());
   CHECK(Lines(status.value()) == 2);
   CHECK(status.value().find("because") == std::string::npos);
+}
+
+TEST_CASE("one line: C0, DEL, C1 and bidi overrides are escaped",
+          "[tuner][query]") {
+  CHECK(OneLine("a\nb\x1b[2J\x7f") == "a\\x0ab\\x1b[2J\\x7f");
+  // U+009B (CSI, a one-byte escape on some terminals), U+202E (right-to-
+  // left override), U+2066 (left-to-right isolate); other text untouched.
+  CHECK(OneLine("a\xc2\x9b"
+                "b\xe2\x80\xae"
+                "c\xe2\x81\xa6"
+                "d\xc3\xa9") == "a\\u009bb\\u202ec\\u2066d\xc3\xa9");
 }
 
 }  // namespace

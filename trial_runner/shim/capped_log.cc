@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace tuner::shim {
@@ -39,23 +40,45 @@ void CappedLog::WriteRaw(std::string_view bytes) {
 
 void CappedLog::Write(std::string_view bytes) {
   while (!bytes.empty()) {
-    bool fits = written_ + static_cast<int64_t>(bytes.size()) <= cap_;
-    if (!capped_ && (cap_ <= 0 || fits)) {
-      WriteRaw(bytes);
-      at_line_start_ = bytes.back() == '\n';
-      return;
-    }
-    if (!capped_ && !at_line_start_) {
-      // Finish the line under way before keeping lines selectively.
-      size_t newline = bytes.find('\n');
-      std::string_view rest = bytes.substr(0, newline + 1);
-      WriteRaw(rest);
-      if (newline == std::string_view::npos) return;
-      at_line_start_ = true;
-      bytes.remove_prefix(newline + 1);
+    if (!capped_) {
+      bool fits = written_ + static_cast<int64_t>(bytes.size()) <= cap_;
+      if (cap_ <= 0 || fits) {
+        WriteRaw(bytes);
+        at_line_start_ = bytes.back() == '\n';
+        return;
+      }
+      if (kind_ == Kind::kStderr) {
+        // What still fits is written; the rest goes to the tail, mid-line
+        // or not (a progress bar is one long line).
+        auto room = static_cast<size_t>(std::max<int64_t>(0, cap_ - written_));
+        WriteRaw(bytes.substr(0, room));
+        if (room > 0) at_line_start_ = bytes[room - 1] == '\n';
+        bytes.remove_prefix(room);
+        capped_ = true;
+        return KeepTail(bytes);
+      }
+      if (!at_line_start_) {
+        // Finish the line under way (at most kMaxKeptLine more bytes)
+        // before keeping lines selectively.
+        size_t newline = bytes.find('\n');
+        size_t piece =
+            newline == std::string_view::npos ? bytes.size() : newline + 1;
+        if (finishing_ + piece <= kMaxKeptLine) {
+          WriteRaw(bytes.substr(0, piece));
+          finishing_ += piece;
+          if (newline == std::string_view::npos) return;
+          at_line_start_ = true;
+          bytes.remove_prefix(piece);
+          continue;
+        }
+        // Too long: end it here; the rest of it is dropped below.
+        WriteRaw("\n");
+        at_line_start_ = true;
+        overlong_ = true;
+      }
+      capped_ = true;
       continue;
     }
-    capped_ = true;
     if (kind_ == Kind::kStderr) return KeepTail(bytes);
     size_t newline = bytes.find('\n');
     std::string_view piece = bytes.substr(0, newline);
@@ -77,9 +100,9 @@ void CappedLog::Write(std::string_view bytes) {
 void CappedLog::KeepTail(std::string_view bytes) {
   if (!noted_) {
     noted_ = true;
-    WriteRaw(
-        "[tuner: log cap reached; its last 64 KiB are added when the trial "
-        "ends]\n");
+    WriteRaw(std::string(at_line_start_ ? "" : "\n") +
+             "[tuner: log cap reached; its last 64 KiB are added when the "
+             "trial ends]\n");
   }
   dropped_ += static_cast<int64_t>(bytes.size());
   if (bytes.size() >= kKeptTail) {

@@ -46,7 +46,8 @@ class CappedLog {
   bool at_line_start_ = true;  // the file ends with a newline
   std::string line_;           // past the cap: the line being collected
   bool overlong_ = false;
-  std::string tail_;  // kStderr past the cap: the last bytes written
+  size_t finishing_ = 0;  // kStdout: bytes of the line under way at the cap
+  std::string tail_;      // kStderr past the cap: the last bytes written
 };
 
 }  // namespace tuner::shim
