@@ -1,6 +1,7 @@
 #include "tuner/config_loader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -253,6 +254,39 @@ size_t FirstControlLine(const std::string& text) {
   return 0;
 }
 
+// Records where the documents of a YAML stream start; ignores the rest.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  int line = 0;  // of the last document started, from 1; 0: none
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    line = mark.line + 1;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// The line where a second document starts; 0 if there is none. Two parser
+// steps at most: YAML::LoadAll of yaml-cpp 0.7 (Debian 12's) loops without
+// end on some inputs, adding a null document each turn (its #1319).
+int SecondDocumentLine(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  if (!parser.HandleNextDocument(starts)) return 0;
+  starts.line = 0;
+  if (!parser.HandleNextDocument(starts)) return 0;
+  return starts.line;
+}
+
 }  // namespace
 
 core::Result<ExperimentConfig> LoadConfigText(
@@ -270,14 +304,15 @@ core::Result<ExperimentConfig> LoadConfigText(
   try {
     // Valid UTF-8 (checked above): its scalars become names, paths and
     // stored JSON.
-    std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
+    YAML::Node root = YAML::Load(text);
+    ExperimentConfig config =
+        ReadConfig(config::Reader(), root, base_dir, default_workdir);
+    if (int line = SecondDocumentLine(text)) {
       return core::InvalidArgument(
-          origin + ":" + std::to_string(documents[1].Mark().line + 1) +
+          origin + ":" + std::to_string(line) +
           ": a second YAML document ('---'): a config is one document");
     }
-    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-    return ReadConfig(config::Reader(), root, base_dir, default_workdir);
+    return config;
   } catch (const config::LoadError& e) {
     return core::InvalidArgument(OneLine(origin + ":" + e.what()));
   } catch (const YAML::Exception& e) {
