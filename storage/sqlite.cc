@@ -139,6 +139,12 @@ int64_t Database::LastInsertRowId() const {
   return sqlite3_last_insert_rowid(db_);
 }
 
+double Database::NowSeconds() const {
+  if (now_) return now_();
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration<double>(now).count();
+}
+
 core::Error Database::LastError(std::string_view what) const {
   return core::IoError(std::string(what) + ": " + sqlite3_errmsg(db_));
 }
@@ -205,9 +211,7 @@ core::Result<bool> Statement::Step() {
   if (!sqlite3_stmt_busy(stmt_) && sqlite3_get_autocommit(db_))
     TUNER_RETURN_IF_ERROR(owner_->CheckFiles());
   if (now_index_ > 0 && !sqlite3_stmt_busy(stmt_)) {
-    auto now = std::chrono::system_clock::now().time_since_epoch();
-    sqlite3_bind_double(stmt_, now_index_,
-                        std::chrono::duration<double>(now).count());
+    sqlite3_bind_double(stmt_, now_index_, owner_->NowSeconds());
   }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

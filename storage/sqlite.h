@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,10 @@ class Database {
   core::Status ExecuteRetrying(std::string_view sql);
   void set_busy_policy(const BusyPolicy& policy);
   const BusyPolicy& busy_policy() const { return busy_; }
+  // What `$now` binds to: Unix seconds. Empty (the default): the system
+  // clock. A simulation sets its simulated time.
+  void set_time_source(std::function<double()> now) { now_ = std::move(now); }
+  double NowSeconds() const;
   // True while a transaction is open on this connection.
   bool InTransaction() const;
   core::Result<Statement> Prepare(std::string_view sql);
@@ -83,11 +88,12 @@ class Database {
   std::string path_;                   // empty: in memory, nothing to check
   std::vector<std::string> writable_;  // its files writable at Open
   std::optional<core::Error> lost_;    // set once one of them is not
+  std::function<double()> now_;        // empty: the system clock
 };
 
 // A prepared statement; it must not outlive the Database that prepared it.
 // Bind indexes start at 1, column indexes at 0. `$now` in the SQL is bound
-// to the current Unix time in seconds each time the statement starts.
+// to the Database's time (Unix seconds) each time the statement starts.
 class Statement {
  public:
   static constexpr int kNowParameter = 20;

@@ -2,6 +2,7 @@
 #ifndef TUNER_STORAGE_TRIAL_STORE_H_
 #define TUNER_STORAGE_TRIAL_STORE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +58,9 @@ class TrialStore {
   bool InTransaction() const;
   // How long a write waits for other writers (default: BusyPolicy{}).
   void SetBusyPolicy(const BusyPolicy& policy);
+  // The time (Unix seconds) written as created_at, started_at, ended_at,
+  // acquired_at...; empty: the system clock. A simulation's time.
+  void SetTimeSource(std::function<double()> now);
 
   // --- experiments
   // Fails with kAlreadyExists if the name is taken.

@@ -45,4 +45,8 @@ void TrialStore::SetBusyPolicy(const BusyPolicy& policy) {
   db_->set_busy_policy(policy);
 }
 
+void TrialStore::SetTimeSource(std::function<double()> now) {
+  db_->set_time_source(std::move(now));
+}
+
 }  // namespace tuner::storage
