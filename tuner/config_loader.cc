@@ -193,6 +193,11 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   c.space = config::ReadSpace(r, r.Required(root, Path(""), "search_space"),
                               Path("search_space"));
   ReadOptional(r, root, c);
+  // No parameter: every trial runs the same command (repeats; `tuner
+  // simulate` draws table rows). Only random search has nothing to model.
+  if (c.space.params.empty() && c.searcher.type != core::SearcherType::kRandom)
+    Fail(root["search_space"], Path("search_space"),
+         "is empty: give parameters, or use searcher random");
   c.scheduler.mode = c.mode;
   ReadNumTrials(r, root, c);
   auto words = SplitCommand(c.command);

@@ -146,7 +146,6 @@ void ReadCondition(const config::Reader& r, const YAML::Node& node,
 core::SearchSpace ReadSpace(const config::Reader& r, const YAML::Node& node,
                             const Path& path) {
   r.Map(node, path);
-  if (node.size() == 0) Fail(node, path, "needs at least one parameter");
   core::SearchSpace space;
   for (const auto& entry : node) {
     std::string name = entry.first.Scalar();
