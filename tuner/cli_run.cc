@@ -39,6 +39,13 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
                  experiment.name.c_str());
     return kExitBadInput;
   }
+  if (IsSimulated(experiment.config_json)) {
+    std::fprintf(stderr,
+                 "tuner: experiment '%s' is a simulation: nothing to resume "
+                 "(run tuner simulate again, with another --name)\n",
+                 experiment.name.c_str());
+    return kExitBadInput;
+  }
   auto config = LoadStoredConfig(experiment.config_json);
   if (!config.ok()) {
     std::fprintf(stderr, "tuner: %s\n", config.message().c_str());

@@ -7,6 +7,7 @@
 #include "tuner/cli.h"
 #include "tuner/server/cli_remote.h"
 #include "tuner/server/serve.h"
+#include "tuner/sim/cli_simulate.h"
 
 int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("tuner");
@@ -43,6 +44,25 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   plan_cmd->add_option("--format", plan.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
+
+  tuner::sim::SimulateOptions sim;
+  auto* sim_cmd = app.add_subcommand(
+      "simulate",
+      "replay an experiment in simulated time on a table of learning curves");
+  sim_cmd->add_option("config", sim.config_path, "experiment YAML")->required();
+  auto* table_opt = sim_cmd->add_option(
+      "--table", sim.table_path,
+      "JSON lines: {config: {...}, curve: [{TIME_ATTR, metrics, seconds}]}");
+  sim_cmd
+      ->add_option("--from-experiment", sim.from_experiment,
+                   "replay a stored experiment's reports instead")
+      ->excludes(table_opt);
+  sim_cmd->add_option("--workers", sim.workers, "identical slots (default 1)")
+      ->check(CLI::Range(1, 4096));
+  sim_cmd->add_option("--seed", sim.seed, "the searcher's seed");
+  sim_cmd->add_option("--name", sim.name, "the experiment's name");
+  sim_cmd->add_option("--format", sim.format, "table | json")
+      ->check(CLI::IsMember({"table", "json"}));
 
   tuner::cli::QueryOptions query;
   auto* best = app.add_subcommand("best", "the best trials of an experiment");
@@ -123,8 +143,8 @@ int main(int argc, char** argv) {
                     "the service's token (else $TUNER_TOKEN)");
   }
 
-  for (auto* sub : {serve_cmd, run_cmd, best, trials, status, resume, stop_cmd,
-                    submit_cmd}) {
+  for (auto* sub : {sim_cmd, serve_cmd, run_cmd, best, trials, status, resume,
+                    stop_cmd, submit_cmd}) {
     sub->add_option("--db", db, "SQLite database (default ./tuner.db)");
   }
   try {
@@ -140,6 +160,10 @@ int main(int argc, char** argv) {
     return tuner::cli::Run(run);
   }
   if (*plan_cmd) return tuner::cli::Plan(plan);
+  if (*sim_cmd) {
+    if (app.count("--db") + sim_cmd->count("--db") > 0) sim.db_path = db;
+    return tuner::sim::Simulate(sim);
+  }
   if (*serve_cmd) {
     serve.db_path = db;
     return tuner::server::Serve(serve);

@@ -50,6 +50,11 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
   }
 }
 
+bool IsSimulated(const std::string& text) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  return json.is_object() && json.contains("simulated");
+}
+
 std::string StoredTrialsRoot(const std::string& text,
                              const std::string& db_path) {
   auto json = nlohmann::json::parse(text, nullptr, false);

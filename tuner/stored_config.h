@@ -24,6 +24,10 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
 
 // The directory of the experiment's trial directories as stored; for an
 // experiment stored before they were scoped, LegacyTrialsRoot(db_path).
+// True for an experiment `tuner simulate` stored: it has no processes to
+// resume (simulate it again instead).
+bool IsSimulated(const std::string& json);
+
 std::string StoredTrialsRoot(const std::string& json,
                              const std::string& db_path);
 

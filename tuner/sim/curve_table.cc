@@ -1,0 +1,146 @@
+#include "tuner/sim/curve_table.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+namespace tuner::sim {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// "FILE:LINE: what".
+core::Error At(const std::string& source, int64_t line,
+               const std::string& what) {
+  return core::InvalidArgument(source + ":" + std::to_string(line) + ": " +
+                               what);
+}
+
+// A step's metrics: its numeric fields (bools are not numbers), null as
+// NaN; other types are not metrics and are left out.
+core::Metrics StepMetrics(const Json& step) {
+  core::Metrics metrics;
+  for (const auto& [key, value] : step.items()) {
+    if (key == "seconds") continue;
+    if (value.is_number()) {
+      metrics.emplace_back(key, value.get<double>());
+    } else if (value.is_null()) {
+      metrics.emplace_back(key, std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  return metrics;
+}
+
+core::Result<CurveStep> ReadStep(const Json& step, const std::string& where,
+                                 const std::string& time_attr,
+                                 double previous) {
+  if (!step.is_object()) {
+    return core::InvalidArgument(where + ": expected an object");
+  }
+  auto seconds = step.find("seconds");
+  if (seconds == step.end() || !seconds->is_number() ||
+      !std::isfinite(seconds->get<double>()) || seconds->get<double>() < 0) {
+    return core::InvalidArgument(where +
+                                 ".seconds: expected a finite number >= 0");
+  }
+  auto time = step.find(time_attr);
+  if (time == step.end() || !time->is_number() ||
+      !std::isfinite(time->get<double>())) {
+    return core::InvalidArgument(where + "." + time_attr +
+                                 ": expected a finite number (the "
+                                 "experiment's time_attr)");
+  }
+  if (time->get<double>() <= previous) {
+    return core::InvalidArgument(where + "." + time_attr +
+                                 ": must increase along the curve");
+  }
+  return CurveStep{StepMetrics(step), seconds->get<double>()};
+}
+
+core::Result<CurveRow> ReadRow(const Json& line, const std::string& where,
+                               const std::string& time_attr) {
+  if (!line.is_object()) {
+    return core::InvalidArgument(where + ": expected a JSON object");
+  }
+  CurveRow row;
+  auto id = line.find("id");
+  if (id != line.end() && id->is_string()) row.id = id->get<std::string>();
+  auto config = line.find("config");
+  if (config == line.end() || !config->is_object()) {
+    return core::InvalidArgument(where + ": config: expected an object");
+  }
+  row.config = *config;
+  auto diverged = line.find("diverged");
+  row.diverged =
+      diverged != line.end() && diverged->is_boolean() && diverged->get<bool>();
+  auto curve = line.find("curve");
+  if (curve == line.end() || !curve->is_array() || curve->empty()) {
+    return core::InvalidArgument(where + ": curve: expected a non-empty list");
+  }
+  double previous = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < curve->size(); ++i) {
+    std::string at = where + ": curve[" + std::to_string(i) + "]";
+    auto step = ReadStep((*curve)[i], at, time_attr, previous);
+    if (!step.ok()) return step.error();
+    previous = *core::FindMetric(step.value().metrics, time_attr);
+    row.steps.push_back(std::move(step).value());
+  }
+  return row;
+}
+
+// std::getline that stops reading past `max` bytes (sets `too_long`).
+bool ReadLine(std::istream& in, std::string& out, size_t max, bool& too_long) {
+  out.clear();
+  too_long = false;
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !out.empty();
+    }
+    if (c == '\n') return true;
+    if (out.size() == max) {
+      too_long = true;
+      return true;
+    }
+    out.push_back(static_cast<char>(c));
+  }
+}
+
+}  // namespace
+
+core::Result<CurveTable> ReadCurveTable(std::istream& in,
+                                        const std::string& source,
+                                        const std::string& time_attr) {
+  CurveTable table;
+  table.source = source;
+  std::string text;
+  bool too_long = false;
+  for (int64_t line = 1; ReadLine(in, text, kMaxTableLine, too_long); ++line) {
+    if (too_long) return At(source, line, "line longer than 64 MiB");
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json json = Json::parse(text, nullptr, false);
+    if (json.is_discarded()) return At(source, line, "not valid JSON");
+    std::string where = source + ":" + std::to_string(line);
+    auto row = ReadRow(json, where, time_attr);
+    if (!row.ok()) return row.error();
+    if (row.value().id.empty()) row.value().id = "line " + std::to_string(line);
+    table.rows.push_back(std::move(row).value());
+  }
+  if (in.bad()) return core::IoError(source + ": read failed");
+  if (table.rows.empty()) {
+    return core::InvalidArgument(source + ": the table has no rows");
+  }
+  return table;
+}
+
+core::Result<CurveTable> ReadCurveTableFile(const std::string& path,
+                                            const std::string& time_attr) {
+  std::ifstream in(path);
+  if (!in) return core::InvalidArgument(path + ": cannot open the table");
+  return ReadCurveTable(in, path, time_attr);
+}
+
+}  // namespace tuner::sim

@@ -1,0 +1,56 @@
+// A table of learning curves to replay in simulated time (`tuner
+// simulate --table`): one training run per JSON line, with its config and
+// what it reported at each step and how long that step took.
+#ifndef TUNER_TUNER_SIM_CURVE_TABLE_H_
+#define TUNER_TUNER_SIM_CURVE_TABLE_H_
+
+#include <cstdint>
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/metrics.h"
+#include "core/result.h"
+
+namespace tuner::sim {
+
+// One report of a run, and the simulated seconds the step before it took.
+struct CurveStep {
+  core::Metrics metrics;  // every numeric field but `seconds`; null: NaN
+  double seconds = 0;
+};
+
+struct CurveRow {
+  std::string id;                // the line's "id", else "line N"
+  nlohmann::json config;         // an object: what a search space maps onto
+  std::vector<CurveStep> steps;  // at least one; time_attr increasing
+  bool diverged = false;         // the run died (its trial exits with status 1)
+  // The run was stopped before its end (a replayed experiment's trial its
+  // scheduler stopped): a trial that replays it to the end needed reports
+  // the table does not have.
+  bool truncated = false;
+};
+
+struct CurveTable {
+  std::string source;  // the file, for messages
+  std::vector<CurveRow> rows;
+};
+
+// At most this many bytes in one line of a table.
+inline constexpr size_t kMaxTableLine = 64 << 20;
+
+// Reads a table: JSON lines {"id"?, "config": {...}, "curve": [{TIME_ATTR:
+// number, "seconds": number >= 0, metric: number | null, ...}, ...],
+// "diverged"?: bool}. Blank lines are skipped. Each step must carry
+// `time_attr` (finite, increasing along the curve) and `seconds`. Errors
+// name the file, line and field.
+core::Result<CurveTable> ReadCurveTable(std::istream& in,
+                                        const std::string& source,
+                                        const std::string& time_attr);
+core::Result<CurveTable> ReadCurveTableFile(const std::string& path,
+                                            const std::string& time_attr);
+
+}  // namespace tuner::sim
+
+#endif  // TUNER_TUNER_SIM_CURVE_TABLE_H_

@@ -1,0 +1,234 @@
+#include "tuner/sim/simulation.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <unordered_map>
+
+#include "trial_runner/device_pool.h"
+#include "tuner/clock.h"
+#include "tuner/sim/row_picker.h"
+#include "tuner/sim/sim_runner.h"
+
+namespace tuner::sim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class QuietProgress : public ProgressSink {
+ public:
+  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
+  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
+                     const SweepCounts&) override {}
+  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
+                  const SweepCounts&) override {}
+  void SweepEnded(const std::string&, const SweepCounts&) override {}
+};
+
+double SecondsSince(Clock::TimePoint start, Clock::TimePoint now) {
+  return std::chrono::duration<double>(now - start).count();
+}
+
+// Sits between the runner and the sweep: notes when a trial reaches max_t
+// with a better value than any before (the trajectory), then passes on.
+class Recorder : public runner::RunnerObserver {
+ public:
+  Recorder(const ExperimentConfig& config, double max_t, const Clock& clock,
+           SimulationResult& result)
+      : config_(config), max_t_(max_t), clock_(clock), result_(result) {}
+  void set_sweep(runner::RunnerObserver* sweep) { sweep_ = sweep; }
+
+  void OnMetrics(core::TrialId trial, core::Metrics metrics,
+                 int64_t offset) override {
+    Note(trial, metrics);
+    sweep_->OnMetrics(trial, std::move(metrics), offset);
+  }
+  void OnExit(core::TrialId trial, const runner::TrialExit& exit) override {
+    sweep_->OnExit(trial, exit);
+  }
+
+ private:
+  void Note(core::TrialId trial, const core::Metrics& metrics) {
+    auto time = core::FindMetric(metrics, config_.time_attr);
+    auto value = core::FindMetric(metrics, config_.metric);
+    if (!time || !value || !(*time >= max_t_) || !std::isfinite(*value)) {
+      return;
+    }
+    bool better = !result_.best ||
+                  (config_.mode == core::Mode::kMax ? *value > *result_.best
+                                                    : *value < *result_.best);
+    if (!better) return;
+    result_.best = *value;
+    result_.best_trial = trial;
+    result_.trajectory.emplace_back(
+        SecondsSince(Clock::TimePoint{}, clock_.Now()), *value);
+  }
+
+  const ExperimentConfig& config_;
+  double max_t_;
+  const Clock& clock_;
+  SimulationResult& result_;
+  runner::RunnerObserver* sweep_ = nullptr;
+};
+
+double MaxT(const ExperimentConfig& config, const CurveTable& table) {
+  if (config.scheduler.max_t) return *config.scheduler.max_t;
+  double max_t = 0;
+  for (const auto& row : table.rows) {
+    auto t = core::FindMetric(row.steps.back().metrics, config.time_attr);
+    if (t) max_t = std::max(max_t, *t);
+  }
+  return max_t;
+}
+
+core::Result<runner::DevicePool> Slots(int workers) {
+  runner::Inventory inventory;
+  for (int i = 0; i < workers; ++i) {
+    runner::Device device;
+    device.id = i;
+    device.index = i;
+    inventory.devices.push_back(device);
+  }
+  return runner::DevicePool::Create(inventory, runner::PoolOptions{});
+}
+
+// A directory of its own under the temporary directory; removed with it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern =
+        (fs::temp_directory_path() / "tuner-sim-XXXXXX").string();
+    if (mkdtemp(pattern.data())) path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs the loop and the clock until the sweep ends: the loop's ready work
+// first, then the clock to its next timer (or to the horizon).
+void Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep,
+           const SimulationOptions& options) {
+  bool cut = false;
+  while (sweep.outcome() == SweepOutcome::kRunning) {
+    io.restart();
+    io.poll();
+    if (sweep.outcome() != SweepOutcome::kRunning) break;
+    Clock::TimePoint due = clock.NextDue();
+    bool past_horizon =
+        options.horizon_s &&
+        (due == Clock::TimePoint::max() ||
+         SecondsSince(Clock::TimePoint{}, due) > *options.horizon_s);
+    if (past_horizon && !cut) {
+      auto horizon = std::chrono::duration_cast<Clock::Duration>(
+          std::chrono::duration<double>(*options.horizon_s));
+      if (clock.Now() < Clock::TimePoint{} + horizon)
+        clock.Advance(Clock::TimePoint{} + horizon - clock.Now());
+      cut = true;
+      sweep.Interrupt(true);
+      continue;
+    }
+    if (due == Clock::TimePoint::max()) {
+      if (!cut) sweep.Interrupt(true);  // stalled: nothing left to happen
+      cut = true;
+      io.restart();
+      io.poll();
+      if (sweep.outcome() == SweepOutcome::kRunning) sweep.Detach();
+      break;
+    }
+    clock.Advance(due - clock.Now());
+  }
+}
+
+}  // namespace
+
+core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
+                                        const std::string& config_json,
+                                        const CurveTable& table,
+                                        storage::TrialStore& store,
+                                        const SimulationOptions& options) {
+  auto picker = RowPicker::Make(table, config.space, config.num_trials,
+                                config.searcher.seed);
+  if (!picker.ok()) return picker.error();
+  auto pool = Slots(std::max(1, options.workers));
+  if (!pool.ok()) return pool.error();
+  ScratchDir scratch;
+  std::string trials_root =
+      options.trials_root.empty() ? scratch.path() : options.trials_root;
+  if (trials_root.empty())
+    return core::IoError("cannot create a temporary directory");
+
+  SimulationResult result;
+  result.max_t = MaxT(config, table);
+  ManualClock clock;
+  double epoch = options.epoch.value_or(
+      std::chrono::duration<double>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  store.SetTimeSource(
+      [&clock, epoch] { return epoch + SecondsSince({}, clock.Now()); });
+  std::unordered_map<core::TrialId, const CurveRow*> rows;
+  auto row_for = [&](core::TrialId trial) -> core::Result<const CurveRow*> {
+    if (auto it = rows.find(trial); it != rows.end()) return it->second;
+    auto record = store.FindTrial(trial);
+    if (!record.ok()) return record.error();
+    if (!record.value())
+      return core::NotFound("no trial " + std::to_string(trial));
+    auto row =
+        picker.value().Pick(record.value()->index, record.value()->params);
+    if (!row.ok()) return row.error();
+    return rows[trial] = &table.rows[row.value()];
+  };
+
+  boost::asio::io_context io;
+  QuietProgress progress;
+  Recorder recorder(config, result.max_t, clock, result);
+  SimRunner* runner = nullptr;
+  Sweep::Options sweep_options;
+  sweep_options.config_json = config_json;
+  sweep_options.trials_root = trials_root;
+  sweep_options.cpus = std::max(1, options.workers);
+  sweep_options.pool = &pool.value();
+  sweep_options.clock = &clock;
+  sweep_options.make_runner = [&](boost::asio::io_context& loop,
+                                  runner::RunnerObserver& sweep) {
+    recorder.set_sweep(&sweep);
+    auto made = std::make_unique<SimRunner>(loop, recorder, clock, row_for);
+    runner = made.get();
+    return made;
+  };
+  bool finished = false;
+  sweep_options.on_finished = [&] {
+    finished = true;
+    result.makespan_s = SecondsSince({}, clock.Now());
+  };
+  core::Status started;
+  {
+    Sweep sweep(io, config, store, progress, sweep_options);
+    started = sweep.Start();
+    if (started.ok()) Drive(io, clock, sweep, options);
+    result.outcome = sweep.outcome();
+    result.error = sweep.error();
+    result.experiment = sweep.experiment_id();
+    result.trials = sweep.counts().started;
+    if (runner) {
+      result.device_s = runner->device_seconds();
+      result.truncated_ends = runner->truncated_ends();
+    }
+    if (!finished) result.makespan_s = SecondsSince({}, clock.Now());
+  }
+  store.SetTimeSource(nullptr);
+  if (!started.ok()) return started.error();
+  return result;
+}
+
+}  // namespace tuner::sim
