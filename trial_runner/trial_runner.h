@@ -102,17 +102,23 @@ class TrialRunner {
   virtual void Detach() = 0;
   // Trials running now.
   virtual size_t running() const = 0;
+  // A runner without supervisor processes (a simulation, a test's fake)
+  // keeps the defaults below: none runs, none is found.
   // The pid of a running trial's supervisor, or -1 when there is none.
-  virtual pid_t ShimPid(core::TrialId trial) const = 0;
+  virtual pid_t ShimPid(core::TrialId) const { return -1; }
   // What names a running trial's supervisor for a later tuner (stored with
   // the trial): its pid and start time; nullopt when it has none.
-  virtual std::optional<SupervisorId> Supervisor(core::TrialId trial) const = 0;
+  virtual std::optional<SupervisorId> Supervisor(core::TrialId) const {
+    return std::nullopt;
+  }
   // The supervisor a previous tuner left for a trial, if it still runs:
   // the `stored` one if it is alive and the same process, else the one
   // whose command line names `status_path` (started just before that tuner
   // died, before it was stored). -1 when none runs.
-  virtual pid_t FindSupervisor(const std::optional<SupervisorId>& stored,
-                               const std::string& status_path) const = 0;
+  virtual pid_t FindSupervisor(const std::optional<SupervisorId>& /*stored*/,
+                               const std::string& /*status_path*/) const {
+    return -1;
+  }
 };
 
 }  // namespace tuner::runner

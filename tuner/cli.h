@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "tuner/experiment_config.h"
+
 namespace tuner::cli {
 
 // Exit codes: 0 success, 1 failure, 2 bad input (config or arguments),
@@ -21,6 +23,11 @@ struct RunOptions {
       db_path;  // --db; else the config's, else ./tuner.db
 };
 int Run(const RunOptions& options);
+
+// The database a verb that takes a config uses: `flag` (--db) if given,
+// else the config's `storage` (relative to its workdir), else ./tuner.db.
+std::string DatabasePath(const ExperimentConfig& config,
+                         const std::optional<std::string>& flag);
 
 struct QueryOptions {
   std::string db_path = "tuner.db";

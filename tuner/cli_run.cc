@@ -64,6 +64,13 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
 
 }  // namespace
 
+std::string DatabasePath(const ExperimentConfig& config,
+                         const std::optional<std::string>& flag) {
+  if (flag) return *flag;
+  if (!config.storage) return "tuner.db";
+  return (fs::path(config.workdir) / *config.storage).string();
+}
+
 int Resume(const QueryOptions& options) {
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) {
@@ -97,11 +104,7 @@ int Run(const RunOptions& options) {
     std::fprintf(stderr, "error: %s\n", workdir.message().c_str());
     return kExitBadInput;
   }
-  std::string db_path = options.db_path.value_or(
-      config.value().storage
-          ? (fs::path(config.value().workdir) / *config.value().storage)
-                .string()
-          : "tuner.db");
+  std::string db_path = DatabasePath(config.value(), options.db_path);
   auto store = storage::TrialStore::Open(db_path);
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());

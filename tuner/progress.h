@@ -44,6 +44,17 @@ class ProgressSink {
 // `name=value ...` for a progress line or a table, on one line.
 std::string FormatParams(const core::Params& params);
 
+// Tells nobody: simulations and tests.
+class NullProgress : public ProgressSink {
+ public:
+  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
+  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
+                     const SweepCounts&) override {}
+  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
+                  const SweepCounts&) override {}
+  void SweepEnded(const std::string&, const SweepCounts&) override {}
+};
+
 }  // namespace tuner
 
 #endif  // TUNER_TUNER_PROGRESS_H_

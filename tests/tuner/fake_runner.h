@@ -58,14 +58,6 @@ class FakeRunner : public runner::TrialRunner {
   }
   void Detach() override { running_.clear(); }
   size_t running() const override { return running_.size(); }
-  pid_t ShimPid(core::TrialId) const override { return -1; }
-  std::optional<runner::SupervisorId> Supervisor(core::TrialId) const override {
-    return std::nullopt;
-  }
-  pid_t FindSupervisor(const std::optional<runner::SupervisorId>&,
-                       const std::string&) const override {
-    return -1;
-  }
 
   // The test's verbs: a report from `trial`, or its exit with `code`.
   void Report(core::TrialId trial, core::Metrics metrics) {

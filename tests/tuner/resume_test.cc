@@ -17,7 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using core::TrialStatus;
-using testing::NullProgress;
 
 constexpr auto kDeadline = std::chrono::seconds(60);
 

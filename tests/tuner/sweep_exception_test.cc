@@ -69,7 +69,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   REQUIRE(good_pool.ok());
 
   boost::asio::io_context io;
-  testing::NullProgress progress;
+  NullProgress progress;
   int ended = 0;
   auto options = [&](runner::DevicePool& pool, const std::string& name) {
     Sweep::Options o;

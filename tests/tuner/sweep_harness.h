@@ -14,19 +14,10 @@
 #include "tests/catch.h"
 #include "tuner/config_loader.h"
 #include "tuner/device_setup.h"
+#include "tuner/progress.h"
 #include "tuner/sweep.h"
 
 namespace tuner::testing {
-
-class NullProgress : public ProgressSink {
- public:
-  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
-  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
-                     const SweepCounts&) override {}
-  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
-                  const SweepCounts&) override {}
-  void SweepEnded(const std::string&, const SweepCounts&) override {}
-};
 
 struct SweepResult {
   SweepOutcome outcome = SweepOutcome::kRunning;

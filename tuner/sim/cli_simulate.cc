@@ -125,11 +125,7 @@ int Simulate(const SimulateOptions& options) {
   std::string text;
   auto config = ReadConfig(options, text);
   if (!config.ok()) return BadInput(config.message());
-  std::string db_path = options.db_path.value_or(
-      config.value().storage
-          ? (fs::path(config.value().workdir) / *config.value().storage)
-                .string()
-          : "tuner.db");
+  std::string db_path = cli::DatabasePath(config.value(), options.db_path);
   auto store = storage::TrialStore::Open(db_path);
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());

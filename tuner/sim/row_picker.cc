@@ -25,7 +25,7 @@ bool Same(const nlohmann::json& cell, const core::ParamValue& value) {
     return cell.is_boolean() && cell.get<bool>() == *b;
   if (const auto* s = std::get_if<std::string>(&value))
     return cell.is_string() && cell.get<std::string>() == *s;
-  if (!cell.is_number() || cell.is_boolean()) return false;
+  if (!cell.is_number()) return false;
   double number = std::holds_alternative<int64_t>(value)
                       ? static_cast<double>(std::get<int64_t>(value))
                       : std::get<double>(value);
@@ -105,7 +105,7 @@ double RowPicker::Distance(const CurveRow& row,
       continue;
     }
     auto x = AsNumber(*value);
-    if (!x || !cell->is_number() || cell->is_boolean()) return -1;
+    if (!x || !cell->is_number()) return -1;
     double r = cell->get<double>();
     double d = 0;
     if (IsLog(spec) && *x > 0 && r > 0) {

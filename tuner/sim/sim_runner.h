@@ -39,14 +39,6 @@ class SimRunner : public runner::TrialRunner {
   void KillAll() override;
   void Detach() override;
   size_t running() const override { return running_.size(); }
-  pid_t ShimPid(core::TrialId) const override { return -1; }
-  std::optional<runner::SupervisorId> Supervisor(core::TrialId) const override {
-    return std::nullopt;
-  }
-  pid_t FindSupervisor(const std::optional<runner::SupervisorId>&,
-                       const std::string&) const override {
-    return -1;
-  }
 
   // Simulated seconds trials ran, summed over every attempt that ended.
   double device_seconds() const { return device_seconds_; }

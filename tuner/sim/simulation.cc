@@ -19,16 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class QuietProgress : public ProgressSink {
- public:
-  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
-  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
-                     const SweepCounts&) override {}
-  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
-                  const SweepCounts&) override {}
-  void SweepEnded(const std::string&, const SweepCounts&) override {}
-};
-
 double SecondsSince(Clock::TimePoint start, Clock::TimePoint now) {
   return std::chrono::duration<double>(now - start).count();
 }
@@ -115,31 +105,17 @@ class ScratchDir {
 };
 
 // Runs the loop and the clock until the sweep ends: the loop's ready work
-// first, then the clock to its next timer (or to the horizon).
-void Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep,
-           const SimulationOptions& options) {
-  bool cut = false;
+// first, then the clock to its next timer. With nothing left to happen and
+// the sweep still running (it would wait forever), its trials are killed
+// and it is ended.
+void Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep) {
   while (sweep.outcome() == SweepOutcome::kRunning) {
     io.restart();
     io.poll();
     if (sweep.outcome() != SweepOutcome::kRunning) break;
     Clock::TimePoint due = clock.NextDue();
-    bool past_horizon =
-        options.horizon_s &&
-        (due == Clock::TimePoint::max() ||
-         SecondsSince(Clock::TimePoint{}, due) > *options.horizon_s);
-    if (past_horizon && !cut) {
-      auto horizon = std::chrono::duration_cast<Clock::Duration>(
-          std::chrono::duration<double>(*options.horizon_s));
-      if (clock.Now() < Clock::TimePoint{} + horizon)
-        clock.Advance(Clock::TimePoint{} + horizon - clock.Now());
-      cut = true;
-      sweep.Interrupt(true);
-      continue;
-    }
     if (due == Clock::TimePoint::max()) {
-      if (!cut) sweep.Interrupt(true);  // stalled: nothing left to happen
-      cut = true;
+      sweep.Interrupt(true);
       io.restart();
       io.poll();
       if (sweep.outcome() == SweepOutcome::kRunning) sweep.Detach();
@@ -190,7 +166,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   };
 
   boost::asio::io_context io;
-  QuietProgress progress;
+  NullProgress progress;
   Recorder recorder(config, result.max_t, clock, result);
   SimRunner* runner = nullptr;
   Sweep::Options sweep_options;
@@ -215,7 +191,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   {
     Sweep sweep(io, config, store, progress, sweep_options);
     started = sweep.Start();
-    if (started.ok()) Drive(io, clock, sweep, options);
+    if (started.ok()) Drive(io, clock, sweep);
     result.outcome = sweep.outcome();
     result.error = sweep.error();
     result.experiment = sweep.experiment_id();

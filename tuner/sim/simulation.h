@@ -20,9 +20,6 @@ namespace tuner::sim {
 
 struct SimulationOptions {
   int workers = 1;  // identical slots, one trial each
-  // Ends the sweep (its trials killed, the experiment interrupted) at this
-  // simulated second; none: it runs to its end.
-  std::optional<double> horizon_s;
   // Where the sweep writes its trials' params.json; empty: a temporary
   // directory, removed afterwards.
   std::string trials_root;
