@@ -83,7 +83,7 @@ struct TrialStore::Statements {
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
     : db_(std::move(db)), read_only_(read_only) {}
 
-TrialStore::~TrialStore() { (void)Commit(); }
+TrialStore::~TrialStore() { (void)FlushHeld(); }
 
 core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
     const std::string& path) {

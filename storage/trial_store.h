@@ -61,6 +61,13 @@ class TrialStore {
   // The time (Unix seconds) written as created_at, started_at, ended_at,
   // acquired_at...; empty: the system clock. A simulation's time.
   void SetTimeSource(std::function<double()> now);
+  // Group commit for a writer whose work can be redone (a simulation):
+  // Commit() then really commits only every `every`-th batch and otherwise
+  // keeps the transaction (and the write lock) open, ending the batch for
+  // InTransaction(). A crash loses at most `every` batches. 1, the default:
+  // every Commit() commits. FlushHeld() commits what is held.
+  void HoldCommits(int every);
+  core::Status FlushHeld();
 
   // --- experiments
   // Fails with kAlreadyExists if the name is taken.
@@ -159,6 +166,8 @@ class TrialStore {
   bool read_only_;
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
+  int commit_every_ = 1;     // see HoldCommits
+  int batches_held_ = 0;     // ended batches not yet committed
 };
 
 }  // namespace tuner::storage

@@ -6,7 +6,10 @@ namespace tuner::storage {
 
 core::Status TrialStore::BeginIfNeeded() {
   if (read_only_) return core::InvalidArgument("the database is read-only");
-  if (db_->InTransaction()) return core::Status::Ok();
+  if (db_->InTransaction()) {
+    batch_open_ = true;  // a held transaction goes on
+    return core::Status::Ok();
+  }
   // SQLite ends a transaction by itself on some errors (a full disk).
   if (batch_open_) batch_lost_ = true;
   if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
@@ -18,6 +21,12 @@ core::Status TrialStore::BeginIfNeeded() {
 
 core::Status TrialStore::Commit() {
   if (!batch_open_) return core::Status::Ok();
+  if (commit_every_ > 1 && !batch_lost_ && db_->InTransaction() &&
+      ++batches_held_ < commit_every_) {
+    batch_open_ = false;
+    return core::Status::Ok();
+  }
+  batches_held_ = 0;
   bool lost = batch_lost_ || !db_->InTransaction();
   batch_open_ = batch_lost_ = false;
   core::Status status;
@@ -39,7 +48,20 @@ core::Status TrialStore::Commit() {
   return status;
 }
 
-bool TrialStore::InTransaction() const { return db_->InTransaction(); }
+bool TrialStore::InTransaction() const {
+  return batch_open_ && db_->InTransaction();
+}
+
+void TrialStore::HoldCommits(int every) {
+  commit_every_ = every < 1 ? 1 : every;
+}
+
+core::Status TrialStore::FlushHeld() {
+  if (!db_->InTransaction()) return core::Status::Ok();
+  batch_open_ = true;
+  batches_held_ = commit_every_;
+  return Commit();
+}
 
 void TrialStore::SetBusyPolicy(const BusyPolicy& policy) {
   db_->set_busy_policy(policy);

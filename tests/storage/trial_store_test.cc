@@ -193,6 +193,44 @@ TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
     std::filesystem::remove(path + suffix);
 }
 
+TEST_CASE("held commits reach the file every Nth batch and when flushed",
+          "[storage]") {
+  std::string path = std::filesystem::temp_directory_path() /
+                     ("tuner-held-" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  {
+    auto writer = TrialStore::Open(path).value();
+    writer->HoldCommits(3);
+    auto exp =
+        writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+    auto reader = TrialStore::OpenReadOnly(path).value();
+    CHECK(writer->InTransaction());
+    REQUIRE(writer->Commit().ok());  // batch 1: held
+    CHECK_FALSE(writer->InTransaction());
+    CHECK(reader->ListExperiments().value().empty());
+    writer->AddTrial(exp, 0, {}).value();  // batch 2 goes on the held one
+    CHECK(writer->InTransaction());
+    REQUIRE(writer->Commit().ok());  // held
+    CHECK(reader->ListExperiments().value().empty());
+    writer->AddTrial(exp, 1, {}).value();
+    REQUIRE(writer->Commit().ok());  // the 3rd: all three committed
+    CHECK(reader->ListTrials(exp).value().size() == 2);
+    writer->AddTrial(exp, 2, {}).value();
+    REQUIRE(writer->Commit().ok());  // held again
+    CHECK(reader->ListTrials(exp).value().size() == 2);
+    REQUIRE(writer->FlushHeld().ok());
+    CHECK(reader->ListTrials(exp).value().size() == 3);
+    writer->AddTrial(exp, 3, {}).value();
+    REQUIRE(writer->Commit().ok());  // held: the destructor flushes it
+  }
+  auto after = TrialStore::OpenReadOnly(path).value();
+  auto experiment = after->FindExperiment("e").value();
+  REQUIRE(experiment);
+  CHECK(after->ListTrials(experiment->id).value().size() == 4);
+  for (auto suffix : {"", "-wal", "-shm"})
+    std::filesystem::remove(path + suffix);
+}
+
 TEST_CASE("migrations set the schema version and refuse newer ones",
           "[storage]") {
   auto db = Database::Open(":memory:", false).value();
