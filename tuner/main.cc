@@ -3,11 +3,28 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
+#include <string>
 
 #include "tuner/cli.h"
 #include "tuner/server/cli_remote.h"
 #include "tuner/server/serve.h"
 #include "tuner/sim/cli_simulate.h"
+
+namespace {
+
+// An integer from 0 to 2^63 - 1, written in full: no sign, no wrap-around.
+std::string NonNegativeInt64(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end || value < 0)
+    return "expected an integer from 0 to 9223372036854775807, got " + text;
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("tuner");
@@ -59,7 +76,8 @@ int main(int argc, char** argv) {
       ->excludes(table_opt);
   sim_cmd->add_option("--workers", sim.workers, "identical slots (default 1)")
       ->check(CLI::Range(1, 4096));
-  sim_cmd->add_option("--seed", sim.seed, "the searcher's seed");
+  sim_cmd->add_option("--seed", sim.seed, "the searcher's seed")
+      ->check(NonNegativeInt64);
   sim_cmd->add_option("--name", sim.name, "the experiment's name");
   sim_cmd->add_option("--format", sim.format, "table | json")
       ->check(CLI::IsMember({"table", "json"}));

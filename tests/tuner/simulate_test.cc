@@ -10,6 +10,7 @@
 #include "tests/catch.h"
 #include "tuner/config_loader.h"
 #include "tuner/sim/curve_table.h"
+#include "tuner/sim/replay_table.h"
 #include "tuner/sim/row_picker.h"
 #include "tuner/sim/simulation.h"
 #include "tuner/stored_config.h"
@@ -84,6 +85,35 @@ TEST_CASE("curve table: rows read, bad lines named by file, line and field",
   CHECK(Parse("\n").message() == "t.jsonl: the table has no rows");
 }
 
+// What an attacker tried: each is a one-line error, never a crash.
+TEST_CASE("curve table: hostile lines and paths are refused at their line",
+          "[tuner][sim]") {
+  std::string good =
+      R"({"config": {}, "curve": [{"epoch": 1, "loss": 1, "seconds": 1}]})";
+  CHECK(Parse(good + std::string("\0junk", 5) + "\n").message() ==
+        "t.jsonl:1: a NUL byte");
+  // Deep nesting in config once overflowed the stack copying it.
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(Parse(R"({"config": {"y": )" + deep +
+              R"(}, "curve": [{"epoch": 1, "seconds": 1}]})")
+            .message() == "t.jsonl:1: nested deeper than 64 levels");
+  CHECK(Parse(good.substr(0, good.size() - 1) + R"(, "diverged": "yes"})")
+            .message() == "t.jsonl:1: diverged: expected true or false");
+  std::istringstream in(good);
+  CHECK(ReadCurveTable(in, "t.jsonl", "seconds").message() ==
+        "t.jsonl: time_attr seconds: in a table, seconds is each step's "
+        "cost, not a time");
+  CHECK(ReadCurveTableFile("/tmp", "epoch").message() ==
+        "/tmp: cannot open the table: not a regular file");
+  // Under time_attr report a step is its number.
+  std::istringstream counted(
+      R"({"config": {}, "curve": [{"loss": 3, "seconds": 1}, {"loss": 2, "seconds": 1}]})");
+  auto table = ReadCurveTable(counted, "t.jsonl", "report");
+  REQUIRE(table.ok());
+  CHECK(core::FindMetric(table.value().rows[0].steps[1].metrics, "report") ==
+        2);
+}
+
 TEST_CASE("row picker: no parameters draws every row once; else nearest",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(6));
@@ -111,6 +141,29 @@ TEST_CASE("row picker: no parameters draws every row once; else nearest",
   space.params[0].name = "y";
   CHECK(RowPicker::Make(table.value(), space, 100, 7).message() ==
         "search_space.y: no row of t.jsonl has config.y (a number)");
+  // A log-scaled parameter cannot measure distance to 0: refused, not
+  // silently nearest to everything small.
+  auto zero = Parse(SmallTable(2) + R"({"id": "z", "config": {"x": 0}, )" +
+                    R"("curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})");
+  REQUIRE(zero.ok());
+  space.params[0].name = "x";
+  CHECK(RowPicker::Make(zero.value(), space, 100, 7).message() ==
+        "t.jsonl: row z: config.x is 0, but search_space.x is log-scaled: "
+        "its rows need values > 0");
+}
+
+TEST_CASE("a metric the table never reports is refused before any trial",
+          "[tuner][sim]") {
+  auto table = Parse(SmallTable(2));
+  REQUIRE(table.ok());
+  auto config = Config(
+      "search_space: {}\nsearcher: {type: random, seed: 3}\nnum_trials: 2\n");
+  config.metric = "valloss";
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto result = Simulate(config, "{}", table.value(), *store, {});
+  CHECK(result.message() ==
+        "t.jsonl: no step has the metric 'valloss' (the experiment's metric)");
+  CHECK(store->ListExperiments().value().empty());
 }
 
 TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
@@ -181,6 +234,33 @@ TEST_CASE("a simulated asha sweep stops the worse rows at the rungs",
   REQUIRE(again.ok());
   CHECK(again.value().makespan_s == result.value().makespan_s);
   CHECK(again.value().trajectory == result.value().trajectory);
+}
+
+TEST_CASE("a replay reads an ended experiment and refuses a running one",
+          "[tuner][sim]") {
+  auto table = Parse(SmallTable(3));
+  REQUIRE(table.ok());
+  auto config = Config(
+      "search_space: {}\nsearcher: {type: random, seed: 3}\nnum_trials: 3\n"
+      "scheduler: {type: fifo}\n");
+  auto store = storage::TrialStore::Open(":memory:").value();
+  SimulationOptions options;
+  options.epoch = 0;
+  auto original = Simulate(config, "{}", table.value(), *store, options);
+  REQUIRE(original.ok());
+  auto replayed = TableFromExperiment(*store, "sim", "epoch");
+  REQUIRE(replayed.ok());
+  REQUIRE(replayed.value().rows.size() == 3);
+  for (const auto& row : replayed.value().rows) {
+    CHECK(row.steps.size() == 3);
+    CHECK_FALSE(row.truncated);
+  }
+  REQUIRE(
+      store->SetExperimentStatus(original.value().experiment, "running").ok());
+  REQUIRE(store->Commit().ok());
+  CHECK(TableFromExperiment(*store, "sim", "epoch").message() ==
+        "experiment 'sim' is still running (or its tuner died: resume it "
+        "first); replay it when it has ended");
 }
 
 TEST_CASE("a simulated experiment is marked and never resumed",

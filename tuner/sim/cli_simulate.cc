@@ -1,5 +1,6 @@
 #include "tuner/sim/cli_simulate.h"
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -67,20 +68,30 @@ std::string StoredJson(const ExperimentConfig& config, const std::string& text,
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+const char* OutcomeName(const SimulationResult& r) {
+  switch (r.outcome) {
+    case SweepOutcome::kFinished:
+      return "finished";
+    case SweepOutcome::kInterrupted:
+      return "interrupted";
+    default:
+      return "failed";
+  }
+}
+
 void PrintJson(const ExperimentConfig& config, const SimulationResult& r,
                bool replay) {
-  Json out = {
-      {"experiment", config.name},
-      {"outcome", r.outcome == SweepOutcome::kFinished ? "finished" : "failed"},
-      {"metric", config.metric},
-      {"mode", config.mode == core::Mode::kMax ? "max" : "min"},
-      {"max_t", r.max_t},
-      {"best", r.best ? Json(*r.best) : Json()},
-      {"best_trial", r.best_trial ? Json(*r.best_trial) : Json()},
-      {"makespan_s", r.makespan_s},
-      {"device_s", r.device_s},
-      {"trials", r.trials},
-      {"trajectory", Json::array()}};
+  Json out = {{"experiment", config.name},
+              {"outcome", OutcomeName(r)},
+              {"metric", config.metric},
+              {"mode", config.mode == core::Mode::kMax ? "max" : "min"},
+              {"max_t", r.max_t},
+              {"best", r.best ? Json(*r.best) : Json()},
+              {"best_trial", r.best_trial ? Json(*r.best_trial) : Json()},
+              {"makespan_s", r.makespan_s},
+              {"device_s", r.device_s},
+              {"trials", r.trials},
+              {"trajectory", Json::array()}};
   for (const auto& [t, best] : r.trajectory)
     out["trajectory"].push_back({t, best});
   if (replay) out["unknown_decisions"] = r.truncated_ends;
@@ -90,9 +101,9 @@ void PrintJson(const ExperimentConfig& config, const SimulationResult& r,
 void PrintTable(const ExperimentConfig& config, const SimulationResult& r,
                 const SimulateOptions& options, const std::string& db_path,
                 bool replay) {
-  std::printf("simulated '%s': %lld trials on %d workers\n",
+  std::printf("simulated '%s': %lld trials on %d worker%s\n",
               config.name.c_str(), static_cast<long long>(r.trials),
-              options.workers);
+              options.workers, options.workers == 1 ? "" : "s");
   if (r.best) {
     std::printf("best %s %s (trial %lld), among trials that reached %s %s\n",
                 config.metric.c_str(), core::FormatDouble(*r.best).c_str(),
@@ -144,11 +155,14 @@ int Simulate(const SimulateOptions& options) {
   if (!table.ok()) return BadInput(table.message());
   SimulationOptions sim;
   sim.workers = options.workers;
+  sim.stop_on_signals = true;
   std::string stored = StoredJson(config.value(), text, options, db_path);
   auto result =
       sim::Simulate(config.value(), stored, table.value(), *store.value(), sim);
   if (!result.ok()) {
-    bool bad = result.error().code == core::ErrorCode::kInvalidArgument;
+    // Another simulation took the name after the check above.
+    bool bad = result.error().code == core::ErrorCode::kInvalidArgument ||
+               result.error().code == core::ErrorCode::kAlreadyExists;
     std::fprintf(stderr, "%s: %s\n", bad ? "error" : "tuner",
                  result.message().c_str());
     return bad ? cli::kExitBadInput : cli::kExitFailure;
@@ -157,6 +171,13 @@ int Simulate(const SimulateOptions& options) {
     PrintJson(config.value(), result.value(), replay);
   } else {
     PrintTable(config.value(), result.value(), options, db_path, replay);
+  }
+  if (int signal = result.value().signal) {
+    std::fprintf(stderr,
+                 "tuner: %s: stopped by %s; '%s' is stored as interrupted\n",
+                 db_path.c_str(), signal == SIGINT ? "SIGINT" : "SIGTERM",
+                 config.value().name.c_str());
+    return 128 + signal;
   }
   if (result.value().outcome != SweepOutcome::kFinished) {
     std::fprintf(stderr, "tuner: %s: %s\n", db_path.c_str(),

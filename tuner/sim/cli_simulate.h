@@ -14,7 +14,7 @@ struct SimulateOptions {
   std::string table_path;       // --table
   std::string from_experiment;  // --from-experiment (instead of --table)
   int workers = 1;
-  std::optional<uint64_t> seed;        // overrides searcher.seed
+  std::optional<int64_t> seed;         // overrides searcher.seed (>= 0)
   std::optional<std::string> name;     // overrides the config's name
   std::optional<std::string> db_path;  // else the config's, else tuner.db
   std::string format = "table";        // table | json

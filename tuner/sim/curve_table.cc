@@ -1,6 +1,9 @@
 #include "tuner/sim/curve_table.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -32,11 +35,18 @@ core::Metrics StepMetrics(const Json& step) {
   return metrics;
 }
 
+// Step `index` of a curve. Under time_attr `report` (reports counted) a
+// step without a `report` field is report index + 1.
 core::Result<CurveStep> ReadStep(const Json& step, const std::string& where,
-                                 const std::string& time_attr,
+                                 const std::string& time_attr, size_t index,
                                  double previous) {
   if (!step.is_object()) {
     return core::InvalidArgument(where + ": expected an object");
+  }
+  if (time_attr == "report" && !step.contains("report")) {
+    Json counted = step;
+    counted["report"] = index + 1;
+    return ReadStep(counted, where, time_attr, index, previous);
   }
   auto seconds = step.find("seconds");
   if (seconds == step.end() || !seconds->is_number() ||
@@ -72,8 +82,10 @@ core::Result<CurveRow> ReadRow(const Json& line, const std::string& where,
   }
   row.config = *config;
   auto diverged = line.find("diverged");
-  row.diverged =
-      diverged != line.end() && diverged->is_boolean() && diverged->get<bool>();
+  if (diverged != line.end() && !diverged->is_boolean()) {
+    return core::InvalidArgument(where + ": diverged: expected true or false");
+  }
+  row.diverged = diverged != line.end() && diverged->get<bool>();
   auto curve = line.find("curve");
   if (curve == line.end() || !curve->is_array() || curve->empty()) {
     return core::InvalidArgument(where + ": curve: expected a non-empty list");
@@ -81,7 +93,7 @@ core::Result<CurveRow> ReadRow(const Json& line, const std::string& where,
   double previous = -std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < curve->size(); ++i) {
     std::string at = where + ": curve[" + std::to_string(i) + "]";
-    auto step = ReadStep((*curve)[i], at, time_attr, previous);
+    auto step = ReadStep((*curve)[i], at, time_attr, i, previous);
     if (!step.ok()) return step.error();
     previous = *core::FindMetric(step.value().metrics, time_attr);
     row.steps.push_back(std::move(step).value());
@@ -114,6 +126,12 @@ bool ReadLine(std::istream& in, std::string& out, size_t max, bool& too_long) {
 core::Result<CurveTable> ReadCurveTable(std::istream& in,
                                         const std::string& source,
                                         const std::string& time_attr) {
+  if (time_attr == "seconds") {
+    return core::InvalidArgument(
+        source +
+        ": time_attr seconds: in a table, seconds is each step's "
+        "cost, not a time");
+  }
   CurveTable table;
   table.source = source;
   std::string text;
@@ -121,7 +139,21 @@ core::Result<CurveTable> ReadCurveTable(std::istream& in,
   for (int64_t line = 1; ReadLine(in, text, kMaxTableLine, too_long); ++line) {
     if (too_long) return At(source, line, "line longer than 64 MiB");
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    Json json = Json::parse(text, nullptr, false);
+    if (text.find('\0') != std::string::npos)
+      return At(source, line, "a NUL byte");
+    bool too_deep = false;
+    Json json = Json::parse(
+        text,
+        [&too_deep](int depth, Json::parse_event_t, Json&) {
+          if (depth > kMaxTableDepth) too_deep = true;
+          return !too_deep;
+        },
+        false);
+    if (too_deep) {
+      return At(
+          source, line,
+          "nested deeper than " + std::to_string(kMaxTableDepth) + " levels");
+    }
     if (json.is_discarded()) return At(source, line, "not valid JSON");
     std::string where = source + ":" + std::to_string(line);
     auto row = ReadRow(json, where, time_attr);
@@ -138,8 +170,21 @@ core::Result<CurveTable> ReadCurveTable(std::istream& in,
 
 core::Result<CurveTable> ReadCurveTableFile(const std::string& path,
                                             const std::string& time_attr) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec) {
+    return core::InvalidArgument(path +
+                                 ": cannot open the table: " + ec.message());
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return core::InvalidArgument(path +
+                                 ": cannot open the table: not a regular file");
+  }
   std::ifstream in(path);
-  if (!in) return core::InvalidArgument(path + ": cannot open the table");
+  if (!in) {
+    return core::InvalidArgument(
+        path + ": cannot open the table: " + std::strerror(errno));
+  }
   return ReadCurveTable(in, path, time_attr);
 }
 

@@ -39,12 +39,15 @@ struct CurveTable {
 
 // At most this many bytes in one line of a table.
 inline constexpr size_t kMaxTableLine = 64 << 20;
+// At most this many levels of nesting in a line (the NAS table has 5).
+inline constexpr int kMaxTableDepth = 64;
 
 // Reads a table: JSON lines {"id"?, "config": {...}, "curve": [{TIME_ATTR:
 // number, "seconds": number >= 0, metric: number | null, ...}, ...],
 // "diverged"?: bool}. Blank lines are skipped. Each step must carry
-// `time_attr` (finite, increasing along the curve) and `seconds`. Errors
-// name the file, line and field.
+// `time_attr` (finite, increasing along the curve; under `report` it may
+// be left out: the step's number) and `seconds`. Errors name the file,
+// line and field; a path that is not a regular file is refused.
 core::Result<CurveTable> ReadCurveTable(std::istream& in,
                                         const std::string& source,
                                         const std::string& time_attr);

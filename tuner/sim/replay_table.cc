@@ -79,6 +79,12 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
   if (!experiment.ok()) return experiment.error();
   if (!experiment.value())
     return core::NotFound("no experiment '" + name + "' in the database");
+  if (experiment.value()->status == "running") {
+    return core::InvalidArgument(
+        "experiment '" + name +
+        "' is still running (or its tuner died: resume it first); replay it "
+        "when it has ended");
+  }
   auto trials = store.ListTrials(experiment.value()->id);
   if (!trials.ok()) return trials.error();
   auto curves = store.ListCurves(experiment.value()->id);

@@ -88,6 +88,18 @@ core::Result<RowPicker> RowPicker::Make(const CurveTable& table,
           "search_space." + spec.name + ": no row of " + table.source +
           " has config." + spec.name + " (" + want + ")");
     }
+    if (!IsLog(spec)) continue;
+    for (const auto& row : table.rows) {
+      auto cell = row.config.find(spec.name);
+      if (cell == row.config.end() || !cell->is_number() ||
+          cell->get<double>() > 0) {
+        continue;
+      }
+      return core::InvalidArgument(
+          table.source + ": row " + row.id + ": config." + spec.name + " is " +
+          cell->dump() + ", but search_space." + spec.name +
+          " is log-scaled: its rows need values > 0");
+    }
   }
   return picker;
 }

@@ -1,10 +1,13 @@
 #include "tuner/sim/simulation.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <unordered_map>
 
@@ -18,6 +21,9 @@ namespace tuner::sim {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Batches the store commits at once (see TrialStore::HoldCommits).
+constexpr int kBatchesPerCommit = 64;
 
 double SecondsSince(Clock::TimePoint start, Clock::TimePoint now) {
   return std::chrono::duration<double>(now - start).count();
@@ -86,12 +92,30 @@ core::Result<runner::DevicePool> Slots(int workers) {
   return runner::DevicePool::Create(inventory, runner::PoolOptions{});
 }
 
-// A directory of its own under the temporary directory; removed with it.
+// Whether some step of the table reports `metric` (a number or null).
+bool HasMetric(const CurveTable& table, const std::string& metric) {
+  for (const auto& row : table.rows) {
+    for (const auto& step : row.steps)
+      if (core::FindMetric(step.metrics, metric)) return true;
+  }
+  return false;
+}
+
+// Where the scratch directory goes: $TMPDIR if set, else /dev/shm (the
+// sweep writes each trial's params.json: a tmpfs makes that free), else
+// the system's temporary directory.
+fs::path ScratchParent() {
+  const char* tmpdir = getenv("TMPDIR");
+  if (tmpdir && *tmpdir) return tmpdir;
+  if (access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+  return fs::temp_directory_path();
+}
+
+// A directory of its own under ScratchParent(); removed with it.
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern =
-        (fs::temp_directory_path() / "tuner-sim-XXXXXX").string();
+    std::string pattern = (ScratchParent() / "tuner-sim-XXXXXX").string();
     if (mkdtemp(pattern.data())) path_ = pattern;
   }
   ~ScratchDir() {
@@ -135,6 +159,10 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   auto picker = RowPicker::Make(table, config.space, config.num_trials,
                                 config.searcher.seed);
   if (!picker.ok()) return picker.error();
+  if (!HasMetric(table, config.metric)) {
+    return core::InvalidArgument(table.source + ": no step has the metric '" +
+                                 config.metric + "' (the experiment's metric)");
+  }
   auto pool = Slots(std::max(1, options.workers));
   if (!pool.ok()) return pool.error();
   ScratchDir scratch;
@@ -188,8 +216,20 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
     result.makespan_s = SecondsSince({}, clock.Now());
   };
   core::Status started;
+  // Nothing resumes a simulation: batches are committed in groups.
+  store.HoldCommits(kBatchesPerCommit);
   {
     Sweep sweep(io, config, store, progress, sweep_options);
+    boost::asio::signal_set signals(io);
+    if (options.stop_on_signals) {
+      signals.add(SIGINT);
+      signals.add(SIGTERM);
+      signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        result.signal = signal;
+        sweep.Interrupt(true);
+      });
+    }
     started = sweep.Start();
     if (started.ok()) Drive(io, clock, sweep);
     result.outcome = sweep.outcome();
@@ -202,8 +242,11 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
     }
     if (!finished) result.makespan_s = SecondsSince({}, clock.Now());
   }
+  core::Status flushed = store.FlushHeld();
+  store.HoldCommits(1);
   store.SetTimeSource(nullptr);
   if (!started.ok()) return started.error();
+  if (!flushed.ok()) return flushed.error();
   return result;
 }
 

@@ -26,6 +26,10 @@ struct SimulationOptions {
   // The stored times (created_at, leases, ...) are this Unix time plus
   // the simulated seconds; none: the time the simulation starts.
   std::optional<double> epoch;
+  // SIGINT and SIGTERM interrupt the simulation (its experiment ends
+  // interrupted; SimulationResult::signal says which). Their handlers are
+  // the process's while it runs: for a CLI.
+  bool stop_on_signals = false;
 };
 
 struct SimulationResult {
@@ -41,12 +45,15 @@ struct SimulationResult {
   // (simulated second, best so far): each time `best` improved.
   std::vector<std::pair<double, double>> trajectory;
   int64_t truncated_ends = 0;  // see CurveRow::truncated
+  int signal = 0;              // the signal that interrupted it, if any
 };
 
 // Registers `config` (named config.name: it must not exist in `store`) and
 // runs it with `options.workers` slots. `config_json` is stored with it
 // (tuner simulate marks it simulated). Fails on a table that does not fit
-// the config (see RowPicker) or a sweep that cannot start.
+// the config (see RowPicker), a sweep that cannot start, or a store that
+// cannot commit. The store commits in groups while it runs (a crash loses
+// the last ones) and is flushed before this returns.
 core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
                                         const std::string& config_json,
                                         const CurveTable& table,
