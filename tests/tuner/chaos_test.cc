@@ -85,6 +85,19 @@ int AdoptedTrials(const fs::path& log) {
   return adopted;
 }
 
+// The lines of the tuners' log about one trial, for a failure's message.
+std::string LogAbout(const fs::path& log, core::TrialId trial) {
+  std::ifstream in(log);
+  std::string about, tag = "trial " + std::to_string(trial);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find(tag);
+    if (at == std::string::npos) continue;
+    char next = at + tag.size() < line.size() ? line[at + tag.size()] : ' ';
+    if (!std::isdigit(static_cast<unsigned char>(next))) about += line + "\n";
+  }
+  return about;
+}
+
 // Waits (60 s at most) until a trial process runs under `dir`, or `tuner`
 // has exited; returns false in that case (its status in `status`).
 bool AwaitTrials(const fs::path& dir, pid_t tuner, int& status) {
@@ -206,7 +219,8 @@ void RunChaos(const std::string& name,
   REQUIRE(trials.size() == 48);
   std::map<core::TrialId, std::vector<storage::ReportRecord>> reports;
   for (const auto& trial : trials) {
-    INFO("trial " << trial.id << ": " << trial.reason);
+    INFO("trial " << trial.id << ": " << trial.reason << "\n"
+                  << LogAbout(dir / "tuner.log", trial.id));
     CHECK((trial.status == core::TrialStatus::kCompleted ||
            trial.status == core::TrialStatus::kStopped));
     reports[trial.id] = db.ListReports(trial.id).value();
