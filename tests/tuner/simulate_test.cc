@@ -52,6 +52,14 @@ ExperimentConfig Config(const std::string& extra) {
   return config.value();
 }
 
+// Config() with rows drawn without replacement: `trials` of them, the
+// searcher seeded with `seed`, under `scheduler` (YAML).
+ExperimentConfig DrawRows(int trials, int seed, const std::string& scheduler) {
+  return Config("search_space: {}\nsearcher: {type: random, seed: " +
+                std::to_string(seed) + "}\nnum_trials: " +
+                std::to_string(trials) + "\nscheduler: " + scheduler + "\n");
+}
+
 TEST_CASE("curve table: rows read, bad lines named by file, line and field",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(2) + "\n");
@@ -156,8 +164,7 @@ TEST_CASE("a metric the table never reports is refused before any trial",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(2));
   REQUIRE(table.ok());
-  auto config = Config(
-      "search_space: {}\nsearcher: {type: random, seed: 3}\nnum_trials: 2\n");
+  auto config = DrawRows(2, 3, "{type: fifo}");
   config.metric = "valloss";
   auto store = storage::TrialStore::Open(":memory:").value();
   auto result = Simulate(config, "{}", table.value(), *store, {});
@@ -170,9 +177,7 @@ TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(4));  // runs of 3, 6, 9 and 12 s
   REQUIRE(table.ok());
-  auto config = Config(
-      "search_space: {}\nsearcher: {type: random, seed: 3}\nnum_trials: 4\n"
-      "scheduler: {type: fifo}\n");
+  auto config = DrawRows(4, 3, "{type: fifo}");
   auto store = storage::TrialStore::Open(":memory:").value();
   SimulationOptions options;
   options.workers = 2;
@@ -211,10 +216,8 @@ TEST_CASE("a simulated asha sweep stops the worse rows at the rungs",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(9));
   REQUIRE(table.ok());
-  auto config = Config(
-      "search_space: {}\nsearcher: {type: random, seed: 5}\nnum_trials: 9\n"
-      "scheduler: {type: asha, max_t: 3, grace_period: 1, "
-      "reduction_factor: 3}\n");
+  auto config = DrawRows(
+      9, 5, "{type: asha, max_t: 3, grace_period: 1, reduction_factor: 3}");
   auto store = storage::TrialStore::Open(":memory:").value();
   SimulationOptions options;
   options.workers = 1;
@@ -240,9 +243,7 @@ TEST_CASE("a replay reads an ended experiment and refuses a running one",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(3));
   REQUIRE(table.ok());
-  auto config = Config(
-      "search_space: {}\nsearcher: {type: random, seed: 3}\nnum_trials: 3\n"
-      "scheduler: {type: fifo}\n");
+  auto config = DrawRows(3, 3, "{type: fifo}");
   auto store = storage::TrialStore::Open(":memory:").value();
   SimulationOptions options;
   options.epoch = 0;
