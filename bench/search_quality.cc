@@ -147,8 +147,7 @@ std::pair<double, int64_t> LeaseFigures(tuner::storage::TrialStore& store,
         std::min(lease.released_at.value_or(kInf), until) - lease.acquired_at;
   }
   int64_t started = 0;
-  for (const auto& [trial, start] : first_start)
-    started += start == 0 || start < horizon;
+  for (const auto& [trial, start] : first_start) started += start < horizon;
   return {busy, started};
 }
 

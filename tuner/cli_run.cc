@@ -39,11 +39,9 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
                  experiment.name.c_str());
     return kExitBadInput;
   }
-  if (IsSimulated(experiment.config_json)) {
-    std::fprintf(stderr,
-                 "tuner: experiment '%s' is a simulation: nothing to resume "
-                 "(run tuner simulate again, with another --name)\n",
-                 experiment.name.c_str());
+  if (auto simulated = RefuseSimulated(experiment.name, experiment.config_json);
+      !simulated.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", simulated.message().c_str());
     return kExitBadInput;
   }
   auto config = LoadStoredConfig(experiment.config_json);

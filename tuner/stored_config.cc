@@ -55,6 +55,14 @@ bool IsSimulated(const std::string& text) {
   return json.is_object() && json.contains("simulated");
 }
 
+core::Status RefuseSimulated(const std::string& name, const std::string& json) {
+  if (!IsSimulated(json)) return core::Status::Ok();
+  return core::InvalidArgument(
+      "experiment '" + name +
+      "' is a simulation: nothing to resume (run tuner simulate again, with "
+      "another --name)");
+}
+
 std::string StoredTrialsRoot(const std::string& text,
                              const std::string& db_path) {
   auto json = nlohmann::json::parse(text, nullptr, false);

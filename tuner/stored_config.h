@@ -22,12 +22,15 @@ std::string StoredConfigJson(const ExperimentConfig& config,
 // Rebuilds the config with the paths resolved when it was stored.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
 
-// The directory of the experiment's trial directories as stored; for an
-// experiment stored before they were scoped, LegacyTrialsRoot(db_path).
 // True for an experiment `tuner simulate` stored: it has no processes to
 // resume (simulate it again instead).
 bool IsSimulated(const std::string& json);
+// What every resume (CLI or service) says of such an experiment: an
+// InvalidArgument naming it; OK for any other.
+core::Status RefuseSimulated(const std::string& name, const std::string& json);
 
+// The directory of the experiment's trial directories as stored; for an
+// experiment stored before they were scoped, LegacyTrialsRoot(db_path).
 std::string StoredTrialsRoot(const std::string& json,
                              const std::string& db_path);
 

@@ -269,6 +269,10 @@ TEST_CASE("a simulated experiment is marked and never resumed",
   CHECK(IsSimulated(R"({"yaml": "", "simulated": {"workers": 8}})"));
   CHECK_FALSE(IsSimulated(R"({"yaml": ""})"));
   CHECK_FALSE(IsSimulated("not json"));
+  CHECK(RefuseSimulated("s", R"({"simulated": {}})").message() ==
+        "experiment 's' is a simulation: nothing to resume (run tuner "
+        "simulate again, with another --name)");
+  CHECK(RefuseSimulated("s", R"({"yaml": ""})").ok());
 }
 
 // The issue's acceptance run: NAS-Bench-NLP, asha (grace 1, rf 3, max_t

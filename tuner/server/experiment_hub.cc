@@ -125,11 +125,7 @@ core::Status ExperimentHub::Resume(const std::string& name) {
   if (stored.value()->status == "finished") {
     return core::AlreadyExists("experiment '" + name + "' finished already");
   }
-  if (IsSimulated(stored.value()->config_json)) {
-    return core::InvalidArgument("experiment '" + name +
-                                 "' is a simulation: nothing to resume "
-                                 "(run tuner simulate again)");
-  }
+  TUNER_RETURN_IF_ERROR(RefuseSimulated(name, stored.value()->config_json));
   auto config = LoadStoredConfig(stored.value()->config_json);
   if (!config.ok()) return config.status();
   // A resume is rare and needs the stored config first: it detects here.
