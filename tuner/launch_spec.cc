@@ -224,6 +224,10 @@ core::Result<runner::SpawnRequest> BuildSpawnRequest(
   return request;
 }
 
+std::string AttemptStatusPath(const std::string& trial_dir, int attempt) {
+  return trial_dir + "/status.attempt-" + std::to_string(attempt) + ".json";
+}
+
 std::string ParamsJson(const core::Params& params) {
   // Params stored by older versions may hold text that is not UTF-8.
   return ParamsObject(params).dump(

@@ -55,6 +55,12 @@ std::string DockerName(const ExperimentConfig& config,
 // whatever the environment says). Empty when there is nothing to say.
 std::vector<std::string> LauncherWarnings(const ExperimentConfig& config);
 
+// Where the shim of a trial's attempt (1, 2, ...) writes how it ended. One
+// file per attempt: a tuner that adopts attempt N never reads the status
+// attempt N - 1 left (the tuner died after recording attempt N's launch,
+// before it started).
+std::string AttemptStatusPath(const std::string& trial_dir, int attempt);
+
 // The params as a JSON object (written to the trial dir as params.json).
 std::string ParamsJson(const core::Params& params);
 

@@ -221,7 +221,7 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.stop_grace = config_.trial.stop_grace;
   launch.idle_timeout = config_.trial.idle_timeout;
   launch.log_cap = config_.trial.log_cap;
-  launch.status_path = dir + "/status.json";
+  launch.status_path = AttemptStatusPath(dir, context.attempt);
   launch.metrics = MetricFormatFor(config_);
   if (env_options.docker)
     launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};

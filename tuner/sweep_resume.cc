@@ -174,7 +174,7 @@ runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
   launch.trial = trial.id;
   launch.spawn.stdout_path = dir + "/stdout.log";
   launch.spawn.stderr_path = dir + "/stderr.log";
-  launch.status_path = dir + "/status.json";
+  launch.status_path = AttemptStatusPath(dir, trial.attempt);
   launch.metrics = MetricFormatFor(config_);
   return launch;
 }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/tuner/sweep_harness.h"
+#include "tuner/launch_spec.h"
 
 namespace tuner {
 namespace {
@@ -43,6 +44,7 @@ class Session {
   ~Session() { fs::remove_all(dir_); }
 
   storage::TrialStore& store() { return *store_; }
+  const fs::path& dir() const { return dir_; }
   const ExperimentConfig& config() const { return config_; }
 
   // Runs a sweep on the experiment (Start() if the database has none, else
@@ -299,6 +301,42 @@ devices: {kind: cpu, slots: 1}
   CHECK(trials[0].attempts == 2);
   CHECK(trials[0].last_time == 2);
   CHECK(trials[1].status == TrialStatus::kStopped);  // never promoted
+}
+
+// The chaos test's failure: a tuner recorded a promoted trial's relaunch
+// (attempt 2 running) and died before starting it. The next tuner found no
+// shim and took the status attempt 1's shim had left (exit 143, from its
+// pause) for attempt 2's end: the trial failed instead of running again.
+TEST_CASE(
+    "a relaunch recorded but never started runs; attempt 1's end is "
+    "not its end",
+    "[tuner][resume][process]") {
+  Session session(R"(name: promoted
+command: TOY --lr {lr} --epochs 2
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: grid, values: [0.01, 1.0]}}
+searcher: {type: grid}
+num_trials: 2
+scheduler: {type: asha, max_t: 2, grace_period: 1, reduction_factor: 2,
+            mode: promotion}
+devices: {kind: cpu, slots: 1}
+)");
+  PausedAndPromoted(session.store());
+  auto first = session.Trials().at(0);
+  REQUIRE(session.store().MarkRunning(first.id).ok());  // attempt 2
+  REQUIRE(session.store().Commit().ok());
+  fs::path trial_dir = session.dir() / "trials" / std::to_string(first.id);
+  fs::create_directories(trial_dir);
+  std::ofstream(AttemptStatusPath(trial_dir.string(), 1))
+      << R"({"exit_code": 143})";
+  REQUIRE(session.Run() == SweepOutcome::kFinished);
+  auto trials = session.Trials();
+  REQUIRE(trials.size() == 2);
+  INFO(trials[0].reason);
+  CHECK(trials[0].status == TrialStatus::kCompleted);
+  CHECK(trials[0].last_time == 2);
 }
 
 }  // namespace
