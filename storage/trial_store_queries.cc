@@ -9,7 +9,8 @@ namespace tuner::storage {
 core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     core::TrialId trial, int64_t after_seq, int64_t limit) {
   auto stmt = db_->Prepare(
-      "SELECT seq, time, value, metrics FROM reports WHERE trial_id = ?1 "
+      "SELECT seq, time, value, metrics, attempt, offset FROM reports "
+      "WHERE trial_id = ?1 "
       "AND seq > ?2 ORDER BY seq LIMIT ?3");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
@@ -21,8 +22,12 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     auto row = s.Step();
     if (!row.ok()) return row.error();
     if (!row.value()) return out;
+    auto offset = s.OptionalDouble(5);
     out.push_back({trial, s.Int(0), s.OptionalDouble(1), s.OptionalDouble(2),
-                   MetricsFromJson(s.Text(3))});
+                   MetricsFromJson(s.Text(3)), s.Int(4),
+                   offset
+                       ? std::optional<int64_t>(static_cast<int64_t>(*offset))
+                       : std::nullopt});
   }
 }
 

@@ -91,6 +91,31 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   CHECK_FALSE(reports[3].time.has_value());
 }
 
+// A resume tells the attempts of a relaunched trial apart by these: read
+// back as 1, a report of attempt 2 looked like attempt 1's.
+TEST_CASE("reports come back with the attempt and stdout offset stored",
+          "[storage]") {
+  auto store = Memory();
+  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto t = store->AddTrial(exp, 0, {}).value();
+  REQUIRE(
+      store->AppendReport({t, 1, 1.0, 0.5, {}, 1, 40}, core::Mode::kMax).ok());
+  REQUIRE(
+      store->AppendReport({t, 2, 2.0, 0.6, {}, 2, 86}, core::Mode::kMax).ok());
+  REQUIRE(store
+              ->AppendReport({t, 3, 3.0, 0.7, {}, 3, std::nullopt},
+                             core::Mode::kMax)
+              .ok());
+  auto reports = store->ListReports(t).value();
+  REQUIRE(reports.size() == 3);
+  CHECK(reports[0].attempt == 1);
+  CHECK(reports[0].offset == 40);
+  CHECK(reports[1].attempt == 2);
+  CHECK(reports[1].offset == 86);
+  CHECK(reports[2].attempt == 3);
+  CHECK_FALSE(reports[2].offset.has_value());
+}
+
 TEST_CASE("best trials are the longest trained first then by value",
           "[storage]") {
   auto store = Memory();

@@ -98,6 +98,47 @@ std::string LogAbout(const fs::path& log, core::TrialId trial) {
   return about;
 }
 
+// Whether a tuner stored the experiment as finished: a SIGKILL can land
+// after that and before it exits (the next `tuner run` would refuse it).
+bool ExperimentFinished(const fs::path& db) {
+  auto store = storage::TrialStore::OpenReadOnly(db.string());
+  if (!store.ok()) return false;
+  auto experiment = store.value()->FindExperiment("chaos");
+  return experiment.ok() && experiment.value() &&
+         experiment.value()->status == "finished";
+}
+
+// What is stored about one trial, on a few lines, for a failure's message:
+// its attempts, each report (attempt:time=value), its rung decisions, and
+// what each attempt's shim wrote at its end.
+std::string StoredStory(storage::TrialStore& db,
+                        const storage::TrialRecord& trial,
+                        const fs::path& trial_dir) {
+  std::ostringstream out;
+  out << "attempts " << trial.attempts << "; reports";
+  auto reports = db.ListReports(trial.id).value();
+  for (const auto& r : reports) {
+    out << " " << r.attempt << ":" << (r.time ? *r.time : NAN) << "="
+        << (r.value ? *r.value : NAN);
+  }
+  out << "; decisions";
+  auto decisions = db.ListDecisions(trial.experiment_id).value();
+  for (const auto& d : decisions) {
+    if (d.trial != trial.id) continue;
+    out << " " << d.decision.milestone << ":"
+        << core::ToString(d.decision.verdict);
+  }
+  out << "\n";
+  for (int attempt = 1; attempt <= trial.attempts + 1; ++attempt) {
+    std::ifstream status(
+        trial_dir / ("status.attempt-" + std::to_string(attempt) + ".json"));
+    std::string line;
+    if (std::getline(status, line))
+      out << "status " << attempt << ": " << line << "\n";
+  }
+  return out.str();
+}
+
 // Waits (60 s at most) until a trial process runs under `dir`, or `tuner`
 // has exited; returns false in that case (its status in `status`).
 bool AwaitTrials(const fs::path& dir, pid_t tuner, int& status) {
@@ -193,6 +234,7 @@ void RunChaos(const std::string& name,
     kill(tuner, SIGKILL);
     waitpid(tuner, &status, 0);
     kills += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    finished = ExperimentFinished(dir / "tuner.db");
   }
   CHECK(kills == 20);
   if (!finished) {
@@ -220,6 +262,9 @@ void RunChaos(const std::string& name,
   std::map<core::TrialId, std::vector<storage::ReportRecord>> reports;
   for (const auto& trial : trials) {
     INFO("trial " << trial.id << ": " << trial.reason << "\n"
+                  << StoredStory(db, trial,
+                                 dir / "tuner.db.trials" / "chaos" /
+                                     std::to_string(trial.id))
                   << LogAbout(dir / "tuner.log", trial.id));
     CHECK((trial.status == core::TrialStatus::kCompleted ||
            trial.status == core::TrialStatus::kStopped));

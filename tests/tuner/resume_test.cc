@@ -339,5 +339,52 @@ devices: {kind: cpu, slots: 1}
   CHECK(trials[0].last_time == 2);
 }
 
+// The next chaos failure: attempt 2 of a promoted trial paused at rung 2,
+// was promoted again while that pause was under way, and the tuner died
+// before the attempt's exit. The next tuner must see that the pausing
+// attempt was attempt 2 (the reports' attempt numbers, read back from the
+// store) and run the trial again; it took the SIGTERM's exit 143 for a
+// crash and failed the trial when every report read back as attempt 1's.
+TEST_CASE(
+    "promoted while attempt 2's pause was under way, a crash later it runs "
+    "again",
+    "[tuner][resume][process]") {
+  Session session(R"(name: promoted
+command: TOY --lr {lr} --epochs 4
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: grid, values: [0.01, 1.0]}}
+searcher: {type: grid}
+num_trials: 2
+scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2,
+            mode: promotion}
+devices: {kind: cpu, slots: 1}
+)");
+  PausedAndPromoted(session.store());
+  auto& store = session.store();
+  auto first = session.Trials().at(0);
+  REQUIRE(store.MarkRunning(first.id).ok());  // attempt 2
+  storage::ReportRecord report{
+      first.id, 2, 2.0, 0.6, {{"epoch", 2}, {"score", 0.6}}, 2, 30};
+  REQUIRE(store.AppendReport(report, core::Mode::kMax).ok());
+  core::RungDecision rung2{0, 1, 2.0, 0.6, 1, 1, core::RungVerdict::kPause};
+  REQUIRE(store.AppendDecision({first.id, rung2}).ok());
+  rung2.verdict = core::RungVerdict::kPromote;
+  REQUIRE(store.AppendDecision({first.id, rung2}).ok());
+  REQUIRE(store.Commit().ok());
+  fs::path trial_dir = session.dir() / "trials" / std::to_string(first.id);
+  fs::create_directories(trial_dir);
+  std::ofstream(AttemptStatusPath(trial_dir.string(), 2))
+      << R"({"exit_code": 143, "stop_requested": true})";
+  REQUIRE(session.Run() == SweepOutcome::kFinished);
+  auto trials = session.Trials();
+  REQUIRE(trials.size() == 2);
+  INFO(trials[0].reason);
+  CHECK(trials[0].status == TrialStatus::kCompleted);
+  CHECK(trials[0].attempts == 3);
+  CHECK(trials[0].last_time == 4);
+}
+
 }  // namespace
 }  // namespace tuner
