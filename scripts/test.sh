@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs ctest; then
-# (unless --quick) the suite again under ASan/UBSan and each fuzz target for
-# a bounded number of runs (FUZZ_RUNS, default 20000) under libFuzzer.
+# (unless --quick) the suite again under ASan/UBSan (built with clang, that
+# build also holds the libFuzzer targets) and each fuzz target for FUZZ_RUNS
+# runs (default 20000) or FUZZ_SECONDS seconds (default 60), whichever ends
+# first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -10,4 +12,5 @@ scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
 [ "${1:-}" = "--quick" ] && exit 0
 scripts/sanitize.sh
-scripts/fuzz.sh "${FUZZ_RUNS:-20000}"
+FUZZ_BUILD=build-asan FUZZ_SECONDS="${FUZZ_SECONDS:-60}" \
+  scripts/fuzz.sh "${FUZZ_RUNS:-20000}"
