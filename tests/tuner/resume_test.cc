@@ -240,6 +240,23 @@ trial: {max_failures: 1}
 
 // What a tuner killed between committing a promotion and relaunching the
 // promoted trial leaves: two trials paused at rung 1, the better promoted.
+// Two trials under promotion ASHA (grace 1, rf 2) that train `max_t`
+// epochs, one at a time: the experiment PausedAndPromoted() stores.
+std::string PromotedConfig(int max_t) {
+  std::string n = std::to_string(max_t);
+  return "name: promoted\n"
+         "command: TOY --lr {lr} --epochs " +
+         n +
+         "\n"
+         "metric: score\nmode: max\ntime_attr: epoch\n"
+         "search_space: {lr: {type: grid, values: [0.01, 1.0]}}\n"
+         "searcher: {type: grid}\nnum_trials: 2\n"
+         "scheduler: {type: asha, max_t: " +
+         n +
+         ", grace_period: 1, reduction_factor: 2, mode: promotion}\n"
+         "devices: {kind: cpu, slots: 1}\n";
+}
+
 void PausedAndPromoted(storage::TrialStore& store) {
   storage::ExperimentRecord record;
   record.name = "promoted";
@@ -280,18 +297,7 @@ void PausedAndPromoted(storage::TrialStore& store) {
 
 TEST_CASE("a promotion committed before its relaunch survives a crash",
           "[tuner][resume][process]") {
-  Session session(R"(name: promoted
-command: TOY --lr {lr} --epochs 2
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: grid, values: [0.01, 1.0]}}
-searcher: {type: grid}
-num_trials: 2
-scheduler: {type: asha, max_t: 2, grace_period: 1, reduction_factor: 2,
-            mode: promotion}
-devices: {kind: cpu, slots: 1}
-)");
+  Session session(PromotedConfig(2));
   PausedAndPromoted(session.store());
   REQUIRE(session.Run() == SweepOutcome::kFinished);
   auto trials = session.Trials();
@@ -311,18 +317,7 @@ TEST_CASE(
     "a relaunch recorded but never started runs; attempt 1's end is "
     "not its end",
     "[tuner][resume][process]") {
-  Session session(R"(name: promoted
-command: TOY --lr {lr} --epochs 2
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: grid, values: [0.01, 1.0]}}
-searcher: {type: grid}
-num_trials: 2
-scheduler: {type: asha, max_t: 2, grace_period: 1, reduction_factor: 2,
-            mode: promotion}
-devices: {kind: cpu, slots: 1}
-)");
+  Session session(PromotedConfig(2));
   PausedAndPromoted(session.store());
   auto first = session.Trials().at(0);
   REQUIRE(session.store().MarkRunning(first.id).ok());  // attempt 2
@@ -349,18 +344,7 @@ TEST_CASE(
     "promoted while attempt 2's pause was under way, a crash later it runs "
     "again",
     "[tuner][resume][process]") {
-  Session session(R"(name: promoted
-command: TOY --lr {lr} --epochs 4
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: grid, values: [0.01, 1.0]}}
-searcher: {type: grid}
-num_trials: 2
-scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2,
-            mode: promotion}
-devices: {kind: cpu, slots: 1}
-)");
+  Session session(PromotedConfig(4));
   PausedAndPromoted(session.store());
   auto& store = session.store();
   auto first = session.Trials().at(0);
