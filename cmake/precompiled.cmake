@@ -19,3 +19,18 @@ function(tuner_precompile target)
     target_precompile_headers(${target} PRIVATE ${TUNER_PCH_COMMON} ${ARGN})
   endif()
 endfunction()
+
+# tuner_precompile_shared(TARGET GROUP [HEADER...]): the first target of
+# GROUP precompiles; the others (same flags) reuse its header.
+function(tuner_precompile_shared target group)
+  if(NOT TUNER_PCH)
+    return()
+  endif()
+  get_property(first GLOBAL PROPERTY TUNER_PCH_GROUP_${group})
+  if(first)
+    target_precompile_headers(${target} REUSE_FROM ${first})
+  else()
+    tuner_precompile(${target} ${ARGN})
+    set_property(GLOBAL PROPERTY TUNER_PCH_GROUP_${group} ${target})
+  endif()
+endfunction()

@@ -20,6 +20,7 @@
 #include "tests/catch.h"
 #include "tests/fake_machine.h"
 #include "tuner/config_loader.h"
+#include "tuner/launch_spec.h"
 
 namespace tuner::testing {
 namespace {
@@ -130,8 +131,7 @@ std::string StoredStory(storage::TrialStore& db,
   }
   out << "\n";
   for (int attempt = 1; attempt <= trial.attempts + 1; ++attempt) {
-    std::ifstream status(
-        trial_dir / ("status.attempt-" + std::to_string(attempt) + ".json"));
+    std::ifstream status(AttemptStatusPath(trial_dir.string(), attempt));
     std::string line;
     if (std::getline(status, line))
       out << "status " << attempt << ": " << line << "\n";
