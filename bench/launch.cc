@@ -17,9 +17,9 @@
 
 #include "bench/percentile.h"
 #include "storage/trial_store.h"
-#include "tuner/config_loader.h"
-#include "tuner/device_setup.h"
-#include "tuner/sweep.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/device_setup.h"
+#include "tuner/sweep/sweep.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "CLI/CLI.hpp"
 #include "core/metrics.h"
 #include "storage/trial_store.h"
-#include "tuner/config_loader.h"
+#include "tuner/config/config_loader.h"
 #include "tuner/sim/curve_table.h"
 #include "tuner/sim/simulation.h"
 

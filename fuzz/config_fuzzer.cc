@@ -12,8 +12,8 @@
 
 #include "schedulers/factory.h"
 #include "schedulers/plan.h"
-#include "tuner/config_loader.h"
-#include "tuner/stored_config.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
 
 namespace {
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check-modules.sh is clean on this tree, and fails, naming the file
-# and line, on a copy of it with one include that crosses the module map.
+# and line, on a copy of it with one include that crosses the module map:
+# a leaf including another leaf, then a wiring role including one above it.
 set -uo pipefail
 src="$1"
 check="$src/scripts/check-modules.sh"
@@ -8,7 +9,8 @@ out=$("$check" "$src") || { echo "not clean on the tree:"; echo "$out"; exit 1; 
 
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-cp -r "$src/core" "$src/schedulers" "$src/storage" "$src/trial_runner" "$copy/"
+cp -r "$src/core" "$src/schedulers" "$src/storage" "$src/trial_runner" \
+  "$src/tuner" "$copy/"
 line=$(($(wc -l < "$copy/storage/trial_store.cc") + 1))
 echo '#include "trial_runner/spawn.h"' >> "$copy/storage/trial_store.cc"
 out=$("$check" "$copy")
@@ -19,4 +21,20 @@ if [ $rc -ne 1 ] || [[ "$out" != "$want"* ]]; then
   echo "$out"
   exit 1
 fi
-echo "ok: clean tree passes; the planted include is reported as: $out"
+first="$out"
+
+# Undo it; plant the engine including the CLI above it.
+sed -i '$d' "$copy/storage/trial_store.cc"
+line=$(($(wc -l < "$copy/tuner/sweep/sweep.cc") + 1))
+echo '#include "tuner/cli/cli.h"' >> "$copy/tuner/sweep/sweep.cc"
+out=$("$check" "$copy")
+rc=$?
+want="tuner/sweep/sweep.cc:$line: includes \"tuner/cli/cli.h\""
+if [ $rc -ne 1 ] || [[ "$out" != "$want"* ]] || [ "$(echo "$out" | wc -l)" != 1 ]; then
+  echo "a tuner/sweep -> tuner/cli include was not caught alone (rc $rc):"
+  echo "$out"
+  exit 1
+fi
+echo "ok: clean tree passes; the planted includes are reported as:"
+echo "$first"
+echo "$out"

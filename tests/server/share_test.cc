@@ -6,7 +6,7 @@
 
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
-#include "tuner/device_share.h"
+#include "tuner/sweep/device_share.h"
 
 namespace tuner::testing {
 namespace {

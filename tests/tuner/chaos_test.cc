@@ -19,8 +19,8 @@
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/fake_machine.h"
-#include "tuner/config_loader.h"
-#include "tuner/launch_spec.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/launch_spec.h"
 
 namespace tuner::testing {
 namespace {

@@ -1,6 +1,6 @@
 // ManualClock: time moves only by Advance(), and timers fire inside it, in
 // time order, each seeing its own due time as Now().
-#include "tuner/clock.h"
+#include "tuner/base/clock.h"
 
 #include <string>
 #include <vector>

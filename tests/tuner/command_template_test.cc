@@ -1,4 +1,4 @@
-#include "tuner/command_template.h"
+#include "tuner/config/command_template.h"
 
 #include "tests/catch.h"
 

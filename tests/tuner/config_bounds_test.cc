@@ -4,7 +4,7 @@
 
 #include "tests/catch.h"
 #include "tests/tuner/config_text.h"
-#include "tuner/config_loader.h"
+#include "tuner/config/config_loader.h"
 
 namespace tuner {
 namespace {

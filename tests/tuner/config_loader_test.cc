@@ -1,10 +1,10 @@
-#include "tuner/config_loader.h"
+#include "tuner/config/config_loader.h"
 
 #include <regex>
 
 #include "tests/catch.h"
 #include "tests/tuner/config_text.h"
-#include "tuner/launch_spec.h"
+#include "tuner/config/launch_spec.h"
 
 namespace tuner {
 namespace {

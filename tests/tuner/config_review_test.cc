@@ -10,8 +10,8 @@
 
 #include "tests/catch.h"
 #include "tests/tuner/config_text.h"
-#include "tuner/config_loader.h"
-#include "tuner/small_file.h"
+#include "tuner/base/small_file.h"
+#include "tuner/config/config_loader.h"
 
 namespace tuner {
 namespace {

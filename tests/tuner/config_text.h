@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "tuner/config_loader.h"
+#include "tuner/config/config_loader.h"
 
 namespace tuner::testing {
 

@@ -1,6 +1,6 @@
 // DeviceShare on its own: who may take devices, reservations across group
 // sizes, wake-ups and preemption. Pure: no process, no clock.
-#include "tuner/device_share.h"
+#include "tuner/sweep/device_share.h"
 
 #include <set>
 #include <vector>

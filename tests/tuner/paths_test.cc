@@ -7,9 +7,9 @@
 
 #include "tests/catch.h"
 #include "tests/tuner_cli.h"
-#include "tuner/config_loader.h"
-#include "tuner/stored_config.h"
-#include "tuner/tuner_lock.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
 
 namespace tuner {
 namespace {

@@ -1,13 +1,13 @@
 // What `tuner status` and `tuner trials` print for an experiment that
 // failed inside the tuner: its stored reason, on one line.
-#include "tuner/query_text.h"
+#include "tuner/text/query_text.h"
 
 #include <algorithm>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/failed_experiment.h"
-#include "tuner/one_line.h"
+#include "tuner/base/one_line.h"
 
 namespace tuner {
 namespace {

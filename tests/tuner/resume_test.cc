@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "tests/tuner/sweep_harness.h"
-#include "tuner/launch_spec.h"
+#include "tuner/config/launch_spec.h"
 
 namespace tuner {
 namespace {

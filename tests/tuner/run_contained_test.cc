@@ -1,7 +1,7 @@
 // RunContained: a handler that throws is logged and the loop goes on; with
 // a bare io_context::run() the exception would end the caller (and, in
 // `tuner serve`, the process with every experiment in it).
-#include "tuner/run_contained.h"
+#include "tuner/base/run_contained.h"
 
 #include <boost/asio/post.hpp>
 #include <stdexcept>

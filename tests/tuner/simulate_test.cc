@@ -8,12 +8,12 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tuner/config_loader.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
 #include "tuner/sim/curve_table.h"
 #include "tuner/sim/replay_table.h"
 #include "tuner/sim/row_picker.h"
 #include "tuner/sim/simulation.h"
-#include "tuner/stored_config.h"
 
 namespace tuner::sim {
 namespace {

@@ -13,7 +13,7 @@
 #include "tests/catch.h"
 #include "tests/tuner_cli.h"
 #include "trial_runner/device_locks.h"
-#include "tuner/tuner_lock.h"
+#include "tuner/base/tuner_lock.h"
 
 namespace tuner {
 namespace {

@@ -15,9 +15,9 @@
 #include "tests/tuner/fake_runner.h"
 #include "tests/tuner/sweep_harness.h"
 #include "trial_runner/device_pool.h"
-#include "tuner/clock.h"
-#include "tuner/config_loader.h"
-#include "tuner/sweep.h"
+#include "tuner/base/clock.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/sweep/sweep.h"
 
 namespace tuner::testing {
 namespace {

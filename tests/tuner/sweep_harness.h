@@ -12,10 +12,10 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tuner/config_loader.h"
-#include "tuner/device_setup.h"
-#include "tuner/progress.h"
-#include "tuner/sweep.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/device_setup.h"
+#include "tuner/sweep/progress.h"
+#include "tuner/sweep/sweep.h"
 
 namespace tuner::testing {
 

@@ -11,8 +11,8 @@
 #include "tests/catch.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tests/tuner_cli.h"
-#include "tuner/clock.h"
-#include "tuner/report_throttle.h"
+#include "tuner/base/clock.h"
+#include "tuner/sweep/report_throttle.h"
 
 namespace tuner {
 namespace {

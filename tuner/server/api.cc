@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuner/config_values.h"
+#include "tuner/config/config_values.h"
 
 namespace tuner::server {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "tuner/experiment_config.h"
+#include "tuner/config/experiment_config.h"
 #include "tuner/server/event_bus.h"
 #include "tuner/server/experiment_hub.h"
 #include "tuner/server/store_pool.h"

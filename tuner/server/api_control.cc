@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tuner/config_loader.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
-#include "tuner/stored_config.h"
-#include "tuner/tuner_lock.h"
 
 namespace tuner::server {
 

@@ -8,8 +8,8 @@
 
 #include <string>
 
+#include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
-#include "tuner/stored_config.h"
 
 namespace tuner::server {
 

@@ -2,10 +2,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "tuner/query_text.h"
+#include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
-#include "tuner/stored_config.h"
-#include "tuner/trial_format.h"
+#include "tuner/text/query_text.h"
+#include "tuner/text/trial_format.h"
 
 namespace tuner::server {
 

@@ -8,10 +8,10 @@
 #include <sstream>
 #include <thread>
 
-#include "tuner/config_loader.h"
+#include "tuner/base/small_file.h"
+#include "tuner/config/config_loader.h"
 #include "tuner/server/http_client.h"
 #include "tuner/server/token.h"
-#include "tuner/small_file.h"
 
 namespace tuner::server {
 

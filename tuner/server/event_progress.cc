@@ -3,7 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "tuner/trial_format.h"
+#include "tuner/text/trial_format.h"
 
 namespace tuner::server {
 

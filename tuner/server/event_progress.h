@@ -5,8 +5,8 @@
 #include <set>
 #include <string>
 
-#include "tuner/progress.h"
 #include "tuner/server/event_bus.h"
+#include "tuner/sweep/progress.h"
 
 namespace tuner::server {
 

@@ -5,10 +5,10 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
-#include "tuner/device_setup.h"
-#include "tuner/launch_spec.h"
-#include "tuner/stored_config.h"
-#include "tuner/tuner_lock.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/device_setup.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/config/stored_config.h"
 
 namespace tuner::server {
 

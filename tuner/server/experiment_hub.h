@@ -18,11 +18,11 @@
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
 #include "trial_runner/device_pool.h"
-#include "tuner/device_share.h"
-#include "tuner/experiment_config.h"
+#include "tuner/config/experiment_config.h"
 #include "tuner/server/event_bus.h"
 #include "tuner/server/event_progress.h"
-#include "tuner/sweep.h"
+#include "tuner/sweep/device_share.h"
+#include "tuner/sweep/sweep.h"
 
 namespace tuner::server {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
-#include "tuner/device_setup.h"
+#include "tuner/config/device_setup.h"
 #include "tuner/server/api.h"
 #include "tuner/server/experiment_hub.h"
 

@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "tuner/device_setup.h"
-#include "tuner/run_contained.h"
+#include "tuner/base/run_contained.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/device_setup.h"
 #include "tuner/server/dashboard.h"
 #include "tuner/server/http_server.h"
 #include "tuner/server/hub_control.h"
 #include "tuner/server/token.h"
-#include "tuner/tuner_lock.h"
 
 namespace tuner::server {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "tuner/small_file.h"
+#include "tuner/base/small_file.h"
 
 namespace tuner::server {
 

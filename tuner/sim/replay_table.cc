@@ -5,19 +5,13 @@
 #include <map>
 #include <utility>
 
+#include "tuner/base/params_text.h"
+
 namespace tuner::sim {
 
 namespace {
 
 using Json = nlohmann::json;
-
-Json ParamsObject(const core::Params& params) {
-  Json config = Json::object();
-  for (const auto& [name, value] : params) {
-    std::visit([&, &key = name](const auto& v) { config[key] = v; }, value);
-  }
-  return config;
-}
 
 // (trial, attempt) -> when its lease was taken.
 using LeaseStarts = std::map<std::pair<core::TrialId, int64_t>, double>;

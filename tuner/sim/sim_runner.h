@@ -11,7 +11,7 @@
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "trial_runner/trial_runner.h"
-#include "tuner/clock.h"
+#include "tuner/base/clock.h"
 #include "tuner/sim/curve_table.h"
 
 namespace tuner::sim {

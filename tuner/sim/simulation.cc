@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "trial_runner/device_pool.h"
-#include "tuner/clock.h"
+#include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
 #include "tuner/sim/sim_runner.h"
 

@@ -12,9 +12,9 @@
 
 #include "core/result.h"
 #include "storage/trial_store.h"
-#include "tuner/experiment_config.h"
+#include "tuner/config/experiment_config.h"
 #include "tuner/sim/curve_table.h"
-#include "tuner/sweep.h"
+#include "tuner/sweep/sweep.h"
 
 namespace tuner::sim {
 

@@ -1,0 +1,77 @@
+// The verbs of the `tuner` command line. Each returns the process exit code.
+#ifndef TUNER_TUNER_CLI_CLI_H_
+#define TUNER_TUNER_CLI_CLI_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tuner/config/experiment_config.h"
+
+namespace tuner::cli {
+
+// Exit codes: 0 success, 1 failure, 2 bad input (config or arguments),
+// 130/143 interrupted by SIGINT/SIGTERM.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct RunOptions {
+  std::string config_path;
+  std::optional<std::string>
+      db_path;  // --db; else the config's, else ./tuner.db
+};
+int Run(const RunOptions& options);
+
+// The database a verb that takes a config uses: `flag` (--db) if given,
+// else the config's `storage` (relative to its workdir), else ./tuner.db.
+std::string DatabasePath(const ExperimentConfig& config,
+                         const std::optional<std::string>& flag);
+
+struct QueryOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  int64_t top = 1;
+  std::string format = "table";
+};
+int Best(const QueryOptions& options);
+// Takes up an unfinished experiment: adopts its running trials, goes on.
+int Resume(const QueryOptions& options);
+
+struct StopOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  bool detach = false;  // leave the trials running for a later resume
+  bool force = false;   // kill the trials at once
+  std::chrono::milliseconds wait{120000};  // for the tuner to exit
+};
+// Asks the tuner running experiment `name` to stop (SIGTERM: trials stopped,
+// state saved), to kill its trials (force), or to detach from them.
+int Stop(const StopOptions& options);
+
+struct PlanOptions {
+  std::string config_path;
+  std::optional<double> unit_seconds;    // seconds one time_attr unit takes
+  std::optional<double> price_per_hour;  // of the instance
+  std::optional<int> devices;  // the target machine's, if not this one
+  std::string format = "text";
+};
+// A dry run: brackets, rungs, expected trials per rung, the budget.
+int Plan(const PlanOptions& options);
+int Trials(const QueryOptions& options);
+
+struct DevicesOptions {
+  std::optional<std::string> config_path;  // take its devices section
+  std::string kind = "auto";               // without a config
+  std::optional<std::string> lock_dir;     // else the config's/default
+  std::string format = "text";             // text | json
+};
+// The inventory: each device's ids, memory, and whether it is free, leased
+// (by which tuner, experiment and trial) or busy with a foreign process.
+int Devices(const DevicesOptions& options);
+int Status(const QueryOptions& options);
+
+}  // namespace tuner::cli
+
+#endif  // TUNER_TUNER_CLI_CLI_H_

@@ -1,0 +1,163 @@
+// `tuner plan CONFIG`: the expected budget of a sweep; nothing starts.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "schedulers/plan.h"
+#include "tuner/cli/cli.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/device_setup.h"
+
+namespace tuner::cli {
+
+namespace {
+
+double Round(double x, double digits = 2) {
+  double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
+}
+
+std::string SchedulerName(const core::SchedulerSpec& s) {
+  std::string name(core::ToString(s.type));
+  if (s.type == core::SchedulerType::kAsha)
+    name += s.promotion ? " (promotion)" : " (stopping)";
+  return name;
+}
+
+// How many trials this machine runs at once for `c`, and with how many
+// devices each; nullopt when its devices are not here (planning a Gaudi
+// sweep on a laptop).
+struct Concurrency {
+  std::string kind;
+  int per_trial = 1;
+  std::optional<int> trials;
+};
+
+Concurrency ConcurrencyHere(const ExperimentConfig& c,
+                            std::optional<int> devices_elsewhere) {
+  Concurrency out{c.devices.kind, std::max(1, c.devices.per_trial), {}};
+  auto inventory = runner::DetectDevices(RequestedKind(c.devices),
+                                         DetectOptionsFor(c.devices));
+  if (!inventory.ok()) {
+    if (devices_elsewhere) out.trials = *devices_elsewhere / out.per_trial;
+    return out;
+  }
+  auto pool = MakeDevicePool(c.devices, inventory.value(), c.workdir);
+  if (!pool.ok()) return out;
+  out.kind = runner::ToString(inventory.value().kind);
+  out.trials = static_cast<int>(pool.value().groups());
+  if (inventory.value().kind == runner::DeviceKind::kCpu) out.per_trial = 1;
+  return out;
+}
+
+// Device time and cost; absent figures stay out of the JSON.
+nlohmann::json Costs(const ExperimentConfig& c,
+                     const schedulers::BudgetPlan& plan,
+                     const PlanOptions& options) {
+  Concurrency here = ConcurrencyHere(c, options.devices);
+  nlohmann::json out = {{"kind", here.kind},
+                        {"concurrent_trials", nullptr},
+                        {"devices_per_trial", here.per_trial}};
+  if (here.trials) out["concurrent_trials"] = *here.trials;
+  if (!plan.bounded || !options.unit_seconds) return out;
+  double trial_hours = plan.total_units * *options.unit_seconds / 3600.0;
+  out["device_hours"] = Round(trial_hours * here.per_trial, 3);
+  if (!here.trials || *here.trials < 1) return out;
+  double wall_hours = trial_hours / *here.trials;
+  out["wall_hours_at_full_occupancy"] = Round(wall_hours, 3);
+  if (options.price_per_hour)
+    out["cost"] = Round(wall_hours * *options.price_per_hour, 2);
+  return out;
+}
+
+nlohmann::json PlanJson(const ExperimentConfig& c,
+                        const schedulers::BudgetPlan& plan,
+                        const PlanOptions& options) {
+  nlohmann::json brackets = nlohmann::json::array();
+  for (const auto& b : plan.brackets) {
+    nlohmann::json rungs = nlohmann::json::array();
+    for (const auto& r : b.rungs)
+      rungs.push_back(
+          {{"milestone", r.milestone}, {"trials", Round(r.trials)}});
+    brackets.push_back({{"bracket", b.bracket},
+                        {"trials", Round(b.trials)},
+                        {"rungs", rungs},
+                        {"units", Round(b.units)}});
+  }
+  nlohmann::json out = {{"experiment", c.name},
+                        {"scheduler", SchedulerName(c.scheduler)},
+                        {"searcher", core::ToString(c.searcher.type)},
+                        {"num_trials", c.num_trials},
+                        {"time_attr", c.time_attr},
+                        {"brackets", brackets},
+                        {"devices", Costs(c, plan, options)}};
+  if (plan.bounded) {
+    out["total_units"] = Round(plan.total_units);
+    out["full_trials_equivalent"] =
+        Round(plan.total_units / *c.scheduler.max_t);
+  }
+  return out;
+}
+
+void PrintText(const nlohmann::json& j) {
+  std::cout << fmt::format(
+      "{}: {} scheduler, {} searcher, {} trials\n",
+      j["experiment"].get<std::string>(), j["scheduler"].get<std::string>(),
+      j["searcher"].get<std::string>(), j["num_trials"].get<int64_t>());
+  std::string unit = j["time_attr"];
+  for (const auto& b : j["brackets"]) {
+    std::cout << fmt::format("bracket {}: {} trials, {} {}\n",
+                             b["bracket"].get<int>(), b["trials"].dump(),
+                             b["units"].dump(), unit);
+    for (const auto& r : b["rungs"]) {
+      std::cout << fmt::format("  {} {:>10}  {:>10} trials\n", unit,
+                               r["milestone"].dump(), r["trials"].dump());
+    }
+  }
+  if (j.contains("total_units")) {
+    std::cout << fmt::format("total: {} {} ({} trials trained to max_t)\n",
+                             j["total_units"].dump(), unit,
+                             j["full_trials_equivalent"].dump());
+  } else {
+    std::cout << "total: unbounded (no max_t: trials run until they exit)\n";
+  }
+  const auto& d = j["devices"];
+  std::cout << fmt::format(
+      "devices: {}, {} per trial, {} trials at once",
+      d["kind"].get<std::string>(), d["devices_per_trial"].dump(),
+      d["concurrent_trials"].is_null() ? std::string("? (not on this machine)")
+                                       : d["concurrent_trials"].dump());
+  if (d.contains("device_hours"))
+    std::cout << fmt::format(", {} device-hours", d["device_hours"].dump());
+  if (d.contains("wall_hours_at_full_occupancy")) {
+    std::cout << fmt::format(", {} h wall",
+                             d["wall_hours_at_full_occupancy"].dump());
+  }
+  if (d.contains("cost")) std::cout << ", cost " << d["cost"].dump();
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int Plan(const PlanOptions& options) {
+  auto config = LoadConfigFile(options.config_path,
+                               std::filesystem::current_path().string());
+  if (!config.ok()) {
+    std::cerr << "tuner: " << config.message() << "\n";
+    return kExitBadInput;
+  }
+  const ExperimentConfig& c = config.value();
+  auto plan = schedulers::PlanBudget(c.scheduler, c.num_trials);
+  nlohmann::json j = PlanJson(c, plan, options);
+  if (options.format == "json") {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    PrintText(j);
+  }
+  return 0;
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,131 @@
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
+#include "tuner/base/small_file.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/cli/cli.h"
+#include "tuner/cli/cli_sweep.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/device_setup.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/sweep/sweep.h"
+#include "tuner/text/line_progress.h"
+#include "tuner/text/table_progress.h"
+
+namespace tuner::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// `tuner run` on an experiment the database has: resumed with its stored
+// config, unless it finished.
+int ResumeStored(const storage::ExperimentRecord& experiment,
+                 const std::string& db_path, storage::TrialStore& store) {
+  if (experiment.status == "finished") {
+    std::fprintf(stderr,
+                 "tuner: experiment '%s' already finished in %s; give the "
+                 "new one another name (its results: tuner best %s)\n",
+                 experiment.name.c_str(), db_path.c_str(),
+                 experiment.name.c_str());
+    return kExitBadInput;
+  }
+  if (auto simulated = RefuseSimulated(experiment.name, experiment.config_json);
+      !simulated.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", simulated.message().c_str());
+    return kExitBadInput;
+  }
+  auto config = LoadStoredConfig(experiment.config_json);
+  if (!config.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", config.message().c_str());
+    return kExitFailure;
+  }
+  spdlog::info("resuming experiment '{}' with its stored config",
+               experiment.name);
+  int code = RunSweep(config.value(), experiment.config_json, db_path, store,
+                      &experiment);
+  if (code == kExitOk) {
+    std::printf("\n");
+    Best(QueryOptions{db_path, experiment.name, 1, "table"});
+  }
+  return code;
+}
+
+}  // namespace
+
+std::string DatabasePath(const ExperimentConfig& config,
+                         const std::optional<std::string>& flag) {
+  if (flag) return *flag;
+  if (!config.storage) return "tuner.db";
+  return (fs::path(config.workdir) / *config.storage).string();
+}
+
+int Resume(const QueryOptions& options) {
+  auto store = storage::TrialStore::Open(options.db_path);
+  if (!store.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
+    return kExitFailure;
+  }
+  auto experiment = store.value()->FindExperiment(options.name);
+  if (!experiment.ok() || !experiment.value()) {
+    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
+                 options.name.c_str(), options.db_path.c_str());
+    return kExitBadInput;
+  }
+  return ResumeStored(*experiment.value(), options.db_path, *store.value());
+}
+
+int Run(const RunOptions& options) {
+  auto text = ReadSmallFile(options.config_path, kMaxConfigBytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "error: %s\n", text.message().c_str());
+    return kExitBadInput;
+  }
+  // Relative paths are the invocation directory's (docs/config.md).
+  std::string base = fs::current_path().string();
+  auto config = LoadConfigText(text.value(), options.config_path, base, base);
+  if (!config.ok()) {
+    std::fprintf(stderr, "error: %s\n", config.message().c_str());
+    return kExitBadInput;
+  }
+  if (auto workdir = CheckWorkdir(config.value(), options.config_path);
+      !workdir.ok()) {
+    std::fprintf(stderr, "error: %s\n", workdir.message().c_str());
+    return kExitBadInput;
+  }
+  std::string db_path = DatabasePath(config.value(), options.db_path);
+  auto store = storage::TrialStore::Open(db_path);
+  if (!store.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
+    return kExitFailure;
+  }
+  auto existing = store.value()->FindExperiment(config.value().name);
+  if (existing.ok() && existing.value()) {
+    return ResumeStored(*existing.value(), db_path, *store.value());
+  }
+  if (!config.value().seed_given) {
+    spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",
+                 config.value().searcher.seed);
+  }
+  std::string stored =
+      StoredConfigJson(config.value(), text.value(), options.config_path, base,
+                       TrialsRootFor(db_path, config.value().name));
+  int code = RunSweep(config.value(), stored, db_path, *store.value());
+  if (code == kExitOk) {
+    QueryOptions best{db_path, config.value().name, 1, "table"};
+    std::printf("\n");
+    Best(best);
+  }
+  return code;
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,88 @@
+// `tuner stop NAME`: asks the tuner running an experiment to stop.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/cli/cli.h"
+#include "tuner/config/stored_config.h"
+
+namespace tuner::cli {
+
+namespace {
+
+// Where the experiment's tuner holds its lock: with its trials, as stored.
+std::string TrialsRootOf(const StopOptions& options) {
+  auto store = storage::TrialStore::OpenReadOnly(options.db_path);
+  if (store.ok()) {
+    auto experiment = store.value()->FindExperiment(options.name);
+    if (experiment.ok() && experiment.value()) {
+      return StoredTrialsRoot(experiment.value()->config_json, options.db_path);
+    }
+  }
+  return TrialsRootFor(options.db_path, options.name);
+}
+
+}  // namespace
+
+int Stop(const StopOptions& options) {
+  std::string lock = TunerLockPath(TrialsRootOf(options), options.name);
+  runner::LockState state = runner::ProbeLock(lock);
+  if (state.held && state.owner.rfind("server=", 0) == 0) {
+    // A service runs it: signalling that process would stop every
+    // experiment it runs.
+    std::string url = state.owner.substr(7, state.owner.find(' ') - 7);
+    std::fprintf(stderr,
+                 "tuner: experiment '%s' runs in the service at %s; stop it "
+                 "there: tuner stop %s --server %s\n",
+                 options.name.c_str(), url.c_str(), options.name.c_str(),
+                 url.c_str());
+    return kExitBadInput;
+  }
+  if (!state.held) {
+    std::fprintf(stderr, "tuner: no tuner is running experiment '%s' (%s)\n",
+                 options.name.c_str(), options.db_path.c_str());
+    return kExitBadInput;
+  }
+  // The lock file is only text: signal its pid only if that process is
+  // the tuner that wrote it.
+  std::string why;
+  std::optional<int> verified = VerifiedTunerPid(state.owner, &why);
+  if (!verified) {
+    std::fprintf(stderr,
+                 "tuner: not stopping experiment '%s': %s; nothing was "
+                 "signalled (%s)\n",
+                 options.name.c_str(), why.c_str(), lock.c_str());
+    return kExitBadInput;
+  }
+  int pid = *verified;
+  int signal = options.detach ? SIGUSR1 : SIGTERM;
+  kill(pid, signal);
+  if (options.force && !options.detach) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(pid, SIGTERM);  // the second one kills the trials at once
+  }
+  auto deadline = std::chrono::steady_clock::now() + options.wait;
+  while (runner::ProbeLock(lock).held &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (runner::ProbeLock(lock).held) {
+    std::fprintf(stderr, "tuner: tuner %d is still stopping\n", pid);
+    return kExitFailure;
+  }
+  std::printf("%s: %s\n", options.name.c_str(),
+              options.detach ? "detached (trials left running; `tuner "
+                               "resume` takes them up)"
+                             : "stopped");
+  return kExitOk;
+}
+
+}  // namespace tuner::cli

@@ -1,0 +1,132 @@
+#include "tuner/cli/cli_sweep.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
+#include "tuner/base/run_contained.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/cli/cli.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/device_setup.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/sweep/sweep.h"
+#include "tuner/text/line_progress.h"
+#include "tuner/text/table_progress.h"
+
+namespace tuner::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
+  if (isatty(STDOUT_FILENO)) {
+    return std::make_unique<TableProgress>(stdout, config.metric,
+                                           config.time_attr);
+  }
+  return std::make_unique<LineProgress>(stdout, config.metric,
+                                        config.time_attr);
+}
+
+int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
+  switch (sweep.outcome()) {
+    case SweepOutcome::kDetached:
+      return kExitOk;
+    case SweepOutcome::kInterrupted:
+      return signal == SIGTERM ? 143 : 130;
+    case SweepOutcome::kFailed:
+      // Only this sweep stopped: other tuners on the database go on.
+      std::fprintf(stderr, "tuner: %s: %s\n", db_path.c_str(),
+                   sweep.error().c_str());
+      return kExitFailure;
+    default:
+      break;
+  }
+  const SweepCounts& c = sweep.counts();
+  if (c.started > 0 && c.failed == c.started) {
+    std::fprintf(stderr,
+                 "tuner: all %lld trials failed; see `tuner trials` and the "
+                 "trials' stderr.log\n",
+                 static_cast<long long>(c.started));
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunSweep(const ExperimentConfig& config, const std::string& config_json,
+             const std::string& db_path, storage::TrialStore& store,
+             const storage::ExperimentRecord* resume) {
+  auto pool = SetUpDevices(config.devices, config.workdir);
+  if (!pool.ok()) {
+    std::fprintf(stderr, "error: %s\n", pool.message().c_str());
+    return kExitBadInput;
+  }
+  for (const auto& warning : LauncherWarnings(config))
+    spdlog::warn("{}", warning);
+  boost::asio::io_context io;
+  auto progress = MakeProgress(config);
+  Sweep::Options options;
+  options.config_json = config_json;
+  options.trials_root = StoredTrialsRoot(config_json, db_path);
+  options.cpus =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.pool = &pool.value();
+  std::string lock_path = TunerLockPath(options.trials_root, config.name);
+  auto lock = HoldTunerLock(lock_path, CliOwnerText());
+  if (!lock) {
+    std::fprintf(stderr,
+                 "tuner: another tuner is running experiment '%s' (it holds "
+                 "%s)\n",
+                 config.name.c_str(), lock_path.c_str());
+    return kExitFailure;
+  }
+  options.runner.shim_path = ShimPath();
+  options.runner.tuner_lock = lock_path;
+  options.runner.orphan_timeout = config.trial.orphan_timeout;
+  options.on_finished = [&io] { io.stop(); };
+  Sweep sweep(io, config, store, *progress, options);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
+  int last_signal = 0;
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        if (signal == SIGUSR1) {  // tuner stop --detach
+          spdlog::warn(
+              "detaching: trials keep running; `tuner resume {}` "
+              "takes them up",
+              config.name);
+          sweep.Detach();
+          return;
+        }
+        bool force = last_signal != 0;
+        last_signal = signal;
+        spdlog::warn(force ? "killing all trials"
+                           : "stopping all trials (again to kill them now)");
+        sweep.Interrupt(force);
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+  core::Status started = resume ? sweep.Resume(*resume) : sweep.Start();
+  if (auto s = started; !s.ok()) {
+    bool taken = s.error().code == core::ErrorCode::kAlreadyExists;
+    std::string where = taken ? "" : db_path + ": ";
+    std::fprintf(stderr, "tuner: %s%s\n", where.c_str(), s.message().c_str());
+    return taken ? kExitBadInput : kExitFailure;
+  }
+  if (sweep.outcome() == SweepOutcome::kRunning) RunContained(io, "sweep");
+  return ExitCode(sweep, last_signal, db_path);
+}
+
+}  // namespace tuner::cli

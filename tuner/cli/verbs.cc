@@ -1,0 +1,215 @@
+#include "tuner/cli/verbs.h"
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+
+namespace tuner::cli {
+
+namespace {
+
+// An integer from 0 to 2^63 - 1, written in full: no sign, no wrap-around.
+std::string NonNegativeInt64(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end || value < 0)
+    return "expected an integer from 0 to 9223372036854775807, got " + text;
+  return "";
+}
+
+// --server and --token-file: the verbs a running `tuner serve` can answer.
+void RemoteFlags(CLI::App& command, Arguments& a) {
+  command.add_option("--server", a.remote.server,
+                     "ask a running `tuner serve` (http://HOST:PORT) "
+                     "instead of the database");
+  command.add_option("--token-file", a.remote.token_file,
+                     "the service's token (else $TUNER_TOKEN)");
+}
+
+bool Remote(const Arguments& a) { return !a.remote.server.empty(); }
+
+void RunFlags(CLI::App& c, Arguments& a) {
+  c.add_option("config", a.run.config_path, "experiment YAML")->required();
+}
+int RunVerb(Arguments& a) {
+  if (a.db_given) a.run.db_path = a.db;
+  return Run(a.run);
+}
+
+void PlanFlags(CLI::App& c, Arguments& a) {
+  c.add_option("config", a.plan.config_path, "experiment YAML")->required();
+  c.add_option("--unit-seconds", a.plan.unit_seconds,
+               "seconds one time_attr unit takes (for device-hours)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--price-per-hour", a.plan.price_per_hour,
+               "the instance's price per hour (for the cost)")
+      ->check(CLI::NonNegativeNumber);
+  c.add_option("--devices", a.plan.devices,
+               "devices of the target machine, when its kind is not on this "
+               "one (e.g. 8 Gaudi cards)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--format", a.plan.format, "text | json")
+      ->check(CLI::IsMember({"text", "json"}));
+}
+int PlanVerb(Arguments& a) { return Plan(a.plan); }
+
+void SimulateFlags(CLI::App& c, Arguments& a) {
+  SimulateOptions& s = a.simulate;
+  c.add_option("config", s.config_path, "experiment YAML")->required();
+  auto* table = c.add_option(
+      "--table", s.table_path,
+      "JSON lines: {config: {...}, curve: [{TIME_ATTR, metrics, seconds}]}");
+  c.add_option("--from-experiment", s.from_experiment,
+               "replay a stored experiment's reports instead")
+      ->excludes(table);
+  c.add_option("--workers", s.workers, "identical slots (default 1)")
+      ->check(CLI::Range(1, 4096));
+  c.add_option("--seed", s.seed, "the searcher's seed")
+      ->check(NonNegativeInt64);
+  c.add_option("--name", s.name, "the experiment's name");
+  c.add_option("--format", s.format, "table | json")
+      ->check(CLI::IsMember({"table", "json"}));
+}
+int SimulateVerb(Arguments& a) {
+  if (a.db_given) a.simulate.db_path = a.db;
+  return Simulate(a.simulate);
+}
+
+void BestFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.query.name, "experiment name")->required();
+  c.add_option("--top", a.query.top, "how many (default 1)")
+      ->check(CLI::PositiveNumber);
+  c.add_option("--format", a.query.format, "table | json | yaml | args")
+      ->check(CLI::IsMember({"table", "json", "yaml", "args"}));
+  RemoteFlags(c, a);
+}
+int BestVerb(Arguments& a) {
+  if (Remote(a)) {
+    return server::RemoteBest(a.query.name, a.query.top, a.query.format,
+                              a.remote);
+  }
+  return Best(a.query);
+}
+
+void TrialsFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.query.name, "experiment name")->required();
+  c.add_option("--format", a.query.format, "table | json | yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  RemoteFlags(c, a);
+}
+int TrialsVerb(Arguments& a) {
+  if (Remote(a))
+    return server::RemoteTrials(a.query.name, a.query.format, a.remote);
+  return Trials(a.query);
+}
+
+void StatusFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.query.name, "only this experiment");
+  RemoteFlags(c, a);
+}
+int StatusVerb(Arguments& a) {
+  if (Remote(a)) return server::RemoteStatus(a.query.name, a.remote);
+  return Status(a.query);
+}
+
+void ResumeFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.query.name, "experiment name")->required();
+  RemoteFlags(c, a);
+}
+int ResumeVerb(Arguments& a) {
+  if (Remote(a)) return server::RemoteResume(a.query.name, a.remote);
+  return Resume(a.query);
+}
+
+void StopFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.stop.name, "experiment name")->required();
+  c.add_flag("--detach", a.stop.detach,
+             "leave its trials running for a later `tuner resume`");
+  c.add_flag("--force", a.stop.force, "kill its trials at once");
+  RemoteFlags(c, a);
+}
+int StopVerb(Arguments& a) {
+  if (Remote(a)) {
+    if (a.stop.detach) {
+      std::fprintf(stderr, "tuner: --detach works with --db only\n");
+      return kExitBadInput;
+    }
+    return server::RemoteStop(a.stop.name, a.stop.force, a.remote);
+  }
+  a.stop.db_path = a.db;
+  return Stop(a.stop);
+}
+
+void DevicesFlags(CLI::App& c, Arguments& a) {
+  DevicesOptions& d = a.devices;
+  c.add_option("--config", d.config_path,
+               "use this experiment's devices section");
+  c.add_option("--kind", d.kind, "auto | habana | neuron | cuda | cpu")
+      ->check(CLI::IsMember({"auto", "habana", "neuron", "cuda", "cpu"}));
+  c.add_option("--lock-dir", d.lock_dir,
+               "where leases live (default $TUNER_LOCK_DIR or "
+               "/tmp/tuner-locks)");
+  c.add_option("--format", d.format, "text | json")
+      ->check(CLI::IsMember({"text", "json"}));
+}
+int DevicesVerb(Arguments& a) { return Devices(a.devices); }
+
+void ServeFlags(CLI::App& c, Arguments& a) {
+  server::ServeOptions& s = a.serve;
+  c.add_option("--listen", s.listen,
+               "HOST:PORT (default 127.0.0.1:8080; port 0: any)");
+  c.add_option("--token-file", s.token_file,
+               "the token requests must carry (else $TUNER_TOKEN, else the "
+               "one kept in <db>.token)");
+  c.add_option("--allow-host", s.allow_hosts,
+               "a name clients may use in Host besides the bound address and "
+               "localhost (repeatable)");
+  c.add_option("--http-threads", s.http_threads,
+               "threads serving HTTP (default 2)")
+      ->check(CLI::Range(1, 64));
+  c.add_flag("!--no-resume", s.resume,
+             "do not take up experiments a previous service left running");
+}
+int ServeVerb(Arguments& a) {
+  a.serve.db_path = a.db;
+  return server::Serve(a.serve);
+}
+
+void SubmitFlags(CLI::App& c, Arguments& a) {
+  c.add_option("config", a.submit_path, "experiment YAML")->required();
+  c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
+  c.add_option("--token-file", a.remote.token_file,
+               "the service's token (else $TUNER_TOKEN)");
+}
+int SubmitVerb(Arguments& a) {
+  return server::RemoteSubmit(a.submit_path, a.remote);
+}
+
+constexpr Verb kVerbs[] = {
+    {"run", "run a sweep to its end", RunFlags, RunVerb},
+    {"plan", "the expected budget of a sweep (brackets, rungs, cost)",
+     PlanFlags, PlanVerb, false},
+    {"simulate",
+     "replay an experiment in simulated time on a table of learning curves",
+     SimulateFlags, SimulateVerb},
+    {"best", "the best trials of an experiment", BestFlags, BestVerb},
+    {"trials", "every trial of an experiment", TrialsFlags, TrialsVerb},
+    {"resume", "take up an unfinished experiment: adopt its running trials",
+     ResumeFlags, ResumeVerb},
+    {"stop", "stop the tuner running an experiment (or detach it)", StopFlags,
+     StopVerb},
+    {"status", "experiments and their progress", StatusFlags, StatusVerb},
+    {"devices", "the machine's devices: free, leased by a trial, or busy",
+     DevicesFlags, DevicesVerb, false},
+    {"serve", "the tuning service: HTTP API, shared devices, dashboard",
+     ServeFlags, ServeVerb},
+    {"submit", "submit an experiment to a running `tuner serve`", SubmitFlags,
+     SubmitVerb},
+};
+
+}  // namespace
+
+std::span<const Verb> Verbs() { return kVerbs; }
+
+}  // namespace tuner::cli

@@ -1,0 +1,173 @@
+#include "tuner/config/config_sections.h"
+
+#include <cmath>
+
+#include "schedulers/brackets.h"
+
+namespace tuner::config {
+
+namespace {
+
+void CheckGridSpace(const YAML::Node& node, const Path& path,
+                    const core::SearchSpace& space) {
+  for (const auto& spec : space.params) {
+    if (spec.distribution != core::Distribution::kGrid &&
+        spec.distribution != core::Distribution::kChoice) {
+      Fail(node["type"], path / "type",
+           "grid search needs every parameter to be a grid or a choice; '" +
+               spec.name + "' is not");
+    }
+    if (spec.when) {
+      Fail(node["type"], path / "type",
+           "grid search does not take conditional parameters; '" + spec.name +
+               "' has `when`");
+    }
+  }
+}
+
+void ReadTpeOptions(const Reader& r, const YAML::Node& node, const Path& path,
+                    core::SearcherSpec& s) {
+  bool tpe = s.type == core::SearcherType::kTpe;
+  for (const char* key : {"n_startup", "n_candidates", "gamma"}) {
+    if (node[key] && !tpe) Fail(node[key], path / key, "applies to tpe only");
+  }
+  if (auto n = node["n_startup"]) {
+    s.n_startup = static_cast<int>(r.Int(n, path / "n_startup", 1, 1'000'000));
+  }
+  if (auto n = node["n_candidates"]) {
+    s.n_candidates =
+        static_cast<int>(r.Int(n, path / "n_candidates", 1, 100'000));
+  }
+  if (auto n = node["gamma"]) {
+    s.gamma = r.Number(n, path / "gamma");
+    if (s.gamma <= 0 || s.gamma >= 1)
+      Fail(n, path / "gamma", "must be in (0, 1)");
+  }
+}
+
+}  // namespace
+
+void ReadSearcher(const Reader& r, const YAML::Node& node,
+                  ExperimentConfig& c) {
+  Path path("searcher");
+  r.Map(node, path);
+  r.Keys(node, path, {"type", "seed", "n_startup", "n_candidates", "gamma"});
+  if (node["type"]) {
+    c.searcher.type =
+        r.Enum<core::SearcherType>(node["type"], path / "type",
+                                   {{"random", core::SearcherType::kRandom},
+                                    {"grid", core::SearcherType::kGrid},
+                                    {"sobol", core::SearcherType::kSobol},
+                                    {"tpe", core::SearcherType::kTpe}});
+  }
+  if (node["seed"]) {
+    c.searcher.seed = static_cast<uint64_t>(r.Int(node["seed"], path / "seed"));
+    c.seed_given = true;
+  }
+  ReadTpeOptions(r, node, path, c.searcher);
+  if (c.searcher.type == core::SearcherType::kGrid)
+    CheckGridSpace(node, path, c.space);
+}
+
+namespace {
+
+void ReadSchedulerNumbers(const Reader& r, const YAML::Node& node,
+                          const Path& path, core::SchedulerSpec& s) {
+  if (node["max_t"]) s.max_t = r.Number(node["max_t"], path / "max_t");
+  if (node["grace_period"]) {
+    s.grace_period = r.Number(node["grace_period"], path / "grace_period");
+  }
+  if (node["reduction_factor"]) {
+    s.reduction_factor =
+        r.Number(node["reduction_factor"], path / "reduction_factor");
+  }
+  if (node["brackets"]) {
+    s.brackets = static_cast<int>(
+        r.Int(node["brackets"], path / "brackets", 1, schedulers::kMaxRungs));
+  }
+  if (node["min_samples"]) {
+    s.min_samples = static_cast<int>(
+        r.Int(node["min_samples"], path / "min_samples", 1, 1'000'000));
+  }
+  if (node["mode"]) {
+    s.promotion = r.Enum<bool>(node["mode"], path / "mode",
+                               {{"stopping", false}, {"promotion", true}});
+  }
+}
+
+// Rungs are grace_period * reduction_factor^k below max_t; a factor near 1
+// or a huge max_t would make millions of them.
+void CheckRungCount(const YAML::Node& node, const Path& path,
+                    const core::SchedulerSpec& s) {
+  double levels = (std::log(*s.max_t) - std::log(s.grace_period)) /
+                  std::log(s.reduction_factor);  // no overflow of the ratio
+  if (levels > schedulers::kMaxRungs) {
+    const char* key = node["reduction_factor"] ? "reduction_factor" : "max_t";
+    Fail(node[key], path / key,
+         "makes " + core::FormatDouble(std::ceil(levels)) +
+             " rungs from grace_period to max_t; at most " +
+             std::to_string(schedulers::kMaxRungs) +
+             " (grace_period * reduction_factor^64 must reach max_t)");
+  }
+}
+
+// Keys that only some scheduler types take.
+void CheckApplicable(const YAML::Node& node, const Path& path,
+                     const core::SchedulerSpec& s) {
+  using core::SchedulerType;
+  auto only = [&](const char* key, std::initializer_list<SchedulerType> types,
+                  const char* which) {
+    if (!node[key]) return;
+    for (auto t : types)
+      if (s.type == t) return;
+    Fail(node[key], path / key, std::string("applies to ") + which + " only");
+  };
+  only("brackets", {SchedulerType::kAsha, SchedulerType::kHyperband},
+       "asha and hyperband");
+  only("mode", {SchedulerType::kAsha}, "asha");
+  only("min_samples", {SchedulerType::kMedian}, "median");
+  only("reduction_factor", {SchedulerType::kAsha, SchedulerType::kHyperband},
+       "asha and hyperband");
+}
+
+}  // namespace
+
+void ReadScheduler(const Reader& r, const YAML::Node& node,
+                   ExperimentConfig& c) {
+  using core::SchedulerType;
+  Path path("scheduler");
+  r.Map(node, path);
+  r.Keys(node, path,
+         {"type", "max_t", "grace_period", "reduction_factor", "brackets",
+          "mode", "min_samples"});
+  auto& s = c.scheduler;
+  s.type = r.Enum<SchedulerType>(r.Required(node, path, "type"), path / "type",
+                                 {{"asha", SchedulerType::kAsha},
+                                  {"hyperband", SchedulerType::kHyperband},
+                                  {"median", SchedulerType::kMedian},
+                                  {"fifo", SchedulerType::kFifo}});
+  CheckApplicable(node, path, s);
+  ReadSchedulerNumbers(r, node, path, s);
+  bool rungs =
+      s.type == SchedulerType::kAsha || s.type == SchedulerType::kHyperband;
+  std::string type = node["type"].Scalar();
+  if (rungs && !s.max_t) Fail(node, path / "max_t", type + " needs max_t");
+  if (s.max_t && *s.max_t <= 0)
+    Fail(node["max_t"], path / "max_t", "must be > 0");
+  if (s.grace_period <= 0) {
+    Fail(node["grace_period"], path / "grace_period", "must be > 0");
+  }
+  if (s.reduction_factor <= 1) {
+    Fail(node["reduction_factor"], path / "reduction_factor", "must be > 1");
+  }
+  if ((rungs || s.max_t) && s.grace_period >= s.max_t.value_or(0) &&
+      s.type != SchedulerType::kFifo) {
+    Fail(node["grace_period"] ? node["grace_period"] : node,
+         path / "grace_period",
+         "must be below max_t (" + core::FormatDouble(s.max_t.value_or(0)) +
+             ")");
+  }
+  if (rungs) CheckRungCount(node, path, s);
+}
+
+}  // namespace tuner::config

@@ -1,0 +1,40 @@
+// Reading the `searcher`, `scheduler` and `devices` sections of a config.
+#ifndef TUNER_TUNER_CONFIG_CONFIG_SECTIONS_H_
+#define TUNER_TUNER_CONFIG_CONFIG_SECTIONS_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include "tuner/config/config_values.h"
+#include "tuner/config/experiment_config.h"
+
+namespace tuner::config {
+
+// Both throw LoadError (file:line: key: message) on bad input. ReadSearcher
+// needs c.space read; ReadScheduler needs c.searcher read.
+// search_space (config_space.cc): its parameters, in order.
+core::SearchSpace ReadSpace(const Reader& r, const YAML::Node& node,
+                            const Path& path);
+void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
+void ReadScheduler(const Reader& r, const YAML::Node& node,
+                   ExperimentConfig& c);
+// The placeholders the tuner fills itself; no parameter may take a name.
+inline constexpr const char* kBuiltinPlaceholders[] = {
+    "max_t", "trial_id", "trial_dir", "devices", "num_devices", "master_port"};
+
+// Fails unless every {placeholder} in `text` names a param, a built-in
+// ({max_t}, {trial_id}, {trial_dir}, {devices}, …) or one of `extra`.
+void CheckPlaceholders(const YAML::Node& node, const Path& path,
+                       const std::string& text, const ExperimentConfig& c,
+                       const std::vector<std::string>& extra = {});
+// The `checkpoints` section; `metrics_format` and `metrics_regex`
+// (config_checkpoints.cc).
+void ReadCheckpoints(const Reader& r, const YAML::Node& node,
+                     ExperimentConfig& c);
+void ReadMetricsFormat(const Reader& r, const YAML::Node& root,
+                       ExperimentConfig& c);
+// The `devices` section (config_devices.cc).
+void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
+
+}  // namespace tuner::config
+
+#endif  // TUNER_TUNER_CONFIG_CONFIG_SECTIONS_H_

@@ -1,0 +1,244 @@
+#include "tuner/config/config_values.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "tuner/config/config_loader.h"
+
+namespace tuner::config {
+
+namespace {
+
+std::string Describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  return "'" + node.Scalar() + "'";
+}
+
+bool IsPlainScalar(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() != "!";
+}
+
+// Text that becomes a command-line word or an environment value cannot
+// hold a NUL ("a\0b" would reach the trial as "a").
+void RefuseNul(const YAML::Node& node, const Path& path) {
+  if (node.Scalar().find('\0') != std::string::npos) {
+    Fail(node, path, "holds a NUL character, which no argument can carry");
+  }
+}
+
+// A parameter's value is printed in tables and on terminals: no control
+// character (C0, DEL, C1) in it.
+void RefuseControl(const YAML::Node& node, const Path& path) {
+  const std::string& text = node.Scalar();
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    bool c1 = c == 0xc2 && i + 1 < text.size() &&
+              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (c < 0x20 || c == 0x7f || c1) {
+      Fail(node, path, "a value holds a control character");
+    }
+  }
+}
+
+}  // namespace
+
+void Fail(const YAML::Node& node, const Path& path,
+          const std::string& message) {
+  int line = 1;
+  if (node.IsDefined() && node.Mark().line >= 0) line = node.Mark().line + 1;
+  throw LoadError(std::to_string(line) + ": " +
+                  (path.str().empty() ? "" : path.str() + ": ") + message);
+}
+
+void Reader::Map(const YAML::Node& node, const Path& path) const {
+  if (!node.IsMap())
+    Fail(node, path, "expected a mapping, got " + Describe(node));
+  // yaml-cpp keeps both of two equal keys, and node[key] finds the first.
+  std::set<std::string> seen;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) {
+      Fail(entry.first, path,
+           "keys must be text, got " + Describe(entry.first));
+    }
+    if (!seen.insert(entry.first.Scalar()).second) {
+      Fail(entry.first, path / entry.first.Scalar(), "duplicate key");
+    }
+  }
+}
+
+void Reader::Keys(const YAML::Node& node, const Path& path,
+                  const std::vector<std::string>& allowed) const {
+  for (const auto& entry : node) {
+    std::string key = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+      continue;
+    }
+    std::string hint = DidYouMean(key, allowed);
+    Fail(entry.first, path / key,
+         "unknown key" +
+             (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+}
+
+YAML::Node Reader::Required(const YAML::Node& node, const Path& path,
+                            const std::string& key) const {
+  YAML::Node value = node[key];
+  if (!value.IsDefined() || value.IsNull()) Fail(node, path / key, "required");
+  return value;
+}
+
+std::string Reader::String(const YAML::Node& node, const Path& path) const {
+  if (!node.IsScalar())
+    Fail(node, path, "expected text, got " + Describe(node));
+  RefuseNul(node, path);
+  return node.Scalar();
+}
+
+double Reader::Number(const YAML::Node& node, const Path& path) const {
+  double value = 0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) ||
+      std::isnan(value)) {
+    Fail(node, path, "expected a number, got " + Describe(node));
+  }
+  if (!std::isfinite(value)) {
+    Fail(node, path, "expected a finite number, got " + Describe(node));
+  }
+  return value;
+}
+
+int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
+  int64_t value = 0;
+  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
+    Fail(node, path, "expected an integer, got " + Describe(node));
+  }
+  return value;
+}
+
+int64_t Reader::Int(const YAML::Node& node, const Path& path, int64_t low,
+                    int64_t high) const {
+  int64_t value = Int(node, path);
+  if (value < low) Fail(node, path, "must be >= " + std::to_string(low));
+  if (value > high) Fail(node, path, "must be <= " + std::to_string(high));
+  return value;
+}
+
+bool Reader::Bool(const YAML::Node& node, const Path& path) const {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+    Fail(node, path, "expected true or false, got " + Describe(node));
+  }
+  return value;
+}
+
+std::chrono::milliseconds Reader::Duration(const YAML::Node& node,
+                                           const Path& path) const {
+  std::string text = String(node, path);
+  double scale = 1000;
+  for (auto [suffix, factor] : {std::pair<const char*, double>{"ms", 1},
+                                {"s", 1000},
+                                {"m", 60000},
+                                {"h", 3600000}}) {
+    std::string s(suffix);
+    if (text.size() > s.size() && text.ends_with(s)) {
+      text.resize(text.size() - s.size());
+      scale = factor;
+      break;
+    }
+  }
+  double amount = 0;
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), amount);
+  if (ec != std::errc() || end != text.data() + text.size() || !(amount > 0)) {
+    Fail(node, path,
+         "expected a duration such as 90, 90s, 10m or 2h, got " +
+             Describe(node));
+  }
+  // Compared as doubles: inf and 1e300 must not reach the integer cast.
+  double ms = amount * scale;
+  if (!(ms >= static_cast<double>(kMinDuration.count()) &&
+        ms <= static_cast<double>(kMaxDuration.count()))) {
+    Fail(node, path, "must be between 1ms and 30 days, got " + Describe(node));
+  }
+  return std::chrono::milliseconds(std::llround(ms));
+}
+
+std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
+                                             const Path& path) const {
+  if (!node.IsSequence())
+    Fail(node, path, "expected a list, got " + Describe(node));
+  std::vector<core::ParamValue> values;
+  for (const auto& item : node) {
+    if (!item.IsScalar()) Fail(item, path, "values must be scalars");
+    RefuseNul(item, path);
+    RefuseControl(item, path);
+    const std::string& text = item.Scalar();
+    int64_t i = 0;
+    double d = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (!IsPlainScalar(item)) {
+      values.emplace_back(text);
+    } else if (ec == std::errc() && end == text.data() + text.size()) {
+      values.emplace_back(i);
+    } else if (YAML::convert<double>::decode(item, d) && !std::isnan(d)) {
+      // .inf reached the command as "inf" but was stored as null.
+      if (!std::isfinite(d)) Fail(item, path, "values must be finite");
+      values.emplace_back(d);
+    } else if (text == "true" || text == "false") {
+      values.emplace_back(text == "true");
+    } else {
+      values.emplace_back(text);
+    }
+  }
+  return values;
+}
+
+void Reader::FailChoice(const YAML::Node& node, const Path& path,
+                        const std::string& text,
+                        const std::vector<std::string>& names) const {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : " | ") + name;
+  std::string hint = DidYouMean(text, names);
+  Fail(node, path,
+       "'" + text + "' is not one of " + list +
+           (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+}
+
+bool IsIdentifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_';
+  });
+}
+
+bool IsName(const std::string& text) {
+  if (text.empty() || text.size() > 128 || text[0] == '.') return false;
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace tuner::config

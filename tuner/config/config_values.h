@@ -1,0 +1,99 @@
+// Typed reading of YAML nodes, with errors that name the line and the key.
+#ifndef TUNER_TUNER_CONFIG_CONFIG_VALUES_H_
+#define TUNER_TUNER_CONFIG_CONFIG_VALUES_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/param_value.h"
+#include "tuner/config/command_template.h"
+
+// Internal to config_loader.cc; LoadError never leaves LoadConfigText().
+namespace tuner::config {
+
+// "<line>: <key path>: <message>"; the loader prefixes the file name.
+class LoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A dotted key path such as search_space.lr.low.
+class Path {
+ public:
+  explicit Path(std::string text) : text_(std::move(text)) {}
+  Path operator/(const std::string& key) const {
+    return Path(text_.empty() ? key : text_ + "." + key);
+  }
+  const std::string& str() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+// The bounds of every duration in a config: 0.0001ms would round to 0 (which
+// means "none" for timeouts) and 1e300s overflows.
+inline constexpr std::chrono::milliseconds kMinDuration{1};
+inline constexpr std::chrono::milliseconds kMaxDuration{30LL * 24 * 3600 *
+                                                        1000};  // 30 days
+
+[[noreturn]] void Fail(const YAML::Node& node, const Path& path,
+                       const std::string& message);
+
+// Typed getters: each fails with a LoadError on a value of the wrong kind.
+class Reader {
+ public:
+  // Fails unless `node` is a mapping whose keys are all distinct (the
+  // second of two equal keys is named).
+  void Map(const YAML::Node& node, const Path& path) const;
+  // Fails on a key of `node` not in `allowed`, suggesting the closest one.
+  void Keys(const YAML::Node& node, const Path& path,
+            const std::vector<std::string>& allowed) const;
+  YAML::Node Required(const YAML::Node& node, const Path& path,
+                      const std::string& key) const;
+  std::string String(const YAML::Node& node, const Path& path) const;
+  // A finite number (neither NaN nor ±inf).
+  double Number(const YAML::Node& node, const Path& path) const;
+  int64_t Int(const YAML::Node& node, const Path& path) const;
+  // An integer in [low, high]: "must be >= low" or "must be <= high".
+  int64_t Int(const YAML::Node& node, const Path& path, int64_t low,
+              int64_t high) const;
+  bool Bool(const YAML::Node& node, const Path& path) const;
+  // A duration: seconds as a number, or "500ms", "90s", "10m", "2h"; at
+  // least kMinDuration and at most kMaxDuration.
+  std::chrono::milliseconds Duration(const YAML::Node& node,
+                                     const Path& path) const;
+  // A list of scalars: integers, reals, true/false, else strings.
+  std::vector<core::ParamValue> Values(const YAML::Node& node,
+                                       const Path& path) const;
+
+  template <typename T>
+  T Enum(const YAML::Node& node, const Path& path,
+         const std::vector<std::pair<std::string, T>>& options) const {
+    std::string text = String(node, path);
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) {
+      if (name == text) return value;
+      names.push_back(name);
+    }
+    FailChoice(node, path, text, names);
+  }
+
+ private:
+  [[noreturn]] void FailChoice(const YAML::Node& node, const Path& path,
+                               const std::string& text,
+                               const std::vector<std::string>& names) const;
+};
+
+bool IsIdentifier(const std::string& text);
+// Experiment names: letters, digits, '.', '_' and '-', at most 128.
+bool IsName(const std::string& text);
+size_t EditDistance(const std::string& a, const std::string& b);
+
+}  // namespace tuner::config
+
+#endif  // TUNER_TUNER_CONFIG_CONFIG_VALUES_H_

@@ -1,0 +1,39 @@
+// The config as stored with an experiment, and how to read it back.
+#ifndef TUNER_TUNER_CONFIG_STORED_CONFIG_H_
+#define TUNER_TUNER_CONFIG_STORED_CONFIG_H_
+
+#include <string>
+
+#include "core/result.h"
+#include "tuner/config/experiment_config.h"
+
+namespace tuner {
+
+// JSON holding the YAML text as written, where it came from, and what was
+// resolved when the sweep started (the directory relative paths were
+// resolved against, workdir, the searcher seed, where its trial directories
+// go), so that the stored experiment can be rebuilt exactly.
+std::string StoredConfigJson(const ExperimentConfig& config,
+                             const std::string& yaml_text,
+                             const std::string& source_path,
+                             const std::string& base_dir,
+                             const std::string& trials_root);
+
+// Rebuilds the config with the paths resolved when it was stored.
+core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
+
+// True for an experiment `tuner simulate` stored: it has no processes to
+// resume (simulate it again instead).
+bool IsSimulated(const std::string& json);
+// What every resume (CLI or service) says of such an experiment: an
+// InvalidArgument naming it; OK for any other.
+core::Status RefuseSimulated(const std::string& name, const std::string& json);
+
+// The directory of the experiment's trial directories as stored; for an
+// experiment stored before they were scoped, LegacyTrialsRoot(db_path).
+std::string StoredTrialsRoot(const std::string& json,
+                             const std::string& db_path);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_CONFIG_STORED_CONFIG_H_

@@ -1,0 +1,300 @@
+#include "tuner/sweep/sweep.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "schedulers/factory.h"
+#include "trial_runner/local_runner.h"
+#include "tuner/base/one_line.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+namespace fs = std::filesystem;
+
+Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
+             storage::TrialStore& store, ProgressSink& progress,
+             Options options)
+    : io_(io),
+      config_(config),
+      store_(store),
+      progress_(progress),
+      options_(std::move(options)),
+      searcher_(
+          schedulers::MakeSearcher(config.searcher, config.space, config.mode)),
+      scheduler_(options_.make_scheduler
+                     ? options_.make_scheduler(config.scheduler)
+                     : schedulers::MakeTrialScheduler(config.scheduler)),
+      pool_(*options_.pool),
+      own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
+      clock_(options_.clock ? *options_.clock : *own_clock_),
+      retry_timer_(clock_.MakeTimer()),
+      checkpoint_timer_(clock_.MakeTimer()),
+      runner_(options_.make_runner ? options_.make_runner(io, *this)
+                                   : std::make_unique<runner::LocalRunner>(
+                                         io, *this, options_.runner)) {
+  counts_.total = config.num_trials;
+  JoinShare();
+}
+
+std::chrono::steady_clock::time_point Sweep::Now() const {
+  return clock_.Now();
+}
+
+Sweep::~Sweep() {
+  if (options_.share) options_.share->Leave(share_id_);
+  (void)store_.Commit();
+}
+
+core::Status Sweep::Start() {
+  core::Status status = core::Status::Ok();
+  Guarded("the start", [&] { status = StartUnguarded(); });
+  return status;
+}
+
+core::Status Sweep::Resume(const storage::ExperimentRecord& experiment) {
+  core::Status status = core::Status::Ok();
+  Guarded("the resume", [&] { status = ResumeUnguarded(experiment); });
+  return status;
+}
+
+core::Status Sweep::StartUnguarded() {
+  storage::ExperimentRecord record;
+  record.name = config_.name;
+  record.status = "running";
+  record.metric = config_.metric;
+  record.mode = config_.mode;
+  record.time_attr = config_.time_attr;
+  record.max_t = config_.scheduler.max_t;
+  record.config_json = options_.config_json;
+  auto id = store_.CreateExperiment(record);
+  if (!id.ok()) return id.status();
+  experiment_ = id.value();
+  TUNER_RETURN_IF_ERROR(store_.Commit());
+  FillSlots();
+  CheckDone();
+  return core::Status::Ok();
+}
+
+void Sweep::Interrupt(bool force) {
+  Guarded("a stop", [&] { InterruptUnguarded(force); });
+}
+
+void Sweep::InterruptUnguarded(bool force) {
+  interrupting_ = true;
+  EndWaiting();
+  if (force) {
+    runner_->KillAll();
+  } else {
+    for (auto& [id, trial] : live_) runner_->Stop(id);
+  }
+  CheckDone();
+}
+
+void Sweep::Detach() {
+  retry_timer_->Cancel();
+  retry_armed_ = false;
+  checkpoint_timer_->Cancel();
+  checkpoint_armed_ = false;
+  pool_.StopWaiting();
+  runner_->Detach();
+  (void)store_.Commit();
+  outcome_ = SweepOutcome::kDetached;
+  progress_.SweepEnded("detached", counts_);
+  if (options_.on_finished) options_.on_finished();
+}
+
+bool Sweep::Check(const core::Status& status) {
+  // Every write goes through here: its batch is committed as soon as the
+  // handler that wrote it returns, so no batch (and no write lock) is held
+  // while this thread waits for a device, a timer or a trial.
+  if (store_.InTransaction()) ScheduleCommit();
+  if (status.ok()) return true;
+  if (error_.empty()) {
+    error_ = status.message();
+    spdlog::error("storage failed, stopping the sweep: {}", error_);
+  }
+  if (!interrupting_) InterruptUnguarded(false);
+  return false;
+}
+
+void Sweep::ScheduleCommit() {
+  if (commit_pending_) return;
+  commit_pending_ = true;
+  // A sweep the service has destroyed meanwhile committed in its destructor.
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
+    commit_pending_ = false;
+    Guarded("a commit", [this] { Check(store_.Commit()); });
+  });
+}
+
+TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
+  return TrialEvent{trial.id, &trial.params, trial.attempt};
+}
+
+void Sweep::FillSlots() {
+  while (!interrupting_ && pool_.free() > 0) {
+    if (!waiting_.empty()) {
+      if (!LaunchWaiting()) break;
+      continue;
+    }
+    if (PromoteNext()) {
+      if (!waiting_.empty()) break;
+      continue;
+    }
+    if (exhausted_ || next_index_ >= config_.num_trials) break;
+    auto params = searcher_->Suggest(next_index_);
+    if (!params) {
+      exhausted_ = true;
+      break;
+    }
+    auto id = store_.AddTrial(experiment_, next_index_, *params);
+    if (!Check(id.status())) return;
+    ++next_index_;
+    ++counts_.started;
+    auto trial = std::make_unique<LiveTrial>();
+    trial->id = id.value();
+    trial->index = next_index_ - 1;
+    trial->params = std::move(*params);
+    scheduler_->OnAdd(trial->id, trial->index);
+    LiveTrial& ref = *trial;
+    live_.emplace(ref.id, std::move(trial));
+    StartOrQueue(ref);
+    if (!waiting_.empty()) break;
+  }
+  if (exhausted_ || next_index_ >= config_.num_trials) NoteBudgetSpent();
+}
+
+void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
+  // Failing from an exception: its trials are being stopped, and what
+  // judged their reports threw; more reports would only throw again.
+  if (exceptions_ > 0) return;
+  Guarded("a report", [&] { HandleMetrics(id, std::move(metrics), offset); });
+}
+
+void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
+  Guarded("a trial's end", [&] { HandleExit(id, exit); });
+}
+
+void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  LiveTrial& trial = *it->second;
+  if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
+  StoreWithheld(trial);
+  trial.pause_at.reset();
+  Check(store_.SetShim(id, std::nullopt, std::nullopt));
+  --counts_.running;
+  if (exit.exit_code) trial.exit_code = *exit.exit_code;
+  if (exit.signal) trial.exit_code = -exit.signal;
+  std::string reason;
+  trial.device_busy = false;
+  // Preempted for another experiment: neither a failure nor an end (unless
+  // it ended by itself before the stop reached it).
+  bool requeue = trial.preempted && exit.stop_requested && !interrupting_ &&
+                 trial.verdict == core::Action::kContinue;
+  trial.preempted = false;
+  auto status = requeue ? std::nullopt : EndStatus(trial, exit, reason);
+  // A device that its stack found busy rests a while before its next trial.
+  ReleaseDevices(trial, trial.device_busy ? kBusyDeviceRest
+                                          : std::chrono::milliseconds(0));
+  if (requeue) {
+    Relaunch(trial);  // from its newest checkpoint, if it has checkpoints
+  } else if (!status && trial.device_busy) {
+    ++trial.device_retries;
+    RecordRetries(trial);
+    spdlog::warn(
+        "trial {} could not acquire its device ({}); retrying on "
+        "another",
+        id, reason);
+    Relaunch(trial);
+  } else if (!status) {
+    ++trial.failures;
+    RecordRetries(trial);
+    spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
+                 reason, trial.failures + 1, config_.trial.max_failures + 1);
+    Relaunch(trial);
+  } else if (*status == core::TrialStatus::kPaused && trial.resume_after_exit) {
+    Relaunch(trial);
+  } else if (*status == core::TrialStatus::kPaused) {
+    auto owned = std::move(it->second);
+    live_.erase(it);
+    Pause(std::move(owned));
+  } else {
+    if (trial.verdict == core::Action::kContinue) scheduler_->OnEnd(id);
+    Finish(trial, *status, reason);
+    live_.erase(it);
+  }
+  EndStoppedPaused();
+  FillSlots();
+  CheckDone();
+}
+
+void Sweep::RecordRetries(const LiveTrial& trial) {
+  Check(store_.SetRetries(trial.id, {trial.failures, trial.device_retries}));
+}
+
+void Sweep::RotateLogs(const LiveTrial& trial) {
+  std::string dir = TrialDir(trial.id);
+  std::string suffix = ".attempt-" + std::to_string(trial.attempt) + ".log";
+  std::error_code ec;
+  fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);
+  fs::rename(dir + "/stderr.log", dir + "/stderr" + suffix, ec);
+}
+
+void Sweep::Relaunch(LiveTrial& trial) {
+  RotateLogs(trial);
+  trial.replay_until = trial.last_time;
+  trial.attempt_reports = 0;
+  trial.verdict = core::Action::kContinue;
+  trial.resume_after_exit = false;
+  trial.reason.clear();
+  trial.stop_time.reset();
+  StartOrQueue(trial);
+}
+
+void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
+                   const std::string& given_reason) {
+  // A reason may quote what the trial printed (metric names, an error
+  // line): no control character reaches a terminal or the store.
+  const std::string reason = OneLine(given_reason);
+  storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
+  Check(store_.FinishTrial(trial.id, end));
+  PruneCheckpoints(trial, status);
+  Check(store_.Commit());
+  if (trial.last_time && trial.last_value &&
+      trial.verdict == core::Action::kContinue) {
+    Observe(trial, *trial.last_time, *trial.last_value);
+  }
+  if (status == core::TrialStatus::kCompleted) ++counts_.completed;
+  if (status == core::TrialStatus::kStopped) ++counts_.stopped;
+  if (status == core::TrialStatus::kFailed) ++counts_.failed;
+  progress_.TrialEnded(EventOf(trial), status, reason, counts_);
+}
+
+void Sweep::CheckDone() {
+  if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
+  bool more = next_index_ < config_.num_trials && !exhausted_;
+  if (more && !interrupting_) return;
+  if (!interrupting_) EndUnpromoted();
+  outcome_ = !error_.empty() ? SweepOutcome::kFailed
+             : interrupting_ ? SweepOutcome::kInterrupted
+                             : SweepOutcome::kFinished;
+  std::string status = outcome_ == SweepOutcome::kFinished ? "finished"
+                       : outcome_ == SweepOutcome::kFailed ? "failed"
+                                                           : "interrupted";
+  if (experiment_ != 0) {
+    (void)store_.SetExperimentStatus(experiment_, status, error_);
+    (void)store_.Commit();
+  }
+  progress_.SweepEnded(status, counts_);
+  if (options_.on_finished) options_.on_finished();
+}
+
+}  // namespace tuner

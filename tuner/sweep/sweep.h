@@ -1,0 +1,255 @@
+// Sweep: runs one experiment to its end on an Asio event loop.
+#ifndef TUNER_TUNER_SWEEP_SWEEP_H_
+#define TUNER_TUNER_SWEEP_SWEEP_H_
+
+#include <boost/asio/io_context.hpp>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+#include <vector>
+
+#include "schedulers/searcher.h"
+#include "schedulers/trial_scheduler.h"
+#include "storage/trial_store.h"
+#include "trial_runner/device_pool.h"
+#include "trial_runner/local_runner.h"  // RunnerOptions: the default runner
+#include "trial_runner/trial_runner.h"
+#include "tuner/base/clock.h"
+#include "tuner/config/experiment_config.h"
+#include "tuner/sweep/device_share.h"
+#include "tuner/sweep/progress.h"
+
+namespace tuner {
+
+// How a sweep ended.
+enum class SweepOutcome {
+  kRunning,
+  kFinished,
+  kInterrupted,
+  kFailed,
+  kDetached  // trials left running for a later Resume()
+};
+
+// Moves data between the modules: runner report → storage (append) →
+// scheduler (decide) → storage (decision) → runner (act). Every write is
+// committed before the action that depends on it (a launch, a stop), and
+// bursts of reports share one commit, posted right after the burst: no
+// batch stays open while the loop waits (other processes write the same
+// database). Not thread-safe: everything runs on
+// the io_context's thread.
+class Sweep : public runner::RunnerObserver {
+ public:
+  struct Options {
+    std::string config_json;  // stored with the experiment
+    std::string trials_root;  // trials/<id>/ live here
+    int cpus = 1;
+    runner::DevicePool* pool = nullptr;  // required; outlives the sweep
+    runner::RunnerOptions runner;        // the shim, the tuner's lock
+    std::function<void()> on_finished;   // called once, when the sweep ends
+    // Shares the devices with other sweeps of this process (the service);
+    // nullptr: this sweep takes every device it can.
+    DeviceShare* share = nullptr;
+    double priority = 1;  // its weight in `share`
+    // The sweep's time and timers (report throttling, checkpoint waits and
+    // polls, device retries); nullptr: a SteadyClock on the sweep's loop.
+    // Outlives the sweep.
+    Clock* clock = nullptr;
+    // Builds the runner of its trials, which reports to `observer` on
+    // `io`; empty: a LocalRunner with `runner` (processes on this machine).
+    std::function<std::unique_ptr<runner::TrialRunner>(
+        boost::asio::io_context& io, runner::RunnerObserver& observer)>
+        make_runner;
+    // Builds the trial scheduler; empty: schedulers::MakeTrialScheduler.
+    std::function<std::unique_ptr<schedulers::TrialScheduler>(
+        const core::SchedulerSpec&)>
+        make_scheduler;
+  };
+
+  Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
+        storage::TrialStore& store, ProgressSink& progress, Options options);
+  ~Sweep() override;
+
+  // Registers the experiment and starts the first trials. Fails if the
+  // experiment exists already or the database cannot be written.
+  core::Status Start();
+  // Takes up an unfinished experiment (sweep_resume.cc): rebuilds the
+  // scheduler and searcher from the stored trials, reports and decisions,
+  // adopts trials whose shim still runs (checked by pid and start time)
+  // and reads their output from the last stored offset, records the real
+  // exit of those that ended meanwhile, relaunches (from their newest
+  // checkpoint) those that died without a status, then goes on.
+  core::Status Resume(const storage::ExperimentRecord& experiment);
+  // Stops every trial (SIGTERM, then SIGKILL after the grace period; at once
+  // when `force`) and ends the sweep as interrupted once they have exited.
+  void Interrupt(bool force);
+  // Leaves every running trial to its shim and ends the sweep at once; a
+  // later Resume() adopts them.
+  void Detach();
+
+  SweepOutcome outcome() const { return outcome_; }
+  // Why it failed, when the outcome is kFailed: the first storage error, or
+  // an exception thrown inside it (stored as the experiment's reason).
+  const std::string& error() const { return error_; }
+  const SweepCounts& counts() const { return counts_; }
+  storage::ExperimentId experiment_id() const { return experiment_; }
+  // Devices its trials hold now.
+  int HeldDevices() const;
+
+  // runner::RunnerObserver; neither throws (see Guarded).
+  void OnMetrics(core::TrialId trial, core::Metrics metrics,
+                 int64_t offset) override;
+  void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
+
+ private:
+  // Runs `body`, an entry point of the event loop into this sweep (a
+  // runner event, a timer, a post, a call of the service). An exception
+  // from it fails this sweep with its message as the reason instead of
+  // escaping io_context::run() and ending every other sweep of the process.
+  void Guarded(const char* where, const std::function<void()>& body);
+  // Fails the sweep: stops its trials, and ends it once they have exited;
+  // at once when it fails again meanwhile.
+  void FailInside(const std::string& reason);
+  void HandleMetrics(core::TrialId trial, core::Metrics metrics,
+                     int64_t offset);
+  void HandleExit(core::TrialId trial, const runner::TrialExit& exit);
+  core::Status StartUnguarded();
+  core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
+  void InterruptUnguarded(bool force);
+  struct LiveTrial;
+  enum class LaunchResult { kStarted, kNoDevice, kFailed };
+  void FillSlots();
+  LaunchResult Launch(LiveTrial& trial);
+  // The trial's dir, env and command on its lease (sweep_launch.cc).
+  core::Result<runner::TrialLaunch> PrepareLaunch(LiveTrial& trial);
+  // Labels and stores the lease, marks the trial running, commits.
+  core::Status RecordLaunch(LiveTrial& trial);
+  // Launch(), else queues the trial for a device or ends it as failed.
+  void StartOrQueue(LiveTrial& trial);
+  bool LaunchWaiting();
+  void JoinShare();
+  // The share asks for a group back (preemption): stops the trial that got
+  // least far among those holding a device of `ids` (any, when empty); it
+  // is queued again when it exits. Returns whether one was stopped.
+  bool Yield(const std::vector<int>& ids);
+  void ArmRetry();
+  // Gives the trial's devices back; they are not handed out again for
+  // `rest` (a device the stack found busy).
+  void ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest =
+                                            std::chrono::milliseconds(0));
+  static constexpr int kMaxDeviceRetries = 10;
+  static constexpr std::chrono::milliseconds kBusyDeviceRest{30000};
+  void RecordShim(const LiveTrial& trial);
+  // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
+  std::string TrialDir(core::TrialId trial) const;
+  std::string OutputDir(const LiveTrial& trial) const;
+  // Resume (sweep_resume.cc).
+  void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
+  std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
+  void RestoreReports(LiveTrial& trial,
+                      const std::vector<storage::ReportRecord>& reports);
+  void RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
+                      const std::vector<storage::ReportRecord>& reports);
+  // Adopts, relaunches, queues or parks (paused) a trial not ended.
+  void TakeUp(const storage::TrialRecord& row);
+  void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
+  // Acts on a verdict reached before the crash, once the trial is adopted.
+  void ActOnRestored(LiveTrial& trial, core::Action verdict);
+  runner::TrialLaunch AdoptionLaunch(const LiveTrial& trial) const;
+  void EndWaiting();
+  // Acts on the scheduler's decision about a stored report.
+  void Judge(LiveTrial& trial, double time, double value,
+             const core::Decision& decision);
+  // Reports in (sweep.cc): a report whose time_attr is nan or inf is none.
+  void SkipNonFiniteTime(LiveTrial& trial, double time);
+  // Appends the report (its seq assigned); false if storage failed.
+  bool StoreReport(LiveTrial& trial, storage::ReportRecord report, bool judged);
+  // A report over the trial's ReportThrottle, kept until it ends unless a
+  // newer one replaces it.
+  void Withhold(LiveTrial& trial, storage::ReportRecord report, bool judged);
+  // Stores what is withheld (the trial ended).
+  void StoreWithheld(LiveTrial& trial);
+  std::chrono::steady_clock::time_point Now() const;
+  // Starts `trial` again (a retry or a promotion): keeps its old logs as
+  // .attempt-N.log and skips the reports it already made.
+  void Relaunch(LiveTrial& trial);
+  void RotateLogs(const LiveTrial& trial);
+  // Stores the trial's retry budgets spent, for a restarted tuner.
+  void RecordRetries(const LiveTrial& trial);
+  // Promotion-type schedulers (sweep_promotion.cc).
+  bool PromoteNext();
+  void Pause(std::unique_ptr<LiveTrial> trial);
+  void EndStoppedPaused();
+  void NoteBudgetSpent();
+  void EndUnpromoted();
+  void Observe(const LiveTrial& trial, double time, double value);
+  // Checkpoints (sweep_checkpoints.cc).
+  bool WantsPolling(const LiveTrial& trial) const;
+  void WatchCheckpoints();
+  void PollCheckpoints();
+  void FeedTrainerState(LiveTrial& trial);
+  void PauseAtCheckpoint(LiveTrial& trial, double milestone);
+  void CheckPause(LiveTrial& trial);
+  void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
+  // Resume: counts an ended trial's checkpoints among those kept.
+  void KeepCheckpoints(const storage::TrialRecord& row);
+  // keep_best: adds `output_dir` to the kept ones, deletes the worst.
+  void KeepBest(std::optional<double> last_value,
+                const std::string& output_dir);
+  double SnapToRung(double time) const;
+  // The status an attempt's exit gives the trial; nullopt: run it again
+  // (sweep_end_status.cc).
+  std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
+                                             const runner::TrialExit& exit,
+                                             std::string& reason) const;
+  void Finish(LiveTrial& trial, core::TrialStatus status,
+              const std::string& reason);
+  void CheckDone();
+  void ScheduleCommit();
+  bool Check(const core::Status& status);
+  TrialEvent EventOf(const LiveTrial& trial) const;
+
+  boost::asio::io_context& io_;
+  const ExperimentConfig& config_;
+  storage::TrialStore& store_;
+  ProgressSink& progress_;
+  Options options_;
+  std::unique_ptr<schedulers::Searcher> searcher_;
+  std::unique_ptr<schedulers::TrialScheduler> scheduler_;
+  runner::DevicePool& pool_;
+  std::set<int> ports_;                // handed to running trials
+  std::deque<core::TrialId> waiting_;  // live trials without a device yet
+  std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
+  Clock& clock_;
+  std::unique_ptr<Clock::Timer> retry_timer_;  // other processes hold devices
+  bool retry_armed_ = false;
+  std::unique_ptr<Clock::Timer> checkpoint_timer_;
+  bool checkpoint_armed_ = false;
+  // Stopped trials whose checkpoints are kept: (goodness, output dir).
+  std::vector<std::pair<double, std::string>> kept_checkpoints_;
+  // Resume: each trial's last stored rung decision.
+  std::unordered_map<core::TrialId, core::RungDecision> last_decision_;
+  std::unique_ptr<runner::TrialRunner> runner_;
+  int share_id_ = 0;
+  storage::ExperimentId experiment_ = 0;
+  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
+  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
+  bool budget_spent_ = false;
+  int64_t next_index_ = 0;
+  bool exhausted_ = false;
+  bool interrupting_ = false;
+  bool commit_pending_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
+  SweepOutcome outcome_ = SweepOutcome::kRunning;
+  std::string error_;
+  int exceptions_ = 0;  // caught by Guarded
+  SweepCounts counts_;
+};
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_SWEEP_SWEEP_H_

@@ -1,0 +1,160 @@
+// The parts of Sweep that follow a trial's checkpoints: trainer_state.json
+// as the metric source, pausing once the rung's checkpoint is complete,
+// and deleting the checkpoints of stopped trials (keep_best).
+#include <glob.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "trial_runner/trainer_state.h"
+#include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+namespace {
+
+// How far along a checkpoint is, on the time axis.
+double Progress(const runner::Checkpoint& checkpoint,
+                const std::string& time_attr) {
+  return time_attr == "step" ? static_cast<double>(checkpoint.global_step)
+                             : checkpoint.epoch;
+}
+
+}  // namespace
+
+double Sweep::SnapToRung(double time) const {
+  // Trainer epochs at a boundary read 0.9996 or 2.0004: a time within 1%
+  // of a rung (or of max_t) is that rung.
+  std::vector<double> marks = scheduler_->Milestones();
+  if (config_.scheduler.max_t) marks.push_back(*config_.scheduler.max_t);
+  for (double mark : marks) {
+    if (std::abs(time - mark) <= 0.01 * std::max(1.0, std::abs(mark)))
+      return mark;
+  }
+  return time;
+}
+
+bool Sweep::WantsPolling(const LiveTrial& trial) const {
+  if (trial.output_dir.empty() || trial.attempt == 0) return false;
+  return trial.pause_at.has_value() ||
+         (config_.metrics_format == "trainer_state" &&
+          trial.verdict == core::Action::kContinue);
+}
+
+void Sweep::WatchCheckpoints() {
+  if (checkpoint_armed_) return;
+  bool any = std::any_of(live_.begin(), live_.end(), [this](const auto& t) {
+    return WantsPolling(*t.second);
+  });
+  if (!any) return;
+  checkpoint_armed_ = true;
+  checkpoint_timer_->Schedule(config_.checkpoints.poll, [this] {
+    checkpoint_armed_ = false;
+    Guarded("a checkpoint poll", [this] { PollCheckpoints(); });
+  });
+}
+
+void Sweep::PollCheckpoints() {
+  std::vector<core::TrialId> ids;
+  for (const auto& [id, trial] : live_)
+    if (WantsPolling(*trial)) ids.push_back(id);
+  for (core::TrialId id : ids) {
+    auto it = live_.find(id);
+    if (it == live_.end()) continue;
+    if (config_.metrics_format == "trainer_state")
+      FeedTrainerState(*it->second);
+    if (it->second->pause_at) CheckPause(*it->second);
+  }
+  WatchCheckpoints();
+}
+
+void Sweep::FeedTrainerState(LiveTrial& trial) {
+  auto saved =
+      runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
+  if (saved.empty()) return;
+  // The history only grows (a resumed run keeps its checkpoint's), so the
+  // entries past those fed are the new ones.
+  core::TrialId id = trial.id;
+  const auto& history = saved.back().log_history;
+  while (trial.state_entries < history.size()) {
+    OnMetrics(id, history[trial.state_entries++], -1);
+    if (!live_.count(id)) return;
+  }
+}
+
+void Sweep::PauseAtCheckpoint(LiveTrial& trial, double milestone) {
+  trial.pause_at = milestone;
+  trial.pause_deadline = Now() + config_.checkpoints.wait;
+  CheckPause(trial);
+  WatchCheckpoints();
+}
+
+void Sweep::CheckPause(LiveTrial& trial) {
+  auto saved =
+      runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
+  bool ready =
+      !saved.empty() &&
+      SnapToRung(Progress(saved.back(), config_.time_attr)) >= *trial.pause_at;
+  bool late = Now() >= trial.pause_deadline;
+  if (!ready && !late) return;
+  if (!ready) {
+    spdlog::warn(
+        "trial {}: no checkpoint for rung {} after {} s; pausing "
+        "without one (a promotion retrains it from the start)",
+        trial.id, core::FormatDouble(*trial.pause_at),
+        config_.checkpoints.wait.count() / 1000);
+  }
+  trial.pause_at.reset();
+  runner_->Stop(trial.id);
+}
+
+void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {
+  if (status != core::TrialStatus::kStopped &&
+      status != core::TrialStatus::kFailed) {
+    return;
+  }
+  KeepBest(trial.last_value, trial.output_dir);
+}
+
+void Sweep::KeepCheckpoints(const storage::TrialRecord& row) {
+  if (row.status != core::TrialStatus::kStopped &&
+      row.status != core::TrialStatus::kFailed) {
+    return;
+  }
+  LiveTrial ended;
+  ended.id = row.id;
+  ended.params = row.params;
+  KeepBest(row.last_value, OutputDir(ended));
+}
+
+void Sweep::KeepBest(std::optional<double> last_value,
+                     const std::string& output_dir) {
+  if (config_.checkpoints.keep_best < 0 || output_dir.empty()) return;
+  double value = last_value.value_or(NAN);
+  double goodness = std::isnan(value)                  ? -INFINITY
+                    : config_.mode == core::Mode::kMax ? value
+                                                       : -value;
+  kept_checkpoints_.emplace_back(goodness, output_dir);
+  std::sort(kept_checkpoints_.begin(), kept_checkpoints_.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string first = config_.checkpoints.pattern.substr(
+      0, config_.checkpoints.pattern.find('/'));
+  while (kept_checkpoints_.size() >
+         static_cast<size_t>(config_.checkpoints.keep_best)) {
+    std::string dir = kept_checkpoints_.back().second;
+    kept_checkpoints_.pop_back();
+    glob_t matches{};
+    if (glob((dir + "/" + first).c_str(), 0, nullptr, &matches) == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) {
+        std::error_code ec;
+        std::filesystem::remove_all(matches.gl_pathv[i], ec);
+      }
+    }
+    globfree(&matches);
+  }
+}
+
+}  // namespace tuner

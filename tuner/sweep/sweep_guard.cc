@@ -1,0 +1,65 @@
+// The parts of Sweep that contain exceptions: one thrown inside an
+// experiment fails that experiment (its reason stored), never the process
+// or the other experiments on the same io_context.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+void Sweep::Guarded(const char* where, const std::function<void()>& body) {
+  std::string reason;
+  try {
+    body();
+    return;
+  } catch (const std::exception& e) {
+    reason = fmt::format("internal error in {}: {}", where, e.what());
+  } catch (...) {
+    reason = fmt::format("internal error in {}: an unknown exception", where);
+  }
+  FailInside(reason);
+}
+
+void Sweep::FailInside(const std::string& reason) {
+  spdlog::error("experiment '{}' fails: {}", config_.name, reason);
+  if (error_.empty()) error_ = reason;
+  if (outcome_ != SweepOutcome::kRunning) return;
+  if (++exceptions_ == 1) {
+    try {
+      InterruptUnguarded(false);  // ends it once its trials have exited
+      return;
+    } catch (...) {
+    }
+  }
+  // It threw again: its state cannot be trusted to stop its trials in
+  // order. Kill them and end it now.
+  interrupting_ = true;
+  try {
+    runner_->KillAll();
+  } catch (...) {
+  }
+  std::string why = "the experiment failed: " + error_;
+  for (auto* trials : {&live_, &paused_}) {
+    for (auto& [id, trial] : *trials) {
+      try {
+        (void)store_.FinishTrial(
+            id, {core::TrialStatus::kFailed, trial->exit_code, why, {}});
+      } catch (...) {
+      }
+    }
+    trials->clear();
+  }
+  waiting_.clear();
+  try {
+    CheckDone();
+  } catch (...) {
+  }
+  if (outcome_ == SweepOutcome::kRunning) {
+    outcome_ = SweepOutcome::kFailed;
+    if (options_.on_finished) options_.on_finished();
+  }
+}
+
+}  // namespace tuner

@@ -1,0 +1,289 @@
+// The parts of Sweep that put trials on devices: leases, their env, the
+// launch itself, and trials that wait for a device other processes hold.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "trial_runner/device_env.h"
+#include "trial_runner/device_parsers.h"
+#include "trial_runner/trainer_state.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+namespace fs = std::filesystem;
+
+void Sweep::StartOrQueue(LiveTrial& trial) {
+  LaunchResult result = Launch(trial);
+  if (result == LaunchResult::kNoDevice) waiting_.push_back(trial.id);
+  if (result != LaunchResult::kFailed) return;
+  core::TrialId failed = trial.id;
+  scheduler_->OnEnd(failed);
+  Finish(trial, core::TrialStatus::kFailed, trial.reason);
+  live_.erase(failed);
+}
+
+bool Sweep::LaunchWaiting() {
+  auto it = live_.find(waiting_.front());
+  if (it == live_.end()) {
+    waiting_.pop_front();
+    return true;
+  }
+  LiveTrial& trial = *it->second;
+  LaunchResult result = Launch(trial);
+  if (result == LaunchResult::kNoDevice) return false;
+  waiting_.pop_front();
+  if (result == LaunchResult::kFailed) {
+    scheduler_->OnEnd(trial.id);
+    Finish(trial, core::TrialStatus::kFailed, trial.reason);
+    live_.erase(it);
+  }
+  return true;
+}
+
+void Sweep::ArmRetry() {
+  if (retry_armed_ || interrupting_) return;
+  retry_armed_ = true;
+  retry_timer_->Schedule(std::chrono::milliseconds(100), [this] {
+    retry_armed_ = false;
+    Guarded("a device retry", [this] {
+      FillSlots();
+      CheckDone();
+    });
+  });
+}
+
+void Sweep::EndWaiting() {
+  retry_timer_->Cancel();
+  retry_armed_ = false;
+  pool_.StopWaiting();
+  for (core::TrialId id : waiting_) {
+    auto it = live_.find(id);
+    if (it == live_.end()) continue;
+    if (it->second->verdict == core::Action::kContinue) scheduler_->OnEnd(id);
+    Finish(*it->second, core::TrialStatus::kPending,  // resume runs it
+           "interrupted while waiting for a device");
+    live_.erase(it);
+  }
+  waiting_.clear();
+  if (options_.share) options_.share->Changed(share_id_);
+}
+
+void Sweep::JoinShare() {
+  if (!options_.share) return;
+  DeviceShare::Claimant claimant;
+  claimant.weight = options_.priority;
+  claimant.held = [this] { return HeldDevices(); };
+  // A sweep whose own trials hold every group of its pool cannot take more:
+  // it holds nobody back.
+  claimant.wanted = [this] {
+    bool waits = !waiting_.empty() && !interrupting_ && pool_.free() > 0;
+    return waits ? pool_.group_size() : 0;
+  };
+  claimant.wake = [this] {
+    Guarded("a device share wake-up", [this] {
+      FillSlots();
+      CheckDone();
+    });
+  };
+  claimant.reserved = [this] { return !pool_.reserved_ids().empty(); };
+  claimant.preempts = config_.preempt;
+  claimant.yield = [this](const std::vector<int>& ids) {
+    bool yielded = false;
+    Guarded("a preemption", [&] { yielded = Yield(ids); });
+    return yielded;
+  };
+  share_id_ = options_.share->Join(std::move(claimant));
+}
+
+bool Sweep::Yield(const std::vector<int>& ids) {
+  if (interrupting_) return false;
+  LiveTrial* victim = nullptr;
+  for (auto& [id, trial] : live_) {
+    if (!trial->lease || trial->preempted || trial->pause_at ||
+        trial->verdict != core::Action::kContinue) {
+      continue;
+    }
+    bool overlaps = ids.empty();
+    for (int device : trial->lease->ids()) {
+      overlaps |= std::find(ids.begin(), ids.end(), device) != ids.end();
+    }
+    if (!overlaps) continue;
+    // The trial that got least far (then the newest) loses least.
+    auto progress = [](const LiveTrial& t) {
+      return std::make_pair(t.last_time.value_or(-1.0), -t.id);
+    };
+    if (!victim || progress(*trial) < progress(*victim)) victim = trial.get();
+  }
+  if (!victim) return false;
+  victim->preempted = true;
+  spdlog::info("trial {} preempted for an experiment of higher priority",
+               victim->id);
+  runner_->Stop(victim->id);
+  return true;
+}
+
+int Sweep::HeldDevices() const {
+  int held = 0;
+  for (const auto& [id, trial] : live_) {
+    if (trial->lease) held += static_cast<int>(trial->lease->devices.size());
+  }
+  return held;
+}
+
+Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
+  if (options_.share && !options_.share->MayTake(share_id_)) {
+    // Not its turn: a group it reserved earlier would only hold up the
+    // claimant whose turn it is.
+    pool_.StopWaiting();
+    trial.reason = "waiting for its share of the devices";
+    return LaunchResult::kNoDevice;
+  }
+  auto lease = pool_.TryAcquire();
+  if (!lease) {
+    if (pool_.contended()) ArmRetry();
+    if (options_.share) {
+      // Only the claimant whose turn it is keeps a group reserved.
+      auto turn = options_.share->Turn();
+      if (turn && *turn != share_id_) pool_.StopWaiting();
+      options_.share->NoFreeGroup(share_id_, pool_.reserved_ids());
+    }
+    trial.reason = "no free device";
+    return LaunchResult::kNoDevice;
+  }
+  trial.lease = std::move(*lease);
+  auto launch = PrepareLaunch(trial);
+  core::Status started = launch.ok() ? RecordLaunch(trial) : launch.status();
+  if (started.ok()) started = runner_->Start(launch.value());
+  if (!started.ok()) {
+    ReleaseDevices(trial);
+    trial.reason = started.message();
+    return LaunchResult::kFailed;
+  }
+  ++trial.attempt;
+  ++counts_.running;
+  if (options_.share) options_.share->Took(share_id_);
+  RecordShim(trial);
+  progress_.TrialStarted(EventOf(trial), counts_);
+  WatchCheckpoints();
+  return LaunchResult::kStarted;
+}
+
+core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
+  const runner::DeviceLease& lease = *trial.lease;
+  std::string dir = TrialDir(trial.id);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
+  runner::DeviceEnvOptions env_options;
+  env_options.docker = config_.devices.launcher == "docker";
+  env_options.trial_dir = dir;
+  env_options.recipe_cache = config_.devices.recipe_cache;
+  env_options.recipe_cache_mb = config_.devices.recipe_cache_mb;
+  env_options.threads =
+      std::max<int>(1, options_.cpus / std::max<int>(1, pool_.groups()));
+  auto devices = runner::DeviceEnvironment(lease, env_options, ports_);
+  if (!devices.ok()) return devices.error();
+  trial.ports = devices.value().ports;
+  TrialContext context;
+  context.id = trial.id;
+  context.params = &trial.params;
+  context.trial_dir = dir;
+  context.attempt = trial.attempt + 1;
+  context.card_indices = runner::CardIndices(lease);
+  context.devices = &devices.value();
+  if (!config_.checkpoints.dir.empty()) {
+    trial.output_dir = OutputDir(trial);
+    trial.state_entries = 0;
+    trial.resumed_from.clear();
+    auto saved =
+        runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
+    if (trial.attempt > 0 && !saved.empty()) {
+      context.checkpoint = trial.resumed_from = saved.back().dir;
+      trial.state_entries = saved.back().log_history.size();
+    }
+  }
+  auto request = BuildSpawnRequest(config_, context);
+  if (!request.ok()) return request.error();
+  runner::TrialLaunch launch;
+  launch.trial = trial.id;
+  launch.spawn = std::move(request).value();
+  launch.spawn.cpus = lease.cpus;
+  launch.spawn.inherit_fds = lease.lock_fds();
+  launch.timeout = config_.trial.timeout;
+  launch.stop_grace = config_.trial.stop_grace;
+  launch.idle_timeout = config_.trial.idle_timeout;
+  launch.log_cap = config_.trial.log_cap;
+  launch.status_path = AttemptStatusPath(dir, context.attempt);
+  launch.metrics = MetricFormatFor(config_);
+  if (env_options.docker)
+    launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
+  return launch;
+}
+
+core::Status Sweep::RecordLaunch(LiveTrial& trial) {
+  runner::DeviceLease& lease = *trial.lease;
+  int attempt = trial.attempt + 1;
+  lease.Label(fmt::format("pid={} experiment={} trial={} attempt={}", getpid(),
+                          config_.name, trial.id, attempt));
+  storage::LeaseRecord record;
+  record.trial = trial.id;
+  record.attempt = attempt;
+  record.kind = runner::ToString(lease.kind);
+  record.devices = fmt::format("{}", fmt::join(lease.ids(), ","));
+  record.cpus = runner::FormatCpuList(lease.cpus);
+  auto row = store_.OpenLease(record);
+  if (row.ok()) trial.lease_row = row.value();
+  bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
+                Check(store_.Commit());
+  return stored ? core::Status::Ok() : core::Status(core::Internal(error_));
+}
+
+std::string Sweep::TrialDir(core::TrialId trial) const {
+  return options_.trials_root + "/" + std::to_string(trial);
+}
+
+std::string Sweep::OutputDir(const LiveTrial& trial) const {
+  if (config_.checkpoints.dir.empty()) return "";
+  TrialContext context;
+  context.id = trial.id;
+  context.params = &trial.params;
+  context.trial_dir = TrialDir(trial.id);
+  // Relative: the trial's, whose working directory is workdir.
+  fs::path dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
+  return dir.is_absolute() ? dir.string()
+                           : (fs::path(config_.workdir) / dir).string();
+}
+
+void Sweep::RecordShim(const LiveTrial& trial) {
+  pid_t shim = runner_->ShimPid(trial.id);
+  auto supervisor = runner_->Supervisor(trial.id);
+  std::optional<int64_t> start;
+  if (supervisor) start = supervisor->start;
+  // Not committed at once: a tuner that dies before the next commit finds
+  // the shim by its command line instead.
+  if (Check(store_.SetShim(
+          trial.id, shim > 0 ? std::optional<int64_t>(shim) : std::nullopt,
+          start))) {
+    ScheduleCommit();
+  }
+}
+
+void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
+  for (int port : trial.ports) ports_.erase(port);
+  trial.ports.clear();
+  if (trial.lease_row != 0) Check(store_.CloseLease(trial.lease_row));
+  trial.lease_row = 0;
+  if (trial.lease) pool_.Release(std::move(*trial.lease), rest);
+  trial.lease.reset();
+  if (options_.share) options_.share->Released(share_id_);
+}
+
+}  // namespace tuner

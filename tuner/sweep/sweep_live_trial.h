@@ -1,0 +1,66 @@
+// Sweep::LiveTrial: what a sweep keeps about a trial it has started and
+// not ended yet (running, or paused at a rung). Private to sweep*.cc.
+#ifndef TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
+#define TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/sweep/report_throttle.h"
+#include "tuner/sweep/sweep.h"
+
+namespace tuner {
+
+// A report over the throttle, stored when the trial ends (newest only).
+struct WithheldReport {
+  storage::ReportRecord report;
+  bool judged = false;  // the scheduler saw it (and took no decision)
+};
+
+struct Sweep::LiveTrial {
+  core::TrialId id = 0;
+  int64_t index = 0;
+  core::Params params;
+  std::optional<runner::DeviceLease> lease;  // while it runs
+  std::vector<int> ports;                    // its MASTER_PORT and the like
+  int64_t lease_row = 0;                     // storage's id of the lease
+  int attempt = 0;                           // launches, promotions included
+  int failures = 0;                          // failed attempts retried so far
+  int device_retries = 0;                    // relaunches after a busy device
+  bool device_busy = false;                  // its last attempt found it busy
+  bool preempted = false;  // stopped for another experiment: queue it again
+  int64_t seq = 0;         // reports stored, all attempts
+  int64_t judged = 0;      // reports judged, all attempts
+  int64_t attempt_reports = 0;         // objective reports in this attempt
+  std::optional<double> last_time;     // of the last judged report
+  std::optional<double> last_value;    // its objective
+  bool resume_after_exit = false;      // promoted while its pause was pending
+  std::optional<double> replay_until;  // a retry repeats reports up to here
+  core::Action verdict = core::Action::kContinue;
+  std::optional<double> stop_time;
+  std::optional<int64_t> exit_code;
+  std::string reason;
+  std::string seen_keys;     // of the first report, for error hints
+  bool warned_time = false;  // a non-finite time_attr was warned about
+  // Reports in a tight loop (ReportThrottle): the newest withheld judged
+  // report, then the newest withheld one after it.
+  ReportThrottle throttle;
+  std::vector<WithheldReport> withheld;
+  bool warned_flood = false;
+  // Checkpoints (sweep_checkpoints.cc).
+  std::string output_dir;          // checkpoints.dir, filled in
+  std::optional<double> pause_at;  // paused at this rung once its
+  std::chrono::steady_clock::time_point pause_deadline;  // checkpoint is in
+  size_t state_entries = 0;  // log_history entries fed so far
+  std::string resumed_from;  // the checkpoint this attempt resumed
+};
+
+// The metric names of a report, comma-separated (for error hints).
+std::string KeysOf(const core::Metrics& metrics);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_

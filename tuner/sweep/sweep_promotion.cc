@@ -1,0 +1,86 @@
+// The parts of Sweep that only promotion-type schedulers (promotion ASHA,
+// synchronous HyperBand) use: pausing, promoting, ending paused trials.
+#include <spdlog/spdlog.h>
+
+#include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+void Sweep::Observe(const LiveTrial& trial, double time, double value) {
+  searcher_->Observe(trial.index, trial.params, time, value);
+}
+
+bool Sweep::PromoteNext() {
+  auto event = scheduler_->NextPromotion();
+  if (!event) return false;
+  if (!Check(store_.AppendDecision({event->trial, event->record})))
+    return false;
+  if (!Check(store_.Commit())) return false;
+  if (auto live = live_.find(event->trial); live != live_.end()) {
+    live->second->resume_after_exit = true;  // its pause is still under way
+    return true;
+  }
+  auto it = paused_.find(event->trial);
+  if (it == paused_.end()) return true;  // ended meanwhile: nothing to resume
+  LiveTrial& trial = *it->second;
+  live_.emplace(event->trial, std::move(it->second));
+  paused_.erase(it);
+  --counts_.paused;
+  Relaunch(trial);
+  return true;
+}
+
+void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
+  storage::TrialEnd end{core::TrialStatus::kPaused, trial->exit_code,
+                        trial->reason, trial->stop_time};
+  Check(store_.FinishTrial(trial->id, end));
+  Check(store_.Commit());
+  ++counts_.paused;
+  progress_.TrialEnded(EventOf(*trial), core::TrialStatus::kPaused,
+                       trial->reason, counts_);
+  core::TrialId id = trial->id;
+  paused_.emplace(id, std::move(trial));
+}
+
+void Sweep::EndStoppedPaused() {
+  for (const auto& event : scheduler_->TakeStopped()) {
+    if (!Check(store_.AppendDecision({event.trial, event.record}))) return;
+    std::string reason = "rung " + core::FormatDouble(event.record.milestone) +
+                         ": rank " + std::to_string(event.record.rank) +
+                         " of " + std::to_string(event.record.n);
+    if (auto live = live_.find(event.trial); live != live_.end()) {
+      live->second->verdict = core::Action::kStop;  // its pause is under way
+      live->second->reason = reason;
+      continue;
+    }
+    auto it = paused_.find(event.trial);
+    if (it == paused_.end()) continue;
+    --counts_.paused;
+    Finish(*it->second, core::TrialStatus::kStopped, reason);
+    paused_.erase(it);
+  }
+}
+
+void Sweep::NoteBudgetSpent() {
+  if (budget_spent_) return;
+  budget_spent_ = true;
+  scheduler_->OnBudgetSpent();
+  EndStoppedPaused();
+}
+
+void Sweep::EndUnpromoted() {
+  if (!live_.empty()) return;
+  while (pool_.free() > 0 && PromoteNext()) {
+  }
+  if (!live_.empty()) return;
+  EndStoppedPaused();
+  for (auto& [id, trial] : paused_) {
+    --counts_.paused;
+    Finish(*trial, core::TrialStatus::kStopped,
+           trial->reason + "; not promoted");
+  }
+  paused_.clear();
+}
+
+}  // namespace tuner

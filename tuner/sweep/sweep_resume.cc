@@ -1,0 +1,303 @@
+// Sweep::Resume: taking up an experiment a previous tuner left unfinished
+// (killed, or stopped with --detach).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "schedulers/brackets.h"
+#include "trial_runner/device_parsers.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_live_trial.h"
+
+namespace tuner {
+
+namespace {
+
+std::string RungReason(const core::RungDecision& d) {
+  return std::string(d.verdict == core::RungVerdict::kPause ? "paused at rung "
+                                                            : "rung ") +
+         core::FormatDouble(d.milestone) + ": rank " + std::to_string(d.rank) +
+         " of " + std::to_string(d.n);
+}
+
+bool Ended(const storage::TrialRecord& row) {
+  return row.status == core::TrialStatus::kCompleted ||
+         row.status == core::TrialStatus::kStopped ||
+         row.status == core::TrialStatus::kFailed;
+}
+
+// A trial a graceful stop ended, as tuners before 0.9 recorded it (now it
+// goes back to pending): taken up again like a pending one.
+bool Interrupted(const storage::TrialRecord& row) {
+  return row.status == core::TrialStatus::kStopped &&
+         (row.reason == "interrupted" ||
+          row.reason == "interrupted while waiting for a device");
+}
+
+// The attempt whose report first reached `milestone` (0: none did).
+int64_t AttemptReaching(const std::vector<storage::ReportRecord>& reports,
+                        double milestone) {
+  for (const auto& r : reports) {
+    if (r.time && r.value && schedulers::Reached(*r.time, milestone))
+      return r.attempt;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
+  std::vector<const storage::TrialRecord*> by_index;
+  std::unordered_map<core::TrialId, const storage::TrialRecord*> by_id;
+  for (const auto& row : rows) by_index.push_back(&row), by_id[row.id] = &row;
+  std::sort(by_index.begin(), by_index.end(),
+            [](auto* a, auto* b) { return a->index < b->index; });
+  for (const auto* row : by_index) scheduler_->OnAdd(row->id, row->index);
+  auto decisions = store_.ListDecisions(experiment_);
+  if (!Check(decisions.status())) return;
+  for (const auto& d : decisions.value()) {
+    scheduler_->Restore(d.trial, d.decision);
+    const auto* row = by_id[d.trial];
+    if (row && d.decision.verdict != core::RungVerdict::kPromote) {
+      searcher_->Observe(row->index, row->params, d.decision.milestone,
+                         d.decision.value);
+    }
+    last_decision_[d.trial] = d.decision;
+  }
+  for (const auto& row : rows) {
+    if (!Ended(row) || Interrupted(row)) continue;
+    scheduler_->OnEnd(row.id);
+    if (row.status == core::TrialStatus::kCompleted && row.last_time &&
+        row.last_value) {
+      searcher_->Observe(row.index, row.params, *row.last_time,
+                         *row.last_value);
+    }
+  }
+}
+
+// Every field of LiveTrial is either rebuilt here from what is stored, or
+// transient: `lease`, `lease_row` (Readopt), `ports` (see Readopt),
+// `device_busy`, `exit_code` (set at exit), `pause_at` and
+// `pause_deadline` (Readopt pauses again), `state_entries` (fed again from
+// the start, the stored reports skipped through `replay_until`),
+// `resumed_from` (unused once launched).
+std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
+    const storage::TrialRecord& row) {
+  auto trial = std::make_unique<LiveTrial>();
+  trial->id = row.id;
+  trial->index = row.index;
+  trial->params = row.params;
+  trial->attempt = static_cast<int>(row.attempts);
+  auto retries = store_.Retries(row.id);
+  if (Check(retries.status())) {
+    trial->failures = static_cast<int>(retries.value().failures);
+    trial->device_retries = static_cast<int>(retries.value().device_retries);
+  }
+  auto reports = store_.ListReports(row.id);
+  if (Check(reports.status())) {
+    RestoreReports(*trial, reports.value());
+    RestoreVerdict(*trial, row, reports.value());
+  }
+  if (row.status == core::TrialStatus::kPaused) trial->reason = row.reason;
+  trial->output_dir = OutputDir(*trial);
+  return trial;
+}
+
+void Sweep::RestoreReports(LiveTrial& trial,
+                           const std::vector<storage::ReportRecord>& reports) {
+  bool this_attempt = false;      // a report of the attempt running now
+  std::optional<double> counted;  // its last objective report's time
+  for (const auto& r : reports) {
+    trial.seq = std::max(trial.seq, r.seq);
+    if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(r.metrics);
+    this_attempt |= r.attempt == trial.attempt;
+    if (!r.time) continue;
+    if (r.attempt == trial.attempt) counted = *r.time;  // NaN ones count too
+    if (!r.value) continue;
+    if (!trial.last_time || *r.time > *trial.last_time) {
+      ++trial.judged;
+      trial.last_time = r.time;
+      trial.last_value = r.value;
+    }
+    // Relaunch() made the attempt skip what the earlier ones reported.
+    if (r.attempt < trial.attempt) trial.replay_until = trial.last_time;
+  }
+  // Trainer states are fed again from their first entry.
+  if (config_.metrics_format == "trainer_state")
+    trial.replay_until = trial.last_time;
+  // Under time_attr "report" a report's time is its number in the attempt:
+  // the attempt's last stored one tells how many came before the stored
+  // offset; if it stored none with the objective, it was still repeating
+  // (not stored) the reports up to `replay_until`.
+  if (config_.time_attr != "report") return;
+  if (counted) {
+    trial.attempt_reports = static_cast<int64_t>(*counted);
+  } else if (this_attempt) {
+    trial.attempt_reports =
+        static_cast<int64_t>(trial.replay_until.value_or(0));
+  }
+}
+
+void Sweep::RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
+                           const std::vector<storage::ReportRecord>& reports) {
+  if (auto it = last_decision_.find(row.id); it != last_decision_.end()) {
+    const core::RungDecision& d = it->second;
+    // Promoted while its pause was under way, before the pausing attempt
+    // ended: it goes on once that attempt has exited.
+    bool promoted_pausing =
+        d.verdict == core::RungVerdict::kPromote &&
+        row.status == core::TrialStatus::kRunning &&
+        AttemptReaching(reports, d.milestone) == trial.attempt;
+    if (d.verdict == core::RungVerdict::kStop ||
+        d.verdict == core::RungVerdict::kPause || promoted_pausing) {
+      trial.verdict = d.verdict == core::RungVerdict::kStop
+                          ? core::Action::kStop
+                          : core::Action::kPause;
+      trial.stop_time = d.milestone;
+      trial.reason = RungReason(d);
+      trial.resume_after_exit = promoted_pausing;
+    }
+  }
+  // A report at max_t completed it (no rung record says so).
+  if (trial.verdict == core::Action::kContinue && trial.last_time &&
+      config_.scheduler.max_t &&
+      schedulers::Reached(*trial.last_time, *config_.scheduler.max_t)) {
+    trial.verdict = core::Action::kComplete;
+  }
+}
+
+runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
+  std::string dir = TrialDir(trial.id);
+  runner::TrialLaunch launch;
+  launch.trial = trial.id;
+  launch.spawn.stdout_path = dir + "/stdout.log";
+  launch.spawn.stderr_path = dir + "/stderr.log";
+  launch.status_path = AttemptStatusPath(dir, trial.attempt);
+  launch.metrics = MetricFormatFor(config_);
+  return launch;
+}
+
+void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
+  runner::Adoption adoption;
+  adoption.trial = trial.id;
+  adoption.launch = AdoptionLaunch(trial);
+  std::optional<runner::SupervisorId> stored;
+  if (row.shim_pid && row.shim_start) {
+    stored = runner::SupervisorId{static_cast<pid_t>(*row.shim_pid),
+                                  *row.shim_start};
+  }
+  adoption.shim_pid =
+      runner_->FindSupervisor(stored, adoption.launch.status_path);
+  auto offset = store_.LastOffset(trial.id, trial.attempt);
+  if (offset.ok() && offset.value()) {
+    adoption.stdout_offset = std::max<int64_t>(0, *offset.value());
+  }
+  auto held = store_.HeldLease(trial.id);
+  // Adopt() reads the output written meanwhile, which may decide the trial
+  // (and act on it); what was decided before the crash is acted on below.
+  core::Action restored = trial.verdict;
+  if (runner_->Adopt(adoption).ok()) {
+    if (held.ok() && held.value()) {
+      auto ids = runner::ParseCpuList(held.value()->devices);
+      if (ids.ok()) trial.lease = pool_.Adopt(ids.value());
+      trial.lease_row = held.value()->id;
+    }
+    ++counts_.running;
+    spdlog::info("trial {}: adopted (shim {})", trial.id, adoption.shim_pid);
+    ActOnRestored(trial, restored);
+    return;
+  }
+  if (held.ok() && held.value()) Check(store_.CloseLease(held.value()->id));
+  core::TrialId id = trial.id;
+  if (trial.verdict == core::Action::kStop ||
+      trial.verdict == core::Action::kComplete) {
+    Finish(trial,
+           trial.verdict == core::Action::kStop ? core::TrialStatus::kStopped
+                                                : core::TrialStatus::kCompleted,
+           trial.reason);
+    live_.erase(id);
+    return;
+  }
+  spdlog::warn("trial {}: gone without an exit status; relaunching it", id);
+  Relaunch(trial);
+}
+
+void Sweep::ActOnRestored(LiveTrial& trial, core::Action verdict) {
+  switch (verdict) {
+    case core::Action::kContinue:
+      return;
+    case core::Action::kComplete:  // it may still exit by itself
+      return runner_->StopAfter(trial.id, config_.trial.stop_grace);
+    case core::Action::kPause:
+      if (!config_.checkpoints.dir.empty() && trial.stop_time) {
+        return PauseAtCheckpoint(trial, *trial.stop_time);  // wait again
+      }
+      return runner_->Stop(trial.id);
+    case core::Action::kStop:
+      return runner_->Stop(trial.id);
+  }
+}
+
+void Sweep::TakeUp(const storage::TrialRecord& row) {
+  auto owned = Rebuild(row);
+  LiveTrial& trial = *owned;
+  bool promoted = row.status == core::TrialStatus::kPaused &&
+                  last_decision_.count(row.id) &&
+                  last_decision_[row.id].verdict == core::RungVerdict::kPromote;
+  if (row.status == core::TrialStatus::kPaused && !promoted) {
+    ++counts_.paused;
+    paused_.emplace(row.id, std::move(owned));
+    return;
+  }
+  live_.emplace(row.id, std::move(owned));
+  if (row.status == core::TrialStatus::kRunning) {
+    Readopt(trial, row);
+  } else if (row.attempts > 0) {
+    // Promoted before its relaunch was committed, or interrupted.
+    Relaunch(trial);
+  } else {
+    StartOrQueue(trial);
+  }
+}
+
+core::Status Sweep::ResumeUnguarded(
+    const storage::ExperimentRecord& experiment) {
+  experiment_ = experiment.id;
+  auto rows = store_.ListTrials(experiment_);
+  if (!rows.ok()) return rows.status();
+  RestoreScheduler(rows.value());
+  next_index_ = static_cast<int64_t>(rows.value().size());
+  counts_.started = next_index_;
+  for (const auto& row : rows.value()) {
+    if (Interrupted(row)) {
+      TakeUp(row);
+      continue;
+    }
+    switch (row.status) {
+      case core::TrialStatus::kCompleted:
+        ++counts_.completed;
+        break;
+      case core::TrialStatus::kStopped:
+        ++counts_.stopped;
+        break;
+      case core::TrialStatus::kFailed:
+        ++counts_.failed;
+        break;
+      case core::TrialStatus::kPaused:
+      case core::TrialStatus::kRunning:
+      case core::TrialStatus::kPending:
+        TakeUp(row);
+        break;
+    }
+    if (Ended(row)) KeepCheckpoints(row);
+  }
+  TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment_, "running"));
+  TUNER_RETURN_IF_ERROR(store_.Commit());
+  FillSlots();
+  CheckDone();
+  return core::Status::Ok();
+}
+
+}  // namespace tuner
