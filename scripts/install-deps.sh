@@ -14,6 +14,7 @@ packages=(
   python3-torch                           # the DDP example (torchrun, gloo)
   clang                                   # libFuzzer (scripts/fuzz.sh)
   chromium chromium-driver                # the dashboard's browser test
+  strace                                  # scripts/deterministic.sh
 )
 
 sudo=""

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs ctest; then
+# The whole test suite: installs what is missing, builds, runs ctest and
+# the deterministic tier three more times in random order; then
 # (unless --quick) the suite again under ASan/UBSan (built with clang, that
 # build also holds the libFuzzer targets) and each fuzz target for FUZZ_RUNS
 # runs (default 20000) or FUZZ_SECONDS seconds (default 60), whichever ends
@@ -10,6 +11,7 @@ scripts/install-deps.sh
 scripts/check-modules.sh  # the module map (docs/architecture.md)
 scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
+scripts/deterministic.sh 3  # the no-process tier: spawns nothing, any order
 [ "${1:-}" = "--quick" ] && exit 0
 scripts/sanitize.sh
 FUZZ_BUILD=build-asan FUZZ_SECONDS="${FUZZ_SECONDS:-60}" \

@@ -241,7 +241,7 @@ TEST_CASE("Service: past the connection cap a client gets 503 at once",
 }
 
 TEST_CASE("Service: mutating requests need the token and reads do not",
-          "[server]") {
+          "[server][process]") {
   Service::Options options;
   options.token = "s3cret-token-0123456789";
   Service service(options);

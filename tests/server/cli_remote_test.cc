@@ -144,7 +144,7 @@ TEST_CASE("CLI: --token-file and $TUNER_TOKEN carry the service's token",
 }
 
 TEST_CASE("CLI: tuner serve refuses a short token and a bad --listen",
-          "[server][cli]") {
+          "[server][cli][process]") {
   fs::path dir = fs::temp_directory_path() /
                  ("tuner-serve-refuse-" + std::to_string(getpid()));
   fs::create_directories(dir);

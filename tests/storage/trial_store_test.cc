@@ -331,7 +331,7 @@ class ReadOnlyFiles {
 TEST_CASE(
     "database files made read-only under a connection: an error "
     "naming them, no crash",
-    "[storage]") {
+    "[storage][process]") {
   namespace fs = std::filesystem;
   fs::path dir =
       fs::temp_directory_path() / ("read-only-db-" + std::to_string(getpid()));

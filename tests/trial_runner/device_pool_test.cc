@@ -202,7 +202,7 @@ TEST_CASE("a lease lives on in a trial process that inherited it",
 }
 
 TEST_CASE("without hl-smi, Gaudi cards come from sysfs module_id files",
-          "[devices]") {
+          "[devices][process]") {
   auto root = std::filesystem::temp_directory_path() /
               ("sysfs-" + std::to_string(getpid()));
   for (auto [index, module] : {std::pair{0, 3}, {1, 2}, {2, 1}, {3, 0}}) {

@@ -55,7 +55,8 @@ scheduler: {type: asha, max_t: 9, grace_period: 1, reduction_factor: 3}
 devices: {kind: cpu, slots: 2}
 )";
 
-TEST_CASE("tuner run with a bad config exits 2 with one line", "[tuner][cli]") {
+TEST_CASE("tuner run with a bad config exits 2 with one line",
+          "[tuner][cli][process]") {
   CliFixture f;
   f.Write("bad.yaml", std::string(kSweep).replace(
                           std::string(kSweep).find("high: 1.0"), 9, "high: 0"));
@@ -90,7 +91,7 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli]") {
+TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli][process]") {
   // Resolved in each working directory, it let two tuners lease one CPU.
   CliFixture f;
   f.Write("sweep.yaml", kSweep);
@@ -200,7 +201,8 @@ TEST_CASE("tuner run then best and trials and status",
 namespace tuner {
 namespace {
 
-TEST_CASE("tuner plan works on every shipped config", "[tuner][cli][plan]") {
+TEST_CASE("tuner plan works on every shipped config",
+          "[tuner][cli][plan][process]") {
   CliFixture cli;
   int planned = 0;
   for (const auto& entry :

@@ -50,7 +50,7 @@ nlohmann::json Inventory(const std::string& machine,
 }
 
 TEST_CASE("tuner devices: a DL1 whose card indices are not its module ids",
-          "[devices][cli]") {
+          "[devices][cli][process]") {
   auto j = Inventory("dl1");
   CHECK(j["kind"] == "habana");
   REQUIRE(j["devices"].size() == 8);
@@ -70,7 +70,7 @@ TEST_CASE("tuner devices: a DL1 whose card indices are not its module ids",
 }
 
 TEST_CASE("tuner devices: trn1.32xlarge (new JSON) and trn1.2xlarge (old)",
-          "[devices][cli]") {
+          "[devices][cli][process]") {
   auto big = Inventory("trn1-32xl", "--kind neuron");
   CHECK(big["kind"] == "neuron");
   CHECK(big["source"] == "neuron-ls --output-format json");
@@ -84,7 +84,7 @@ TEST_CASE("tuner devices: trn1.32xlarge (new JSON) and trn1.2xlarge (old)",
 }
 
 TEST_CASE("tuner devices: a p4d's A100s by UUID, a foreign process marks busy",
-          "[devices][cli]") {
+          "[devices][cli][process]") {
   auto j = Inventory("p4d");
   CHECK(j["kind"] == "cuda");
   REQUIRE(j["devices"].size() == 8);
@@ -147,7 +147,7 @@ std::vector<int> ModulesOf(const Lifetime& l) {
 }
 
 TEST_CASE("two tuner processes on one DL1 never share a card",
-          "[devices][cli]") {
+          "[devices][cli][process]") {
   UseFakeMachine("dl1");
   fs::path root =
       fs::temp_directory_path() / ("two-tuners-" + std::to_string(getpid()));
@@ -183,7 +183,7 @@ void Touch(const fs::path& path) { std::ofstream(path) << "open\n"; }
 TEST_CASE(
     "a SIGKILLed tuner's cards go to the other one as each of its trials "
     "ends",
-    "[devices][cli]") {
+    "[devices][cli][process]") {
   UseFakeMachine("dl1");
   fs::path root =
       fs::temp_directory_path() / ("killed-tuner-" + std::to_string(getpid()));
@@ -236,7 +236,7 @@ size_t Registered(const fs::path& state) {
 // one's): a second tuner must see them as leased, not busy, and wait for
 // them instead of leaving them out (or exiting 2 when all are in use).
 TEST_CASE("a second tuner counts the cards running trials use as leased",
-          "[devices][cli]") {
+          "[devices][cli][process]") {
   UseFakeMachine("dl1");
   fs::path root =
       fs::temp_directory_path() / ("leased-cards-" + std::to_string(getpid()));

@@ -1,7 +1,7 @@
 // Trials that fail in the ways accelerators fail, that hang, that flood
-// their output; a database that fills up.
+// their output; a database that fills up. Scripted trials (no process, a
+// manual clock) but for the flood, which is about the runner's log cap.
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
 #include "tests/tuner/sweep_harness.h"
 #include "trial_runner/failure_class.h"
 
@@ -57,16 +57,47 @@ std::string Config(const std::string& name, const std::string& body, int trials,
   return yaml + extra;
 }
 
-TEST_CASE("a busy device is retried on another one, not counted",
-          "[failure][process]") {
-  UseFakeMachine("dl1");
-  auto result = RunSweep(Config(
-      "busy-device",
-      "if [ ! -e \"$TUNER_TRIAL_DIR/tried\" ]; then touch "
-      "\"$TUNER_TRIAL_DIR/tried\"; echo 'RuntimeError: synStatus=8 [Device "
-      "not found] Device acquire failed.' >&2; exit 1; fi; "
-      "echo '{\"epoch\": 1, \"score\": 0.5}'",
-      1, "devices: {kind: habana, ids: [0, 1]}\ntrial: {max_failures: 0}\n"));
+const char* kScripted = R"(name: NAME
+command: /bin/true --lr {lr}
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}
+num_trials: TRIALS
+)";
+
+std::string Scripted(const std::string& name, int trials,
+                     const std::string& extra) {
+  std::string yaml = kScripted;
+  yaml.replace(yaml.find("NAME"), 4, name);
+  yaml.replace(yaml.find("TRIALS"), 6, std::to_string(trials));
+  return yaml + extra;
+}
+
+// Exits 1 at once with `stderr_text`.
+TrialScript Failing(std::string stderr_text) {
+  TrialScript script;
+  script.exit_code = 1;
+  script.stderr_text = std::move(stderr_text);
+  return script;
+}
+
+TrialScript OneReport(double score) {
+  TrialScript script;
+  script.reports = {{{"epoch", 1}, {"score", score}}};
+  return script;
+}
+
+TEST_CASE("a busy device is retried on another one, not counted", "[failure]") {
+  auto result = RunScripted(
+      Scripted("busy-device", 1,
+               "devices: {kind: cpu, slots: 2}\ntrial: {max_failures: 0}\n"),
+      [](const runner::TrialLaunch&, int attempt) {
+        if (attempt > 1) return OneReport(0.5);
+        return Failing(
+            "RuntimeError: synStatus=8 [Device not found] Device acquire "
+            "failed.\n");
+      });
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
   CHECK(result.trials[0].attempts == 2);
@@ -75,44 +106,59 @@ TEST_CASE("a busy device is retried on another one, not counted",
   CHECK(leases[0].devices != leases[1].devices);
 }
 
-TEST_CASE("out of memory fails at once, with the message",
-          "[failure][process]") {
-  auto result = RunSweep(Config(
-      "oom",
-      "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
-      "2.00 GiB' >&2; exit 1",
-      1, "devices: {kind: cpu, slots: 1}\ntrial: {max_failures: 3}\n"));
+TEST_CASE("out of memory fails at once, with the message", "[failure]") {
+  int starts = 0;
+  auto result = RunScripted(
+      Scripted("oom", 1,
+               "devices: {kind: cpu, slots: 1}\ntrial: {max_failures: 3}\n"),
+      [&starts](const runner::TrialLaunch&, int) {
+        ++starts;
+        return Failing(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+            "2.00 GiB\n");
+      });
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kFailed);
   CHECK(result.trials[0].attempts == 1);
-  CHECK(result.trials[0].reason.find("out of memory") != std::string::npos);
+  CHECK(starts == 1);
+  CHECK(result.trials[0].reason ==
+        "exit code 1, out of memory: torch.OutOfMemoryError: CUDA out of "
+        "memory. Tried to allocate 2.00 GiB");
 }
 
 TEST_CASE("a failed trial's reason quotes its last meaningful stderr line",
-          "[failure][process]") {
-  auto result = RunSweep(Config(
-      "last-line",
-      "printf 'Traceback (most recent call last):\\n  File \"t.py\", line "
-      "3, in <module>\\n    s.bind((\"\", 29500))\\nOSError: [Errno 98] "
-      "Address already in use\\n\\n' >&2; exit 1",
-      1, "devices: {kind: cpu, slots: 1}\n"));
+          "[failure]") {
+  auto result = RunScripted(
+      Scripted("last-line", 1, "devices: {kind: cpu, slots: 1}\n"),
+      [](const runner::TrialLaunch&, int) {
+        return Failing(
+            "Traceback (most recent call last):\n  File \"t.py\", line 3, "
+            "in <module>\n    s.bind((\"\", 29500))\nOSError: [Errno 98] "
+            "Address already in use\n\n");
+      });
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kFailed);
   CHECK(result.trials[0].reason ==
         "exit code 1: OSError: [Errno 98] Address already in use");
 }
 
-TEST_CASE("a trial silent for idle_timeout is stopped", "[failure][process]") {
-  auto start = std::chrono::steady_clock::now();
-  auto result = RunSweep(
-      Config("idle", "echo '{\"epoch\": 1, \"score\": 0.5}'; sleep 30", 1,
-             "devices: {kind: cpu, slots: 1}\ntrial: {idle_timeout: 300ms, "
-             "stop_grace: 200ms}\n"));
+TEST_CASE("a trial silent for idle_timeout is stopped", "[failure]") {
+  auto result = RunScripted(
+      Scripted("idle", 1,
+               "devices: {kind: cpu, slots: 1}\ntrial: {idle_timeout: 300ms, "
+               "stop_grace: 200ms}\n"),
+      [](const runner::TrialLaunch&, int) {
+        TrialScript script = OneReport(0.5);
+        script.step = std::chrono::milliseconds(100);
+        script.exit_code.reset();  // then silent, for ever
+        return script;
+      });
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kFailed);
   CHECK(result.trials[0].reason == "no output for 0.3 s");
-  // Stopped, not waited for: the trial would sleep 30 s.
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  CHECK(result.trials[0].last_time == 1);
+  // Ended 0.3 s after its one report (at 0.1 s), not waited for.
+  CHECK(result.seconds == Approx(0.4));
 }
 
 long PeakRssKb() {
@@ -141,12 +187,16 @@ TEST_CASE("1 GB of output: bounded memory, capped logs, metrics kept",
 }
 
 TEST_CASE("a full database stops the sweep cleanly, the file stays sound",
-          "[failure][process]") {
-  auto result = RunSweep(
-      Config("full",
-             "for i in 1 2 3 4 5 6 7 8; do echo "
-             "\"{\\\"epoch\\\": $i, \\\"score\\\": 0.$i}\"; done",
-             200, "devices: {kind: cpu, slots: 2}\n"),
+          "[failure]") {
+  auto result = RunScripted(
+      Scripted("full", 200, "devices: {kind: cpu, slots: 2}\n"),
+      [](const runner::TrialLaunch&, int) {
+        TrialScript script;
+        for (int i = 1; i <= 8; ++i)
+          script.reports.push_back({{"epoch", i}, {"score", i / 10.0}});
+        return script;
+      },
+      [](Sweep::Options&) {}, {},
       [](storage::TrialStore& store) { REQUIRE(store.LimitPages(40).ok()); });
   CHECK(result.outcome == SweepOutcome::kFailed);
   CHECK(result.trials.size() < 200);

@@ -1,5 +1,6 @@
 // A sweep shares its database with other writers (other tuners, the
-// service): it never keeps the write lock while it waits.
+// service): it never keeps the write lock while it waits. Scripted trials
+// on a manual clock; the device is held through the real lock files.
 #include <unistd.h>
 
 #include <chrono>
@@ -26,13 +27,13 @@ storage::ExperimentRecord OtherExperiment() {
 }
 
 TEST_CASE("a sweep waiting for a device held elsewhere keeps no write lock",
-          "[sweep][storage][process]") {
+          "[sweep][storage]") {
   fs::path dir = fs::temp_directory_path() /
                  ("tuner-shared-db-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::string yaml = std::string("name: waits\ncommand: ") + TOY_TRAINER +
-                     R"( --lr {lr} --epochs 2 --sleep-ms 5
+  std::string yaml = R"(name: waits
+command: /bin/true --lr {lr}
 metric: score
 mode: max
 time_attr: epoch
@@ -54,14 +55,21 @@ devices: {kind: cpu, slots: 1}
   REQUIRE(held.has_value());
 
   boost::asio::io_context io;
+  ManualClock clock;
   NullProgress progress;
   Sweep::Options options;
   options.trials_root = (dir / "trials").string();
   options.config_json = "{}";
   options.pool = &pool.value();
-  options.runner.shim_path = TUNER_SHIM;
   options.cpus = 2;
-  options.on_finished = [&io] { io.stop(); };
+  options.clock = &clock;
+  options.make_runner =
+      MakeScriptedRunner(clock, [](const runner::TrialLaunch&, int) {
+        TrialScript script;
+        script.reports = {{{"epoch", 1}, {"score", 0.5}},
+                          {{"epoch", 2}, {"score", 0.6}}};
+        return script;
+      });
   Sweep sweep(io, config.value(), *store, progress, options);
   REQUIRE(sweep.Start().ok());
   io.poll();  // what Start() posted; the sweep now waits for the device
@@ -76,9 +84,11 @@ devices: {kind: cpu, slots: 1}
   CHECK(created.ok());
   CHECK(other->Commit().ok());
 
-  // Once the device is free the sweep goes on to its end.
+  // Once the device is free the sweep goes on to its end (its retry timer
+  // finds the device free).
   elsewhere.value().Release(std::move(*held));
-  io.run_for(std::chrono::seconds(90));
+  Drive(io, clock,
+        [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
   REQUIRE(sweep.outcome() == SweepOutcome::kFinished);
   auto trials = store->ListTrials(sweep.experiment_id()).value();
   REQUIRE(trials.size() == 2);

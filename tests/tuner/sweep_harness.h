@@ -1,5 +1,7 @@
-// Runs whole sweeps in-process for tests: real trial processes
-// (examples/toy_trainer), a real SQLite file in a temporary directory.
+// Runs whole sweeps in-process for tests, with a real SQLite file in a
+// temporary directory: RunSweep with real trial processes
+// (examples/toy_trainer), RunScripted with scripted trials on a manual
+// clock (no process, no wait: deterministic).
 #ifndef TUNER_TESTS_TUNER_SWEEP_HARNESS_H_
 #define TUNER_TESTS_TUNER_SWEEP_HARNESS_H_
 
@@ -12,6 +14,8 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/tuner/scripted_runner.h"
+#include "tuner/base/clock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/sweep/progress.h"
@@ -34,14 +38,25 @@ struct SweepResult {
 // `prepare` may change the store before the sweep starts; `customize` the
 // sweep's options, `on_loop` too, with the sweep's event loop at hand (a
 // clock's timers run on it).
-inline SweepResult RunSweep(
-    std::string yaml,
-    const std::function<void(storage::TrialStore&)>& prepare = {},
-    const std::function<void(Sweep::Options&)>& customize = {},
-    const std::function<void(Sweep::Options&, boost::asio::io_context&)>&
-        on_loop = {}) {
+// Runs the loop's ready work, then moves `clock` to its next timer, while
+// `running()`. Nothing ready and no timer left while still running fails
+// the test: the sweep would wait for ever.
+inline void Drive(boost::asio::io_context& io, ManualClock& clock,
+                  const std::function<bool()>& running) {
+  while (running()) {
+    io.restart();
+    REQUIRE_NOTHROW(io.poll());
+    if (!running()) break;
+    Clock::TimePoint due = clock.NextDue();
+    INFO("the sweep waits for nothing: it would hang");
+    REQUIRE(due != Clock::TimePoint::max());
+    REQUIRE_NOTHROW(clock.Advance(due - clock.Now()));
+  }
+}
+
+// A fresh directory for one sweep, and `yaml` loaded in it.
+inline ExperimentConfig NewSweepDir(std::string yaml, SweepResult& result) {
   static int counter = 0;
-  SweepResult result;
   result.dir = std::filesystem::temp_directory_path() /
                ("tuner-sweep-" + std::to_string(getpid()) + "-" +
                 std::to_string(counter++));
@@ -62,8 +77,32 @@ inline SweepResult RunSweep(
   auto store = storage::TrialStore::Open(result.dir / "tuner.db");
   REQUIRE(store.ok());
   result.store = std::move(store).value();
+  return config.value();
+}
+
+// What the store holds once the sweep has ended.
+inline void ReadBack(const ExperimentConfig& config, SweepResult& result) {
+  result.store->LimitPages(1 << 30).ok();  // read what was written
+  result.experiment = *result.store->FindExperiment(config.name).value();
+  result.trials = result.store->ListTrials(result.experiment.id).value();
+}
+
+// A fresh directory per call; `yaml` may say TOY for the toy trainer's path
+// DEVTRAINER for examples/device_trainer's, FAKEHF for
+// examples/fake_hf_trainer.py's.
+// `prepare` may change the store before the sweep starts; `customize` the
+// sweep's options, `on_loop` too, with the sweep's event loop at hand (a
+// clock's timers run on it).
+inline SweepResult RunSweep(
+    std::string yaml,
+    const std::function<void(storage::TrialStore&)>& prepare = {},
+    const std::function<void(Sweep::Options&)>& customize = {},
+    const std::function<void(Sweep::Options&, boost::asio::io_context&)>&
+        on_loop = {}) {
+  SweepResult result;
+  ExperimentConfig config = NewSweepDir(std::move(yaml), result);
   if (prepare) prepare(*result.store);
-  auto pool = SetUpDevices(config.value().devices, config.value().workdir);
+  auto pool = SetUpDevices(config.devices, config.workdir);
   INFO(pool.status().message());
   REQUIRE(pool.ok());
   boost::asio::io_context io;
@@ -79,7 +118,7 @@ inline SweepResult RunSweep(
   if (on_loop) on_loop(options, io);
   auto start = std::chrono::steady_clock::now();
   {
-    Sweep sweep(io, config.value(), *result.store, progress, options);
+    Sweep sweep(io, config, *result.store, progress, options);
     REQUIRE(sweep.Start().ok());
     if (sweep.outcome() == SweepOutcome::kRunning) {
       io.run_for(std::chrono::seconds(90));
@@ -89,10 +128,55 @@ inline SweepResult RunSweep(
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  result.store->LimitPages(1 << 30).ok();  // read what was written
-  result.experiment =
-      *result.store->FindExperiment(config.value().name).value();
-  result.trials = result.store->ListTrials(result.experiment.id).value();
+  ReadBack(config, result);
+  return result;
+}
+
+// The sweep of `yaml` with trials that do what `script` says, on a
+// ScriptedRunner and a ManualClock: the loop runs what is ready, then the
+// clock jumps to its next timer, until the sweep ends. A sweep that would
+// wait forever (nothing ready, no timer) fails the test. `seconds` is the
+// simulated time it took; `runner`, if given, sees the runner's record
+// before the sweep goes; `prepare` and `customize` as for RunSweep.
+inline SweepResult RunScripted(
+    std::string yaml, ScriptFor script,
+    const std::function<void(Sweep::Options&)>& customize = {},
+    const std::function<void(const ScriptedRunner&)>& runner = {},
+    const std::function<void(storage::TrialStore&)>& prepare = {}) {
+  SweepResult result;
+  ExperimentConfig config = NewSweepDir(std::move(yaml), result);
+  if (prepare) prepare(*result.store);
+  auto pool = SetUpDevices(config.devices, config.workdir);
+  INFO(pool.status().message());
+  REQUIRE(pool.ok());
+  boost::asio::io_context io;
+  ManualClock clock;
+  NullProgress progress;
+  ScriptedRunner* scripted = nullptr;
+  Sweep::Options options;
+  options.trials_root = result.dir / "trials";
+  options.config_json = "{}";
+  options.pool = &pool.value();
+  options.cpus = 2;
+  options.clock = &clock;
+  options.make_runner = [&](boost::asio::io_context& loop,
+                            runner::RunnerObserver& observer) {
+    auto made = std::make_unique<ScriptedRunner>(loop, observer, clock, script);
+    scripted = made.get();
+    return made;
+  };
+  if (customize) customize(options);
+  {
+    Sweep sweep(io, config, *result.store, progress, options);
+    REQUIRE(sweep.Start().ok());
+    Drive(io, clock,
+          [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
+    result.outcome = sweep.outcome();
+    if (runner && scripted) runner(*scripted);
+  }
+  result.seconds =
+      std::chrono::duration<double>(clock.Now() - Clock::TimePoint{}).count();
+  ReadBack(config, result);
   return result;
 }
 

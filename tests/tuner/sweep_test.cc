@@ -1,3 +1,9 @@
+// The sweep's rules on scripted trials (ScriptedRunner, a manual clock):
+// the hand-computed ASHA reference, trials that crash, hang, report NaN or
+// the wrong keys, retries. No process and no wait: each runs in
+// milliseconds and the same on any machine. The last test spawns real
+// processes: what a trial's process is given (env, dir, argv words).
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -8,7 +14,26 @@ namespace tuner {
 namespace {
 
 using core::TrialStatus;
+using testing::FlagValue;
+using testing::RunScripted;
 using testing::RunSweep;
+using testing::TrialScript;
+
+// Like examples/toy_trainer: score = q * epoch / (epoch + 1), loss =
+// 1 - score, one report a second for `epochs` epochs, then exit 0.
+TrialScript Toy(double q, int epochs) {
+  TrialScript script;
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    double score = q * epoch / (epoch + 1);
+    script.reports.push_back(
+        {{"epoch", epoch}, {"score", score}, {"loss", 1 - score}});
+  }
+  return script;
+}
+
+double Quality(const runner::TrialLaunch& launch) {
+  return std::stod(FlagValue(launch, "--quality"));
+}
 
 // 30 trials, one slot, so they run one after another and every rung sees
 // exactly the trials before it. Trial i reports score = q_i * t / (t + 1)
@@ -52,9 +77,9 @@ using testing::RunSweep;
 //  29 q=.99  r1: rank 1; r3: n=13 rank 1                      -> completed
 //  30 q=.05                                                   -> stopped at 1
 TEST_CASE("one-slot ASHA sweep matches the hand-computed reference",
-          "[tuner][sweep][process]") {
-  auto result = RunSweep(R"(name: reference
-command: TOY --quality {q} --epochs {max_t}
+          "[tuner][sweep]") {
+  auto result = RunScripted(R"(name: reference
+command: /bin/true --quality {q} --epochs {max_t}
 metric: score
 mode: max
 time_attr: epoch
@@ -65,7 +90,10 @@ search_space:
 searcher: {type: grid}
 scheduler: {type: asha, max_t: 9, grace_period: 1, reduction_factor: 3}
 devices: {kind: cpu, slots: 1}
-)");
+)",
+                            [](const runner::TrialLaunch& launch, int) {
+                              return Toy(Quality(launch), 9);
+                            });
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   REQUIRE(result.trials.size() == 30);
   const std::set<int> completed = {1, 2, 4, 6, 8, 15, 17, 26, 28, 29};
@@ -89,31 +117,52 @@ devices: {kind: cpu, slots: 1}
   CHECK(at_rung[1] == 13);
 }
 
+// Each case misbehaves as real trainers do; the sweep records each as data
+// and goes on. (Garbage on stdout is the runner's to drop: trial_runner's
+// metric tests and trial_input_test.cc.)
+TrialScript Misbehaving(const runner::TrialLaunch& launch) {
+  std::string kind = FlagValue(launch, "--case");
+  TrialScript script = Toy(Quality(launch), 4);
+  if (kind == "crash") {  // exit 3 right after epoch 2, a Python traceback
+    script.reports.resize(2);
+    script.exit_code = 3;
+    script.stderr_text =
+        "Traceback (most recent call last):\n  File \"train.py\", line 9\n"
+        "RuntimeError: simulated crash at epoch 2\n";
+  } else if (kind == "hang") {  // silent after epoch 1, never exits
+    script.reports.resize(1);
+    script.exit_code.reset();
+  } else if (kind == "extra") {  // more keys than the objective
+    for (auto& report : script.reports) report.push_back({"grad_norm", 7});
+  } else if (kind == "nan") {
+    for (auto& report : script.reports) report[1].second = std::nan("");
+  } else if (kind == "hf") {  // the Trainer's keys, not `score`
+    for (auto& report : script.reports)
+      report = {{"loss", 0.5}, {"learning_rate", 1e-5}, report[0]};
+  }
+  return script;
+}
+
 TEST_CASE(
-    "crashing and hanging and garbage trials are data and the sweep goes on",
-    "[tuner][sweep][process]") {
-  auto result = RunSweep(R"(name: misbehaving
-shell: true
-command: |
-  case {case} in
-    ok)      exec TOY --quality {q} --epochs 4 ;;
-    crash)   exec TOY --quality {q} --epochs 4 --crash-at 2 ;;
-    hang)    exec TOY --quality {q} --epochs 4 --hang-at 1 ;;
-    garbage) exec TOY --quality {q} --epochs 4 --garbage ;;
-    nan)     exec TOY --quality {q} --epochs 4 --nan-at 1 ;;
-    hf)      exec TOY --quality {q} --epochs 4 --format hf --garbage ;;
-  esac
+    "crashing and hanging and misreporting trials are data and the sweep "
+    "goes on",
+    "[tuner][sweep]") {
+  auto result = RunScripted(R"(name: misbehaving
+command: /bin/true --case {case} --quality {q}
 metric: score
 mode: max
 time_attr: epoch
 search_space:
-  case: {type: grid, values: [ok, crash, hang, garbage, nan, hf]}
+  case: {type: grid, values: [ok, crash, hang, extra, nan, hf]}
   q: {type: uniform, low: 0.5, high: 0.6}
 num_trials: 6
 scheduler: {type: fifo, max_t: 4}
 devices: {kind: cpu, slots: 3}
-trial: {timeout: 1s, stop_grace: 200ms}
-)");
+trial: {timeout: 10s, stop_grace: 200ms}
+)",
+                            [](const runner::TrialLaunch& launch, int) {
+                              return Misbehaving(launch);
+                            });
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   REQUIRE(result.trials.size() == 6);
   auto& t = result.trials;
@@ -123,21 +172,25 @@ trial: {timeout: 1s, stop_grace: 200ms}
   CHECK(t[1].exit_code == 3);
   CHECK(t[1].last_time == 2);  // its reports were kept
   CHECK(t[2].status == TrialStatus::kFailed);
-  CHECK(t[2].reason == "timed out after 1 s");
-  CHECK(t[3].status == TrialStatus::kCompleted);  // garbage lines ignored
+  CHECK(t[2].reason == "timed out after 10 s");
+  CHECK(t[2].last_time == 1);
+  CHECK(t[3].status == TrialStatus::kCompleted);
   CHECK(result.store->ListReports(t[3].id).value().size() == 4);
   // fifo runs a NaN trial to its end; NaN is no value, so best skips it.
   CHECK(t[4].status == TrialStatus::kCompleted);
   CHECK_FALSE(t[4].last_value.has_value());
-  CHECK(t[5].status == TrialStatus::kFailed);  // metric name is eval_score
-  CHECK(t[5].reason.find("its reports had: loss, learning_rate, epoch") !=
-        std::string::npos);
+  CHECK(t[5].status == TrialStatus::kFailed);  // the metric is `score`
+  CHECK(t[5].reason ==
+        "exited 0 without reporting 'score' with 'epoch'; its reports had: "
+        "loss, learning_rate, epoch");
+  // The three slots were busy together: the hang held one for its 10 s
+  // while the others ran; the sweep took the hang's time, not the sum.
+  CHECK(result.seconds == Approx(10.0));
 }
 
-TEST_CASE("a NaN objective stops the trial under asha",
-          "[tuner][sweep][process]") {
-  auto result = RunSweep(R"(name: nan
-command: TOY --quality 0.5 --epochs 9 --nan-at {bad} --sleep-ms 20
+TEST_CASE("a NaN objective stops the trial under asha", "[tuner][sweep]") {
+  auto result = RunScripted(R"(name: nan
+command: /bin/true --nan-at {bad}
 metric: score
 mode: max
 time_attr: epoch
@@ -146,7 +199,15 @@ search_space:
 searcher: {type: grid}
 scheduler: {type: asha, max_t: 9, grace_period: 1, reduction_factor: 3}
 devices: {kind: cpu, slots: 2}
-)");
+)",
+                            [](const runner::TrialLaunch& launch, int) {
+                              TrialScript script = Toy(0.5, 9);
+                              int bad =
+                                  std::stoi(FlagValue(launch, "--nan-at"));
+                              for (int e = bad; e <= 9; ++e)
+                                script.reports[e - 1][1].second = std::nan("");
+                              return script;
+                            });
   REQUIRE(result.trials.size() == 2);
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
   CHECK(result.trials[1].status == TrialStatus::kStopped);
@@ -154,10 +215,10 @@ devices: {kind: cpu, slots: 2}
   CHECK(result.trials[1].last_time == 2);
 }
 
-TEST_CASE("a crashed trial is retried up to max_failures",
-          "[tuner][sweep][process]") {
-  auto result = RunSweep(R"(name: retry
-command: TOY --quality 0.5 --epochs 3 --crash-at {crash}
+TEST_CASE("a crashed trial is retried up to max_failures", "[tuner][sweep]") {
+  int starts = 0;
+  auto result = RunScripted(R"(name: retry
+command: /bin/true --crash-at {crash}
 metric: score
 mode: max
 time_attr: epoch
@@ -166,8 +227,22 @@ search_space:
 searcher: {type: grid}
 scheduler: {type: fifo, max_t: 3}
 trial: {max_failures: 2}
-)");
+devices: {kind: cpu, slots: 1}
+)",
+                            [&starts](const runner::TrialLaunch& launch, int) {
+                              ++starts;
+                              TrialScript script = Toy(0.5, 3);
+                              int crash =
+                                  std::stoi(FlagValue(launch, "--crash-at"));
+                              if (crash > 0) {  // each attempt from epoch 1
+                                script.reports.resize(crash);
+                                script.exit_code = 3;
+                                script.stderr_text = "RuntimeError: boom\n";
+                              }
+                              return script;
+                            });
   REQUIRE(result.trials.size() == 2);
+  CHECK(starts == 4);
   CHECK(result.trials[0].status == TrialStatus::kFailed);
   CHECK(result.trials[0].attempts == 3);
   CHECK(result.trials[1].status == TrialStatus::kCompleted);
@@ -177,6 +252,7 @@ trial: {max_failures: 2}
   CHECK(std::filesystem::exists(result.dir / "trials" /
                                 std::to_string(result.trials[0].id) /
                                 "stderr.attempt-1.log"));
+  CHECK(result.trials[0].reason == "exit code 3: RuntimeError: boom");
 }
 
 TEST_CASE(

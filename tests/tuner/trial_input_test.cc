@@ -3,15 +3,16 @@
 // it stores stays readable.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tests/tuner_cli.h"
-#include "tuner/base/clock.h"
 #include "tuner/sweep/report_throttle.h"
 
 namespace tuner {
@@ -101,14 +102,29 @@ std::string ShellSweep(const std::string& name, const std::string& body,
          scheduler + "\ndevices: {kind: cpu, slots: 1}\n";
 }
 
-TEST_CASE("a non-finite time_attr is not a report", "[tuner][process]") {
-  auto result = testing::RunSweep(ShellSweep(
-      "nonfinite-time",
-      "echo \"{'epoch': inf, 'score': 0.9}\"; "
-      "echo \"{'epoch': nan, 'score': 0.8}\"; "
-      "echo \"{'epoch': -inf, 'score': 0.7}\"; "
-      "echo \"{'epoch': 1, 'score': 0.5}\"",
-      "{type: asha, max_t: 3, grace_period: 1, reduction_factor: 3}"));
+// The trial's reports, scripted (no process): the sweep's rules, whatever
+// the runner parsed them from.
+testing::ScriptFor Reports(std::vector<core::Metrics> reports,
+                           std::chrono::milliseconds step) {
+  return [reports, step](const runner::TrialLaunch&, int) {
+    testing::TrialScript script;
+    script.reports = reports;
+    script.step = step;
+    return script;
+  };
+}
+
+TEST_CASE("a non-finite time_attr is not a report", "[tuner]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto result = testing::RunScripted(
+      ShellSweep("nonfinite-time", "true",
+                 "{type: asha, max_t: 3, grace_period: 1, reduction_factor: "
+                 "3}"),
+      Reports({{{"epoch", inf}, {"score", 0.9}},
+               {{"epoch", std::nan("")}, {"score", 0.8}},
+               {{"epoch", -inf}, {"score", 0.7}},
+               {{"epoch", 1}, {"score", 0.5}}},
+              std::chrono::milliseconds(1000)));
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == core::TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 1);
@@ -135,34 +151,23 @@ TEST_CASE("the report throttle: a burst, then a rate", "[tuner][throttle]") {
   CHECK(admitted == 3);  // refilled up to the burst, not beyond
 }
 
-// Now() of the steady clock at a fixed instant.
-class FrozenClock : public SteadyClock {
- public:
-  using SteadyClock::SteadyClock;
-  TimePoint Now() const override { return TimePoint{}; }
-};
-
-// The clock is frozen: the trial gets its burst and no more, whatever the
-// machine's speed.
+// The trial prints its reports all at once: the manual clock does not move
+// between them, so the throttle never refills, whatever the machine's
+// speed, and the trial gets its burst and no more.
 TEST_CASE("a trial printing reports in a tight loop stores a bounded number",
-          "[tuner][process][throttle]") {
-  // Now() never moves, so the throttle never refills; its timers are the
-  // loop's (a device retry, should another test hold the CPU, still runs).
-  std::unique_ptr<FrozenClock> clock;
-  auto frozen = [&clock](Sweep::Options& options, boost::asio::io_context& io) {
-    clock = std::make_unique<FrozenClock>(io);
-    options.clock = clock.get();
-  };
+          "[tuner][throttle]") {
   // 5000 judged reports (epoch grows), a rung at epoch 1, the newest judged
   // one at 1.5, then a line without the objective.
-  auto result = testing::RunSweep(
-      ShellSweep("flood",
-                 R"(seq 1 5000 | awk '{print "{\"epoch\": " $1/5000 ", )"
-                 R"(\"score\": 0.5}"}'; echo '{"epoch": 1.5, "score": 0.9}'; )"
-                 R"(echo '{"loss": 0.1}')",
+  std::vector<core::Metrics> printed;
+  for (int i = 1; i <= 5000; ++i)
+    printed.push_back({{"epoch", i / 5000.0}, {"score", 0.5}});
+  printed.push_back({{"epoch", 1.5}, {"score", 0.9}});
+  printed.push_back({{"loss", 0.1}});
+  auto result = testing::RunScripted(
+      ShellSweep("flood", "true",
                  "{type: asha, max_t: 3, grace_period: 1, reduction_factor: "
                  "3}"),
-      {}, {}, frozen);
+      Reports(printed, std::chrono::milliseconds(0)));
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == core::TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 1.5);
