@@ -2,7 +2,8 @@
 # The suite's deterministic tier: every test not tagged [process] (no
 # process spawned, no wall clock waited on: fakes, scripted trials and a
 # manual clock), run RUNS times in random order, each time with another
-# seed; and, where strace can trace, proof that the tier spawns nothing.
+# seed (printed, to replay one); and, where strace can trace, proof that
+# the tier starts no process: no exec, no fork, no clone but threads'.
 #   scripts/deterministic.sh [RUNS] [BUILD]   (default 20, build)
 # Exits 1 on the first failing run, or if a test of the tier ran a program.
 set -uo pipefail
@@ -17,34 +18,43 @@ for bin in "${binaries[@]}"; do
   [ -x "$build/tests/$bin" ] || { echo "no $build/tests/$bin: build first"; exit 2; }
 done
 
-# Spawns: every execve after the test binary's own.
-if strace -f -qq -e trace=execve -o /dev/null true 2>/dev/null; then
+# New processes: every exec after the test binary's own, every fork or
+# vfork, every clone without CLONE_THREAD (a thread is not a process).
+syscalls=execve,execveat,fork,vfork,clone,clone3
+if strace -f -qq -e trace=$syscalls -o /dev/null true 2>/dev/null; then
   for bin in "${binaries[@]}"; do
     trace=$(mktemp)
-    strace -f -qq -e trace=execve -o "$trace" "$build/tests/$bin" "$tier" \
+    strace -f -qq -e trace=$syscalls -o "$trace" "$build/tests/$bin" "$tier" \
       >/dev/null 2>&1
-    spawned=$(($(grep -c 'execve(' "$trace") - 1))
-    if [ "$spawned" -ne 0 ]; then
-      echo "$bin '$tier' ran $spawned programs; tag those tests [process]:"
-      grep 'execve(' "$trace" | tail -n +2 | cut -c1-160 | head -5
+    rc=$?
+    starts=$(grep -E ' (execve|execveat)\(' "$trace" | tail -n +2)
+    forks=$(grep -E ' (fork|vfork)\(| clone3?\(' "$trace" |
+              grep -v 'CLONE_THREAD' | grep -v 'resumed>')
+    if [ $rc -ne 0 ] || [ -n "$starts$forks" ]; then
+      echo "$bin '$tier' under strace: exit $rc; tag tests that start" \
+           "processes [process]:"
+      printf '%s\n%s\n' "$starts" "$forks" | grep . | cut -c1-160 | head -5
       rm -f "$trace"
       exit 1
     fi
     rm -f "$trace"
   done
-  echo "the tier spawns no process (strace: 0 execve in ${#binaries[@]} binaries)"
+  echo "the tier starts no process (strace: no exec, fork or non-thread" \
+       "clone in ${#binaries[@]} binaries)"
 else
-  echo "strace cannot trace here: the no-process check is skipped"
+  echo "strace cannot trace here: the no-process check is SKIPPED"
 fi
 
+base=$((RANDOM * 32768 + RANDOM))  # another order on every call
 for ((run = 1; run <= runs; ++run)); do
+  seed=$((base + run))
   for bin in "${binaries[@]}"; do
-    out=$("$build/tests/$bin" "$tier" --order rand --rng-seed "$run" 2>&1)
+    out=$("$build/tests/$bin" "$tier" --order rand --rng-seed "$seed" 2>&1)
     if [ $? -ne 0 ]; then
-      echo "run $run of $runs: $bin failed (--order rand --rng-seed $run):"
+      echo "run $run of $runs: $bin failed (--order rand --rng-seed $seed):"
       echo "$out" | tail -40
       exit 1
     fi
   done
 done
-echo "the tier passed $runs runs in random order (seeds 1..$runs)"
+echo "the tier passed $runs runs in random order (seeds $((base + 1))..$seed)"

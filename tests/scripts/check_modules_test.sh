@@ -35,6 +35,24 @@ if [ $rc -ne 1 ] || [[ "$out" != "$want"* ]] || [ "$(echo "$out" | wc -l)" != 1 
   echo "$out"
   exit 1
 fi
+second="$out"
+
+# Undo it; plant the same crossing in angle brackets, and a loose file.
+sed -i '$d' "$copy/tuner/sweep/sweep.cc"
+line=$(($(wc -l < "$copy/tuner/sim/simulation.cc") + 1))
+echo '#include <tuner/cli/cli.h>' >> "$copy/tuner/sim/simulation.cc"
+echo 'int loose;' > "$copy/tuner/loose.cc"
+out=$("$check" "$copy")
+rc=$?
+want="tuner/loose.cc: not in a role folder"
+want2="tuner/sim/simulation.cc:$line: includes \"tuner/cli/cli.h\""
+if [ $rc -ne 1 ] || [[ "$(echo "$out" | head -1)" != "$want"* ]] ||
+  [[ "$(echo "$out" | sed -n 2p)" != "$want2"* ]]; then
+  echo "an angle-bracket crossing or a file outside the roles was not caught (rc $rc):"
+  echo "$out"
+  exit 1
+fi
 echo "ok: clean tree passes; the planted includes are reported as:"
 echo "$first"
+echo "$second"
 echo "$out"

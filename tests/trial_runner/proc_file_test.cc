@@ -31,7 +31,7 @@ std::string ProcPath(pid_t pid, const char* file) {
 }
 
 TEST_CASE("a /proc file whose process exits after it is opened reads as empty",
-          "[runner][proc]") {
+          "[runner][proc][process]") {
   pid_t pid = StartSleeper();
   int fd = open(ProcPath(pid, "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
@@ -51,7 +51,7 @@ TEST_CASE("a /proc file whose process exits after it is opened reads as empty",
 }
 
 TEST_CASE("ProcessStartTime: a live process has one, a reaped one none",
-          "[runner][proc]") {
+          "[runner][proc][process]") {
   pid_t pid = StartSleeper();
   auto start = ProcessStartTime(pid);
   CHECK(start.has_value());

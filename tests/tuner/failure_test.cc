@@ -32,10 +32,8 @@ TEST_CASE("failures are classified by what the stacks print", "[failure]") {
         FailureClass::kOther);
 }
 
-const char* kShellTrial = R"(name: NAME
-command: |
-  BODY
-shell: true
+const char* kTrial = R"(name: NAME
+command: COMMAND
 metric: score
 mode: max
 time_attr: epoch
@@ -43,35 +41,31 @@ search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}
 num_trials: TRIALS
 )";
 
+// `trials` trials of `command` (a YAML value), then the `extra` lines.
+std::string SweepYaml(const std::string& name, const std::string& command,
+                      int trials, const std::string& extra) {
+  std::string yaml = kTrial;
+  yaml.replace(yaml.find("NAME"), 4, name);
+  yaml.replace(yaml.find("COMMAND"), 7, command);
+  yaml.replace(yaml.find("TRIALS"), 6, std::to_string(trials));
+  return yaml + extra;
+}
+
+// A shell trial: `body` is one line of sh.
 std::string Config(const std::string& name, const std::string& body, int trials,
                    const std::string& extra) {
-  std::string yaml = kShellTrial;
   std::string escaped;  // {{ and }}: literal braces in a command
   for (char c : body) {
     escaped += c;
     if (c == '{' || c == '}') escaped += c;
   }
-  yaml.replace(yaml.find("NAME"), 4, name);
-  yaml.replace(yaml.find("BODY"), 4, escaped);
-  yaml.replace(yaml.find("TRIALS"), 6, std::to_string(trials));
-  return yaml + extra;
+  return SweepYaml(name, "|\n  " + escaped + "\nshell: true", trials, extra);
 }
 
-const char* kScripted = R"(name: NAME
-command: /bin/true --lr {lr}
-metric: score
-mode: max
-time_attr: epoch
-search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}
-num_trials: TRIALS
-)";
-
+// A scripted trial (ScriptedRunner): the command is never run.
 std::string Scripted(const std::string& name, int trials,
                      const std::string& extra) {
-  std::string yaml = kScripted;
-  yaml.replace(yaml.find("NAME"), 4, name);
-  yaml.replace(yaml.find("TRIALS"), 6, std::to_string(trials));
-  return yaml + extra;
+  return SweepYaml(name, "/bin/true --lr {lr}", trials, extra);
 }
 
 // Exits 1 at once with `stderr_text`.
@@ -159,6 +153,18 @@ TEST_CASE("a trial silent for idle_timeout is stopped", "[failure]") {
   CHECK(result.trials[0].last_time == 1);
   // Ended 0.3 s after its one report (at 0.1 s), not waited for.
   CHECK(result.seconds == Approx(0.4));
+}
+
+// The same through a real shim, which is what enforces idle_timeout.
+TEST_CASE("a real trial silent for idle_timeout is stopped by its shim",
+          "[failure][process]") {
+  auto result = RunSweep(
+      Config("idle-shim", "echo '{\"epoch\": 1, \"score\": 0.5}'; sleep 30", 1,
+             "devices: {kind: cpu, slots: 1}\ntrial: {idle_timeout: 300ms, "
+             "stop_grace: 200ms}\n"));
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kFailed);
+  CHECK(result.trials[0].reason == "no output for 0.3 s");
 }
 
 long PeakRssKb() {

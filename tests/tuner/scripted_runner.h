@@ -5,7 +5,9 @@
 // - a trial that outlives `launch.timeout`, or is silent for
 //   `launch.idle_timeout`, ends as the shim ends it (timed_out / idle);
 // - Stop ends a trial with SIGTERM after `stop_delay` (a trial that obeys
-//   it), StopAfter only if it has not exited by itself by then;
+//   it), StopAfter only if it has not exited by itself by then; any exit
+//   after Stop is marked stop_requested, as LocalRunner marks it;
+// - each attempt's stdout offsets start again from 0 (its log is new);
 // - a trial's stderr text lands in `launch.spawn.stderr_path` before its
 //   exit is reported, and stdout.log / stderr.log are created at start;
 // - the observer is never called from inside one of the sweep's calls:
@@ -136,6 +138,7 @@ class ScriptedRunner : public runner::TrialRunner {
     size_t next = 0;
     bool stopping = false;
     bool ending = false;  // its exit is posted
+    int64_t offset = 0;   // in this attempt's stdout
     std::unique_ptr<Clock::Timer> step_timer, stop_timer, timeout_timer,
         idle_timer;
   };
@@ -167,7 +170,7 @@ class ScriptedRunner : public runner::TrialRunner {
     Attempt& attempt = it->second;
     core::Metrics metrics = attempt.script.reports[attempt.next++];
     ArmIdle(trial, attempt);
-    observer_.OnMetrics(trial, std::move(metrics), ++offsets_[trial]);
+    observer_.OnMetrics(trial, std::move(metrics), ++attempt.offset);
     it = running_.find(trial);  // the sweep may have stopped it
     if (it == running_.end() || it->second.ending) return;
     Next(trial, it->second);
@@ -179,6 +182,7 @@ class ScriptedRunner : public runner::TrialRunner {
     if (it == running_.end() || it->second.ending) return;
     Attempt& attempt = it->second;
     attempt.ending = true;
+    if (attempt.stopping) exit.stop_requested = true;
     for (auto* timer : {attempt.step_timer.get(), attempt.stop_timer.get(),
                         attempt.timeout_timer.get(), attempt.idle_timer.get()})
       timer->Cancel();
@@ -196,7 +200,6 @@ class ScriptedRunner : public runner::TrialRunner {
   ScriptFor script_;
   std::map<core::TrialId, Attempt> running_;
   std::map<core::TrialId, int> attempts_;
-  std::map<core::TrialId, int64_t> offsets_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -32,12 +32,6 @@ struct SweepResult {
   double seconds = 0;
 };
 
-// A fresh directory per call; `yaml` may say TOY for the toy trainer's path
-// DEVTRAINER for examples/device_trainer's, FAKEHF for
-// examples/fake_hf_trainer.py's.
-// `prepare` may change the store before the sweep starts; `customize` the
-// sweep's options, `on_loop` too, with the sweep's event loop at hand (a
-// clock's timers run on it).
 // Runs the loop's ready work, then moves `clock` to its next timer, while
 // `running()`. Nothing ready and no timer left while still running fails
 // the test: the sweep would wait for ever.
@@ -87,6 +81,17 @@ inline void ReadBack(const ExperimentConfig& config, SweepResult& result) {
   result.trials = result.store->ListTrials(result.experiment.id).value();
 }
 
+// The options every test sweep starts from: its directory, `pool`, 2 CPUs.
+inline Sweep::Options BaseOptions(const SweepResult& result,
+                                  runner::DevicePool& pool) {
+  Sweep::Options options;
+  options.trials_root = result.dir / "trials";
+  options.config_json = "{}";
+  options.pool = &pool;
+  options.cpus = 2;
+  return options;
+}
+
 // A fresh directory per call; `yaml` may say TOY for the toy trainer's path
 // DEVTRAINER for examples/device_trainer's, FAKEHF for
 // examples/fake_hf_trainer.py's.
@@ -107,12 +112,8 @@ inline SweepResult RunSweep(
   REQUIRE(pool.ok());
   boost::asio::io_context io;
   NullProgress progress;
-  Sweep::Options options;
-  options.trials_root = result.dir / "trials";
-  options.config_json = "{}";
-  options.pool = &pool.value();
+  Sweep::Options options = BaseOptions(result, pool.value());
   options.runner.shim_path = TUNER_SHIM;
-  options.cpus = 2;
   options.on_finished = [&io] { io.stop(); };
   if (customize) customize(options);
   if (on_loop) on_loop(options, io);
@@ -153,11 +154,7 @@ inline SweepResult RunScripted(
   ManualClock clock;
   NullProgress progress;
   ScriptedRunner* scripted = nullptr;
-  Sweep::Options options;
-  options.trials_root = result.dir / "trials";
-  options.config_json = "{}";
-  options.pool = &pool.value();
-  options.cpus = 2;
+  Sweep::Options options = BaseOptions(result, pool.value());
   options.clock = &clock;
   options.make_runner = [&](boost::asio::io_context& loop,
                             runner::RunnerObserver& observer) {
