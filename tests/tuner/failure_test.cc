@@ -202,7 +202,7 @@ TEST_CASE("a full database stops the sweep cleanly, the file stays sound",
           script.reports.push_back({{"epoch", i}, {"score", i / 10.0}});
         return script;
       },
-      [](Sweep::Options&) {}, {},
+      {},
       [](storage::TrialStore& store) { REQUIRE(store.LimitPages(40).ok()); });
   CHECK(result.outcome == SweepOutcome::kFailed);
   CHECK(result.trials.size() < 200);

@@ -137,12 +137,10 @@ inline SweepResult RunSweep(
 // ScriptedRunner and a ManualClock: the loop runs what is ready, then the
 // clock jumps to its next timer, until the sweep ends. A sweep that would
 // wait forever (nothing ready, no timer) fails the test. `seconds` is the
-// simulated time it took; `runner`, if given, sees the runner's record
-// before the sweep goes; `prepare` and `customize` as for RunSweep.
+// simulated time it took; `prepare` and `customize` as for RunSweep.
 inline SweepResult RunScripted(
     std::string yaml, ScriptFor script,
     const std::function<void(Sweep::Options&)>& customize = {},
-    const std::function<void(const ScriptedRunner&)>& runner = {},
     const std::function<void(storage::TrialStore&)>& prepare = {}) {
   SweepResult result;
   ExperimentConfig config = NewSweepDir(std::move(yaml), result);
@@ -153,15 +151,9 @@ inline SweepResult RunScripted(
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  ScriptedRunner* scripted = nullptr;
   Sweep::Options options = BaseOptions(result, pool.value());
   options.clock = &clock;
-  options.make_runner = [&](boost::asio::io_context& loop,
-                            runner::RunnerObserver& observer) {
-    auto made = std::make_unique<ScriptedRunner>(loop, observer, clock, script);
-    scripted = made.get();
-    return made;
-  };
+  options.make_runner = MakeScriptedRunner(clock, std::move(script));
   if (customize) customize(options);
   {
     Sweep sweep(io, config, *result.store, progress, options);
@@ -169,7 +161,6 @@ inline SweepResult RunScripted(
     Drive(io, clock,
           [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
     result.outcome = sweep.outcome();
-    if (runner && scripted) runner(*scripted);
   }
   result.seconds =
       std::chrono::duration<double>(clock.Now() - Clock::TimePoint{}).count();
