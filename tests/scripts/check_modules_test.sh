@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check-modules.sh is clean on this tree, and fails, naming the file
-# and line, on a copy of it with one include that crosses the module map:
-# a leaf including another leaf, then a wiring role including one above it.
+# and line, on a copy of it with includes that cross the module map: a leaf
+# including another leaf, a wiring role including one above it (quoted,
+# then in angle brackets), and a source file outside the role folders.
 set -uo pipefail
 src="$1"
 check="$src/scripts/check-modules.sh"
@@ -11,48 +12,52 @@ copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 cp -r "$src/core" "$src/schedulers" "$src/storage" "$src/trial_runner" \
   "$src/tuner" "$copy/"
-line=$(($(wc -l < "$copy/storage/trial_store.cc") + 1))
-echo '#include "trial_runner/spawn.h"' >> "$copy/storage/trial_store.cc"
-out=$("$check" "$copy")
-rc=$?
-want="storage/trial_store.cc:$line: includes \"trial_runner/spawn.h\""
-if [ $rc -ne 1 ] || [[ "$out" != "$want"* ]]; then
-  echo "a storage -> trial_runner include was not caught (rc $rc):"
-  echo "$out"
-  exit 1
-fi
-first="$out"
+reports=()
 
-# Undo it; plant the engine including the CLI above it.
-sed -i '$d' "$copy/storage/trial_store.cc"
-line=$(($(wc -l < "$copy/tuner/sweep/sweep.cc") + 1))
-echo '#include "tuner/cli/cli.h"' >> "$copy/tuner/sweep/sweep.cc"
-out=$("$check" "$copy")
-rc=$?
-want="tuner/sweep/sweep.cc:$line: includes \"tuner/cli/cli.h\""
-if [ $rc -ne 1 ] || [[ "$out" != "$want"* ]] || [ "$(echo "$out" | wc -l)" != 1 ]; then
-  echo "a tuner/sweep -> tuner/cli include was not caught alone (rc $rc):"
-  echo "$out"
-  exit 1
-fi
-second="$out"
+# plant FILE TEXT: appends the line TEXT to FILE in the copy and sets
+# `line` to its number.
+plant() {
+  line=$(($(wc -l < "$copy/$1") + 1))
+  echo "$2" >> "$copy/$1"
+}
+# unplant FILE: removes the line planted last in FILE.
+unplant() { sed -i '$d' "$copy/$1"; }
+# expect WHAT WANT...: the check fails and its output's line i starts with
+# the i-th WANT; with only=1 there is no other line.
+expect() {
+  local what="$1" out rc i=1
+  shift
+  out=$("$check" "$copy")
+  rc=$?
+  local bad=$((rc != 1))
+  for want in "$@"; do
+    [[ "$(echo "$out" | sed -n "${i}p")" == "$want"* ]] || bad=1
+    i=$((i + 1))
+  done
+  if [ "${only:-0}" = 1 ] && [ "$(echo "$out" | wc -l)" != $# ]; then bad=1; fi
+  if [ $bad = 1 ]; then
+    echo "$what was not caught (rc $rc):"
+    echo "$out"
+    exit 1
+  fi
+  reports+=("$out")
+}
 
-# Undo it; plant the same crossing in angle brackets, and a loose file.
-sed -i '$d' "$copy/tuner/sweep/sweep.cc"
-line=$(($(wc -l < "$copy/tuner/sim/simulation.cc") + 1))
-echo '#include <tuner/cli/cli.h>' >> "$copy/tuner/sim/simulation.cc"
+plant storage/trial_store.cc '#include "trial_runner/spawn.h"'
+expect "a storage -> trial_runner include" \
+  "storage/trial_store.cc:$line: includes \"trial_runner/spawn.h\""
+unplant storage/trial_store.cc
+
+plant tuner/sweep/sweep.cc '#include "tuner/cli/cli.h"'
+only=1 expect "a tuner/sweep -> tuner/cli include, alone" \
+  "tuner/sweep/sweep.cc:$line: includes \"tuner/cli/cli.h\""
+unplant tuner/sweep/sweep.cc
+
+plant tuner/sim/simulation.cc '#include <tuner/cli/cli.h>'
 echo 'int loose;' > "$copy/tuner/loose.cc"
-out=$("$check" "$copy")
-rc=$?
-want="tuner/loose.cc: not in a role folder"
-want2="tuner/sim/simulation.cc:$line: includes \"tuner/cli/cli.h\""
-if [ $rc -ne 1 ] || [[ "$(echo "$out" | head -1)" != "$want"* ]] ||
-  [[ "$(echo "$out" | sed -n 2p)" != "$want2"* ]]; then
-  echo "an angle-bracket crossing or a file outside the roles was not caught (rc $rc):"
-  echo "$out"
-  exit 1
-fi
+expect "an angle-bracket crossing or a file outside the roles" \
+  "tuner/loose.cc: not in a role folder" \
+  "tuner/sim/simulation.cc:$line: includes \"tuner/cli/cli.h\""
+
 echo "ok: clean tree passes; the planted includes are reported as:"
-echo "$first"
-echo "$second"
-echo "$out"
+printf '%s\n' "${reports[@]}"

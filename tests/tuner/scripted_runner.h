@@ -46,6 +46,18 @@ struct TrialScript {
 using ScriptFor =
     std::function<TrialScript(const runner::TrialLaunch& launch, int attempt)>;
 
+// What examples/toy_trainer prints, scripted: score = q * epoch / (epoch
+// + 1), loss = 1 - score, one report a second for `epochs` epochs, exit 0.
+inline TrialScript ToyTrainerScript(double q, int epochs) {
+  TrialScript script;
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    double score = q * epoch / (epoch + 1);
+    script.reports.push_back(
+        {{"epoch", epoch}, {"score", score}, {"loss", 1 - score}});
+  }
+  return script;
+}
+
 // The value of `--flag VALUE` in a trial's argv ("" when absent): scripts
 // read the params the sweep filled into the command line.
 inline std::string FlagValue(const runner::TrialLaunch& launch,

@@ -51,14 +51,10 @@ devices: {kind: cpu, slots: 1}
   return yaml;
 }
 
-// Three epochs of score = q * epoch / (epoch + 1), a second apart.
+// Three epochs of the toy trainer's curve, a second apart.
 testing::TrialScript ThreeEpochs(const runner::TrialLaunch& launch, int) {
   double q = std::stod(testing::FlagValue(launch, "--quality"));
-  testing::TrialScript script;
-  for (int epoch = 1; epoch <= 3; ++epoch)
-    script.reports.push_back(
-        {{"epoch", epoch}, {"score", q * epoch / (epoch + 1)}});
-  return script;
+  return testing::ToyTrainerScript(q, 3);
 }
 
 TEST_CASE("an exception in one sweep fails it; the other sweep finishes",

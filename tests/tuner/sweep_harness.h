@@ -48,8 +48,11 @@ inline void Drive(boost::asio::io_context& io, ManualClock& clock,
   }
 }
 
-// A fresh directory for one sweep, and `yaml` loaded in it.
-inline ExperimentConfig NewSweepDir(std::string yaml, SweepResult& result) {
+// A fresh directory for one sweep, and `yaml` loaded in it; `prepare`, if
+// given, changes the new store first.
+inline ExperimentConfig NewSweepDir(
+    std::string yaml, SweepResult& result,
+    const std::function<void(storage::TrialStore&)>& prepare) {
   static int counter = 0;
   result.dir = std::filesystem::temp_directory_path() /
                ("tuner-sweep-" + std::to_string(getpid()) + "-" +
@@ -71,7 +74,16 @@ inline ExperimentConfig NewSweepDir(std::string yaml, SweepResult& result) {
   auto store = storage::TrialStore::Open(result.dir / "tuner.db");
   REQUIRE(store.ok());
   result.store = std::move(store).value();
+  if (prepare) prepare(*result.store);
   return config.value();
+}
+
+// The devices the config names, as a sweep of `tuner run` gets them.
+inline runner::DevicePool TestPool(const ExperimentConfig& config) {
+  auto pool = SetUpDevices(config.devices, config.workdir);
+  INFO(pool.status().message());
+  REQUIRE(pool.ok());
+  return std::move(pool).value();
 }
 
 // What the store holds once the sweep has ended.
@@ -105,14 +117,11 @@ inline SweepResult RunSweep(
     const std::function<void(Sweep::Options&, boost::asio::io_context&)>&
         on_loop = {}) {
   SweepResult result;
-  ExperimentConfig config = NewSweepDir(std::move(yaml), result);
-  if (prepare) prepare(*result.store);
-  auto pool = SetUpDevices(config.devices, config.workdir);
-  INFO(pool.status().message());
-  REQUIRE(pool.ok());
+  ExperimentConfig config = NewSweepDir(std::move(yaml), result, prepare);
+  runner::DevicePool pool = TestPool(config);
   boost::asio::io_context io;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool.value());
+  Sweep::Options options = BaseOptions(result, pool);
   options.runner.shim_path = TUNER_SHIM;
   options.on_finished = [&io] { io.stop(); };
   if (customize) customize(options);
@@ -143,15 +152,12 @@ inline SweepResult RunScripted(
     const std::function<void(Sweep::Options&)>& customize = {},
     const std::function<void(storage::TrialStore&)>& prepare = {}) {
   SweepResult result;
-  ExperimentConfig config = NewSweepDir(std::move(yaml), result);
-  if (prepare) prepare(*result.store);
-  auto pool = SetUpDevices(config.devices, config.workdir);
-  INFO(pool.status().message());
-  REQUIRE(pool.ok());
+  ExperimentConfig config = NewSweepDir(std::move(yaml), result, prepare);
+  runner::DevicePool pool = TestPool(config);
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool.value());
+  Sweep::Options options = BaseOptions(result, pool);
   options.clock = &clock;
   options.make_runner = MakeScriptedRunner(clock, std::move(script));
   if (customize) customize(options);

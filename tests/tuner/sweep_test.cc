@@ -17,19 +17,8 @@ using core::TrialStatus;
 using testing::FlagValue;
 using testing::RunScripted;
 using testing::RunSweep;
+using testing::ToyTrainerScript;
 using testing::TrialScript;
-
-// Like examples/toy_trainer: score = q * epoch / (epoch + 1), loss =
-// 1 - score, one report a second for `epochs` epochs, then exit 0.
-TrialScript Toy(double q, int epochs) {
-  TrialScript script;
-  for (int epoch = 1; epoch <= epochs; ++epoch) {
-    double score = q * epoch / (epoch + 1);
-    script.reports.push_back(
-        {{"epoch", epoch}, {"score", score}, {"loss", 1 - score}});
-  }
-  return script;
-}
 
 double Quality(const runner::TrialLaunch& launch) {
   return std::stod(FlagValue(launch, "--quality"));
@@ -92,7 +81,7 @@ scheduler: {type: asha, max_t: 9, grace_period: 1, reduction_factor: 3}
 devices: {kind: cpu, slots: 1}
 )",
                             [](const runner::TrialLaunch& launch, int) {
-                              return Toy(Quality(launch), 9);
+                              return ToyTrainerScript(Quality(launch), 9);
                             });
   REQUIRE(result.outcome == SweepOutcome::kFinished);
   REQUIRE(result.trials.size() == 30);
@@ -122,7 +111,7 @@ devices: {kind: cpu, slots: 1}
 // metric tests and trial_input_test.cc.)
 TrialScript Misbehaving(const runner::TrialLaunch& launch) {
   std::string kind = FlagValue(launch, "--case");
-  TrialScript script = Toy(Quality(launch), 4);
+  TrialScript script = ToyTrainerScript(Quality(launch), 4);
   if (kind == "crash") {  // exit 3 right after epoch 2, a Python traceback
     script.reports.resize(2);
     script.exit_code = 3;
@@ -201,7 +190,7 @@ scheduler: {type: asha, max_t: 9, grace_period: 1, reduction_factor: 3}
 devices: {kind: cpu, slots: 2}
 )",
                             [](const runner::TrialLaunch& launch, int) {
-                              TrialScript script = Toy(0.5, 9);
+                              TrialScript script = ToyTrainerScript(0.5, 9);
                               int bad =
                                   std::stoi(FlagValue(launch, "--nan-at"));
                               for (int e = bad; e <= 9; ++e)
@@ -231,7 +220,7 @@ devices: {kind: cpu, slots: 1}
 )",
                             [&starts](const runner::TrialLaunch& launch, int) {
                               ++starts;
-                              TrialScript script = Toy(0.5, 3);
+                              TrialScript script = ToyTrainerScript(0.5, 3);
                               int crash =
                                   std::stoi(FlagValue(launch, "--crash-at"));
                               if (crash > 0) {  // each attempt from epoch 1
