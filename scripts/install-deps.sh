@@ -15,6 +15,10 @@ packages=(
   clang                                   # libFuzzer (scripts/fuzz.sh)
   chromium chromium-driver                # the dashboard's browser test
   strace                                  # scripts/deterministic.sh
+  prometheus                              # promtool: /metrics' format test
+                                          # (19 MB; it brings a Prometheus
+                                          # server too, enabled where systemd
+                                          # runs: systemctl disable --now prometheus)
 )
 
 sudo=""

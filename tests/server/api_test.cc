@@ -8,13 +8,16 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
 #include "tests/failed_experiment.h"
 #include "tests/fake_machine.h"
+#include "tests/server/prometheus_check.h"
 #include "tests/server/service_fixture.h"
 
 namespace tuner::testing {
@@ -48,6 +51,30 @@ std::string RawExchange(const std::string& url, const std::string& bytes) {
     if (ec) break;
   }
   return out;
+}
+
+// A real scrape passes the format checker, and `promtool check metrics`
+// where Debian's prometheus package is installed (scripts/install-deps.sh).
+void CheckWithPromtool(const std::string& metrics) {
+  INFO(metrics);
+  CHECK(PrometheusProblems(metrics).empty());
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    WARN("promtool is not installed: only the built-in format check ran");
+    return;
+  }
+  auto path = std::filesystem::temp_directory_path() /
+              ("tuner-scrape-" + std::to_string(getpid()) + ".txt");
+  std::ofstream(path) << metrics;
+  std::string command = "promtool check metrics < '" + path.string() + "' > '" +
+                        path.string() + ".out' 2>&1";
+  int status = std::system(command.c_str());
+  std::ifstream out(path.string() + ".out");
+  std::string said((std::istreambuf_iterator<char>(out)), {});
+  INFO("promtool: " << said);
+  CHECK(status == 0);
+  CHECK(said.empty());  // lint warnings too
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + ".out");
 }
 
 TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
@@ -115,8 +142,10 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
         "GET", "/api/trials/" + std::to_string(trial["id"].get<int>()));
     stored_reports += json::parse(one.value().body)["reports"].size();
   }
-  CHECK(metrics.find("tuner_reports_total " + std::to_string(stored_reports) +
-                     "\n") != std::string::npos);
+  CHECK(metrics.find("tuner_reports_total{experiment=\"api1\"} " +
+                     std::to_string(stored_reports) + "\n") !=
+        std::string::npos);
+  CheckWithPromtool(metrics);
 
   auto again = client->Call("POST", "/api/experiments", ToySweepYaml("api1"));
   CHECK(again.value().status == 409);

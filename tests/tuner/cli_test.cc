@@ -141,6 +141,29 @@ devices: {kind: cpu, slots: 1}
                         "\\x07ore") != std::string::npos);
 }
 
+TEST_CASE("tuner run --quiet prints the summary and the best trial only",
+          "[tuner][cli][process]") {
+  CliFixture f;
+  f.Write("quiet.yaml", R"(name: quiet
+command: )" TOY_TRAINER R"( --lr {lr} --epochs 2
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: uniform, low: 0, high: 1}}
+num_trials: 2
+devices: {kind: cpu, slots: 1}
+)");
+  // Without --quiet, "searcher seed N" would be logged on stderr.
+  Output run = f.Tuner("run --quiet quiet.yaml");
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.err.empty());
+  CHECK(run.out.rfind("sweep finished: 2 completed, 0 stopped early, "
+                      "0 failed\n\n",
+                      0) == 0);
+  CHECK(run.out.find("started") == std::string::npos);
+}
+
 TEST_CASE("tuner run then best and trials and status",
           "[tuner][cli][process]") {
   CliFixture f;
@@ -149,6 +172,15 @@ TEST_CASE("tuner run then best and trials and status",
   INFO(run.err);
   REQUIRE(run.code == 0);
   CHECK(run.out.find("sweep finished") != std::string::npos);
+  // Piped: one line per event, none per report.
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("trial ", 0) != 0) continue;
+    std::string event = line.substr(line.find(' ', 6) + 1);
+    event = event.substr(0, event.find_first_of(" :"));
+    INFO(line);
+    CHECK((event == "started" || event == "completed" || event == "stopped"));
+  }
   CHECK(f.Tuner("run sweep.yaml").code == 2);  // the name is taken
 
   Output trials = f.Tuner("trials cli-sweep --format json");

@@ -21,6 +21,8 @@ struct RunOptions {
   std::string config_path;
   std::optional<std::string>
       db_path;  // --db; else the config's, else ./tuner.db
+  // --quiet: warnings, errors and the final summary only.
+  bool quiet = false;
 };
 int Run(const RunOptions& options);
 
@@ -34,6 +36,7 @@ struct QueryOptions {
   std::string name;
   int64_t top = 1;
   std::string format = "table";
+  bool quiet = false;  // resume --quiet: as RunOptions::quiet
 };
 int Best(const QueryOptions& options);
 // Takes up an unfinished experiment: adopts its running trials, goes on.

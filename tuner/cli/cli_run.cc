@@ -27,10 +27,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// --quiet: the logger keeps warnings and errors only.
+void QuietLogger(bool quiet) {
+  if (quiet) spdlog::set_level(spdlog::level::warn);
+}
+
 // `tuner run` on an experiment the database has: resumed with its stored
 // config, unless it finished.
 int ResumeStored(const storage::ExperimentRecord& experiment,
-                 const std::string& db_path, storage::TrialStore& store) {
+                 const std::string& db_path, storage::TrialStore& store,
+                 bool quiet) {
   if (experiment.status == "finished") {
     std::fprintf(stderr,
                  "tuner: experiment '%s' already finished in %s; give the "
@@ -52,7 +58,7 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
   spdlog::info("resuming experiment '{}' with its stored config",
                experiment.name);
   int code = RunSweep(config.value(), experiment.config_json, db_path, store,
-                      &experiment);
+                      &experiment, quiet);
   if (code == kExitOk) {
     std::printf("\n");
     Best(QueryOptions{db_path, experiment.name, 1, "table"});
@@ -70,6 +76,7 @@ std::string DatabasePath(const ExperimentConfig& config,
 }
 
 int Resume(const QueryOptions& options) {
+  QuietLogger(options.quiet);
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
@@ -81,10 +88,12 @@ int Resume(const QueryOptions& options) {
                  options.name.c_str(), options.db_path.c_str());
     return kExitBadInput;
   }
-  return ResumeStored(*experiment.value(), options.db_path, *store.value());
+  return ResumeStored(*experiment.value(), options.db_path, *store.value(),
+                      options.quiet);
 }
 
 int Run(const RunOptions& options) {
+  QuietLogger(options.quiet);
   auto text = ReadSmallFile(options.config_path, kMaxConfigBytes);
   if (!text.ok()) {
     std::fprintf(stderr, "error: %s\n", text.message().c_str());
@@ -110,7 +119,8 @@ int Run(const RunOptions& options) {
   }
   auto existing = store.value()->FindExperiment(config.value().name);
   if (existing.ok() && existing.value()) {
-    return ResumeStored(*existing.value(), db_path, *store.value());
+    return ResumeStored(*existing.value(), db_path, *store.value(),
+                        options.quiet);
   }
   if (!config.value().seed_given) {
     spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",
@@ -119,7 +129,8 @@ int Run(const RunOptions& options) {
   std::string stored =
       StoredConfigJson(config.value(), text.value(), options.config_path, base,
                        TrialsRootFor(db_path, config.value().name));
-  int code = RunSweep(config.value(), stored, db_path, *store.value());
+  int code = RunSweep(config.value(), stored, db_path, *store.value(), nullptr,
+                      options.quiet);
   if (code == kExitOk) {
     QueryOptions best{db_path, config.value().name, 1, "table"};
     std::printf("\n");

@@ -12,6 +12,7 @@
 
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
+#include "tuner/base/clock.h"
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -22,6 +23,7 @@
 #include "tuner/sweep/sweep.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
+#include "tuner/text/terminal.h"
 
 namespace tuner::cli {
 
@@ -29,10 +31,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config) {
-  if (isatty(STDOUT_FILENO)) {
-    return std::make_unique<TableProgress>(stdout, config.metric,
-                                           config.time_attr);
+// The table on a terminal that takes escapes, else a line per event
+// (docs: README "Progress").
+std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config,
+                                           bool quiet, const Clock& clock) {
+  switch (ChooseProgressStyle(quiet, isatty(STDOUT_FILENO) != 0,
+                              EscapesAllowedHere())) {
+    case ProgressStyle::kQuiet:
+      return std::make_unique<QuietProgress>(stdout);
+    case ProgressStyle::kTable:
+      return std::make_unique<TableProgress>(
+          stdout, config.metric, config.time_attr,
+          [] { return TerminalColumns(STDOUT_FILENO); }, clock);
+    case ProgressStyle::kLines:
+      break;
   }
   return std::make_unique<LineProgress>(stdout, config.metric,
                                         config.time_attr);
@@ -67,7 +79,7 @@ int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
 
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
-             const storage::ExperimentRecord* resume) {
+             const storage::ExperimentRecord* resume, bool quiet) {
   auto pool = SetUpDevices(config.devices, config.workdir);
   if (!pool.ok()) {
     std::fprintf(stderr, "error: %s\n", pool.message().c_str());
@@ -76,7 +88,8 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   for (const auto& warning : LauncherWarnings(config))
     spdlog::warn("{}", warning);
   boost::asio::io_context io;
-  auto progress = MakeProgress(config);
+  SteadyClock progress_clock(io);
+  auto progress = MakeProgress(config, quiet, progress_clock);
   Sweep::Options options;
   options.config_json = config_json;
   options.trials_root = StoredTrialsRoot(config_json, db_path);

@@ -12,10 +12,12 @@ namespace tuner::cli {
 
 // Runs `config` to its end (or to SIGINT/SIGTERM: a second one kills) and
 // returns the exit code. With `resume`, takes up that stored experiment
-// instead of registering a new one.
+// instead of registering a new one. `quiet`: no progress but the final
+// summary line.
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
-             const storage::ExperimentRecord* resume = nullptr);
+             const storage::ExperimentRecord* resume = nullptr,
+             bool quiet = false);
 
 }  // namespace tuner::cli
 

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "tuner/cli/verbs.h"
+#include "tuner/text/terminal.h"
 
 int main(int argc, char** argv) {
-  auto logger = spdlog::stderr_color_mt("tuner");
+  auto logger = spdlog::stderr_color_mt(  // NO_COLOR, TERM=dumb: no escapes
+      "tuner", tuner::EscapesAllowedHere() ? spdlog::color_mode::automatic
+                                           : spdlog::color_mode::never);
   logger->set_pattern("tuner: %^%l%$: %v");
   spdlog::set_default_logger(logger);
 

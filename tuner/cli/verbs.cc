@@ -31,6 +31,8 @@ bool Remote(const Arguments& a) { return !a.remote.server.empty(); }
 
 void RunFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.run.config_path, "experiment YAML")->required();
+  c.add_flag("--quiet,-q", a.run.quiet,
+             "print only warnings, errors and the final summary");
 }
 int RunVerb(Arguments& a) {
   if (a.db_given) a.run.db_path = a.db;
@@ -115,6 +117,8 @@ int StatusVerb(Arguments& a) {
 
 void ResumeFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "experiment name")->required();
+  c.add_flag("--quiet,-q", a.query.quiet,
+             "print only warnings, errors and the final summary");
   RemoteFlags(c, a);
 }
 int ResumeVerb(Arguments& a) {

@@ -1,81 +1,56 @@
-// GET /metrics: the Prometheus text format (version 0.0.4).
-#include <fmt/format.h>
-
+// GET /metrics: the Prometheus text format (version 0.0.4). Nothing here
+// reads the database: counters come from memory (service_metrics.h), the
+// devices from the hub's snapshot, so a scrape costs the same on a
+// database of any size.
 #include "tuner/server/api.h"
+#include "tuner/server/build_info.h"
+#include "tuner/server/prometheus_text.h"
 
 namespace tuner::server {
 
 namespace {
 
-// A label value: backslash, double quote and newline escaped.
-std::string Label(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
+void WriteBuildInfo(PrometheusText& out) {
+  out.Family("tuner_build_info", "gauge",
+             "Always 1; the labels say which tuner serves.");
+  out.Sample("tuner_build_info",
+             {{"version", std::string(BuildVersion())},
+              {"commit", std::string(BuildCommit())}},
+             1);
 }
 
-void Header(std::string& out, const char* name, const char* type,
-            const char* help) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+void WriteDevices(PrometheusText& out, const std::vector<RunningInfo>& running,
+                  const std::string& kind, int total) {
+  out.Family("tuner_devices", "gauge", "Devices of the machine.");
+  out.Sample("tuner_devices", {{"kind", kind}}, total);
+  out.Family("tuner_devices_held", "gauge",
+             "Devices held by each running experiment's trials.");
+  int held = 0;
+  for (const auto& r : running) {
+    out.Sample("tuner_devices_held", {{"experiment", r.name}}, r.held_devices);
+    held += r.held_devices;
+  }
+  out.Family("tuner_device_occupancy", "gauge",
+             "Fraction of the devices held by trials.");
+  out.Sample("tuner_device_occupancy", {},
+             total > 0 ? static_cast<double>(held) / total : 0.0);
+  out.Family("tuner_experiments_running", "gauge",
+             "Experiments running in the service.");
+  out.Sample("tuner_experiments_running", {},
+             static_cast<double>(running.size()));
 }
 
 }  // namespace
 
 Response Api::Metrics() const {
-  auto store = stores_.Borrow();
-  if (!store.ok()) return ErrorResponse(500, store.message());
-  auto experiments = store.value()->ListExperiments();
-  if (!experiments.ok()) return ErrorResponse(500, experiments.message());
-  std::string out;
-  Header(out, "tuner_trials", "gauge", "Trials by experiment and state.");
-  for (const auto& e : experiments.value()) {
-    auto counts = store.value()->CountTrials(e.id);
-    if (!counts.ok()) continue;
-    for (auto s : core::kTrialStatuses) {
-      auto it = counts.value().find(s);
-      out += fmt::format("tuner_trials{{experiment=\"{}\",state=\"{}\"}} {}\n",
-                         Label(e.name), core::ToString(s),
-                         it == counts.value().end() ? 0 : it->second);
-    }
-  }
-  Header(out, "tuner_reports_total", "counter",
-         "Metric reports judged since the service started.");
-  out += fmt::format("tuner_reports_total {}\n", bus_.reports_total());
-  Header(out, "tuner_reports_per_second", "gauge",
-         "Reports per second over the last 10 seconds.");
-  out += fmt::format("tuner_reports_per_second {:.3f}\n",
-                     bus_.ReportRate(std::chrono::seconds(10)));
-  Header(out, "tuner_devices", "gauge", "Devices of the machine.");
-  out += fmt::format("tuner_devices{{kind=\"{}\"}} {}\n",
-                     Label(options_.devices_kind), options_.devices_total);
-  Header(out, "tuner_devices_held", "gauge",
-         "Devices held by each running experiment's trials.");
-  auto running = control_.Running();
-  int held = 0;
-  for (const auto& r : running) {
-    out += fmt::format("tuner_devices_held{{experiment=\"{}\"}} {}\n",
-                       Label(r.name), r.held_devices);
-    held += r.held_devices;
-  }
-  Header(out, "tuner_device_occupancy", "gauge",
-         "Fraction of the devices held by trials.");
-  out += fmt::format("tuner_device_occupancy {:.4f}\n",
-                     options_.devices_total > 0
-                         ? static_cast<double>(held) / options_.devices_total
-                         : 0.0);
-  Header(out, "tuner_experiments_running", "gauge",
-         "Experiments running in the service.");
-  out += fmt::format("tuner_experiments_running {}\n", running.size());
+  PrometheusText out;
+  WriteBuildInfo(out);
+  bus_.metrics().Write(out);
+  WriteDevices(out, control_.Running(), options_.devices_kind,
+               options_.devices_total);
   Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  r.body = std::move(out);
+  r.body = out.text();
   return r;
 }
 

@@ -1,9 +1,9 @@
 // EventBus: what the sweeps did, for the service's event stream (SSE) and
-// its /metrics. Published on the sweeps' thread, read on the HTTP threads.
+// its /metrics (metrics(), fed by EventProgress). Published on the sweeps'
+// thread, read on the HTTP threads.
 #ifndef TUNER_TUNER_SERVER_EVENT_BUS_H_
 #define TUNER_TUNER_SERVER_EVENT_BUS_H_
 
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -11,6 +11,8 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "tuner/server/service_metrics.h"
 
 namespace tuner::server {
 
@@ -37,9 +39,9 @@ class EventBus {
   int Subscribe(std::function<void()> notify);
   void Unsubscribe(int token);
 
-  // Reports published in the last `window`, per second.
-  double ReportRate(std::chrono::seconds window) const;
-  int64_t reports_total() const;
+  // The counters of /metrics; thread-safe too.
+  ServiceMetrics& metrics() { return metrics_; }
+  const ServiceMetrics& metrics() const { return metrics_; }
 
  private:
   mutable std::mutex mutex_;
@@ -48,8 +50,7 @@ class EventBus {
   int64_t next_id_ = 1;
   std::map<int, std::function<void()>> subscribers_;
   int next_token_ = 1;
-  std::deque<std::chrono::steady_clock::time_point> report_times_;
-  int64_t reports_total_ = 0;
+  ServiceMetrics metrics_;
 };
 
 }  // namespace tuner::server

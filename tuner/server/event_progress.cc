@@ -23,11 +23,23 @@ Json Counts(const SweepCounts& c) {
 
 }  // namespace
 
-void EventProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
+std::optional<double> EventProgress::EndRun(core::TrialId trial) {
+  auto start = run_start_.find(trial);
+  if (start == run_start_.end()) return std::nullopt;
+  std::chrono::duration<double> ran = now_() - start->second;
+  run_start_.erase(start);
+  return ran_seconds_[trial] += ran.count();
+}
+
+void EventProgress::TrialStarted(const TrialEvent& event,
+                                 const SweepCounts& c) {
   Json data = {{"experiment", experiment_},
                {"trial", event.trial},
                {"attempt", event.attempt}};
-  if (paused_.erase(event.trial) > 0) {
+  run_start_[event.trial] = now_();
+  bool promoted = paused_.erase(event.trial) > 0;
+  bus_.metrics().TrialStarted(experiment_, promoted, c);
+  if (promoted) {
     bus_.Publish("trial_promoted", data.dump());
     return;
   }
@@ -37,7 +49,8 @@ void EventProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
 
 void EventProgress::TrialReported(const TrialEvent& event, double time,
                                   double value, const core::Decision& decision,
-                                  const SweepCounts&) {
+                                  const SweepCounts& c) {
+  bus_.metrics().TrialReported(experiment_, value, mode_, decision, c);
   Json rungs = Json::array();
   for (const auto& r : decision.rungs) {
     rungs.push_back({{"bracket", r.bracket},
@@ -59,17 +72,23 @@ void EventProgress::TrialReported(const TrialEvent& event, double time,
 
 void EventProgress::TrialEnded(const TrialEvent& event,
                                core::TrialStatus status,
-                               const std::string& reason, const SweepCounts&) {
+                               const std::string& reason,
+                               const SweepCounts& c) {
+  std::optional<double> seconds = EndRun(event.trial);
+  if (status != core::TrialStatus::kPaused) ran_seconds_.erase(event.trial);
+  bus_.metrics().TrialEnded(experiment_, status, seconds, c);
   Json data = {{"experiment", experiment_},
                {"trial", event.trial},
                {"status", std::string(core::ToString(status))},
                {"reason", reason}};
-  paused_.erase(event.trial);
+  // A paused trial ends its run here; its next start is a promotion.
+  if (status != core::TrialStatus::kPaused) paused_.erase(event.trial);
   bus_.Publish("trial_" + std::string(core::ToString(status)), data.dump());
 }
 
 void EventProgress::SweepEnded(const std::string& outcome,
                                const SweepCounts& c) {
+  bus_.metrics().SweepEnded(experiment_, c);
   Json data = {
       {"experiment", experiment_}, {"outcome", outcome}, {"counts", Counts(c)}};
   bus_.Publish("experiment_ended", data.dump());

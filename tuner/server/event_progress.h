@@ -2,6 +2,10 @@
 #ifndef TUNER_TUNER_SERVER_EVENT_PROGRESS_H_
 #define TUNER_TUNER_SERVER_EVENT_PROGRESS_H_
 
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -16,10 +20,18 @@ namespace tuner::server {
 //   trial_reported  {time, value, action, rungs: [{rung, milestone, verdict}]}
 //   trial_completed | trial_stopped | trial_failed  {reason}
 //   experiment_ended {outcome, counts}
+// It also feeds the bus's ServiceMetrics: counts, the best value in `mode`,
+// and how long each trial ran by `now` (pauses excluded; trials adopted
+// from a previous tuner, whose start it did not see, are not timed).
 class EventProgress : public ProgressSink {
  public:
-  EventProgress(EventBus& bus, std::string experiment)
-      : bus_(bus), experiment_(std::move(experiment)) {}
+  using Now = std::function<std::chrono::steady_clock::time_point()>;
+  EventProgress(EventBus& bus, std::string experiment, core::Mode mode,
+                Now now = std::chrono::steady_clock::now)
+      : bus_(bus),
+        experiment_(std::move(experiment)),
+        mode_(mode),
+        now_(std::move(now)) {}
 
   void TrialStarted(const TrialEvent& event, const SweepCounts& c) override;
   void TrialReported(const TrialEvent& event, double time, double value,
@@ -30,9 +42,17 @@ class EventProgress : public ProgressSink {
   void SweepEnded(const std::string& outcome, const SweepCounts& c) override;
 
  private:
+  // The seconds `trial` ran so far, if its start was seen; ends its current
+  // run.
+  std::optional<double> EndRun(core::TrialId trial);
+
   EventBus& bus_;
   std::string experiment_;
+  core::Mode mode_;
+  Now now_;
   std::set<core::TrialId> paused_;
+  std::map<core::TrialId, std::chrono::steady_clock::time_point> run_start_;
+  std::map<core::TrialId, double> ran_seconds_;  // runs before a pause
 };
 
 }  // namespace tuner::server

@@ -48,7 +48,8 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
     return core::AlreadyExists("another tuner is running experiment '" +
                                config.name + "' (it holds " + lock_path + ")");
   }
-  experiment->progress = std::make_unique<EventProgress>(bus_, config.name);
+  experiment->progress =
+      std::make_unique<EventProgress>(bus_, config.name, config.mode);
   Sweep::Options sweep;
   sweep.config_json = stored_json;
   sweep.trials_root = trials_root;

@@ -25,35 +25,60 @@ std::string DescribeCounts(const SweepCounts& c) {
       c.started, c.total, c.running, c.completed, c.stopped, c.failed);
 }
 
-void LineProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
-  fmt::print(
-      out_, "trial {} started{}: {}\n", event.trial,
-      event.attempt > 1 ? fmt::format(" (attempt {})", event.attempt) : "",
-      FormatParams(*event.params));
+std::string DescribeOutcome(const std::string& outcome, const SweepCounts& c) {
+  return fmt::format("sweep {}: {} completed, {} stopped early, {} failed",
+                     outcome, c.completed, c.stopped, c.failed);
+}
+
+void LineProgress::Print(const std::string& line) {
+  fmt::print(out_, "{}\n", line);
   std::fflush(out_);
+}
+
+void LineProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
+  last_.try_emplace(event.trial);
+  if (paused_.erase(event.trial) > 0) {
+    Print(fmt::format("trial {} promoted (attempt {})", event.trial,
+                      event.attempt));
+    return;
+  }
+  Print(fmt::format(
+      "trial {} started{}: {}", event.trial,
+      event.attempt > 1 ? fmt::format(" (attempt {})", event.attempt) : "",
+      FormatParams(*event.params)));
 }
 
 void LineProgress::TrialReported(const TrialEvent& event, double time,
                                  double value, const core::Decision& decision,
                                  const SweepCounts&) {
-  std::string verdict = DescribeDecision(decision);
-  fmt::print(out_, "trial {} {}={} {}={:.6g}{}\n", event.trial, time_attr_,
-             core::FormatDouble(time), metric_, value,
-             verdict.empty() ? "" : " (" + verdict + ")");
-  std::fflush(out_);
+  LastReport& last = last_[event.trial];
+  last.time = core::FormatDouble(time);
+  last.value = fmt::format("{:.6g}", value);
+  if (std::string verdict = DescribeDecision(decision); !verdict.empty())
+    last.decision = verdict;
 }
 
 void LineProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status,
                               const std::string& reason, const SweepCounts& c) {
-  fmt::print(out_, "trial {} {}{} [{}]\n", event.trial, core::ToString(status),
-             reason.empty() ? "" : ": " + reason, DescribeCounts(c));
-  std::fflush(out_);
+  LastReport last = last_[event.trial];
+  last_.erase(event.trial);
+  if (status == core::TrialStatus::kPaused) paused_.insert(event.trial);
+  // The sweep's reason names the rung already when one decided.
+  std::string why = reason.empty() ? last.decision : OneLine(reason);
+  Print(fmt::format("trial {} {}: {}={} {}={}{} [{}]", event.trial,
+                    core::ToString(status), time_attr_, last.time, metric_,
+                    last.value, why.empty() ? "" : " (" + why + ")",
+                    DescribeCounts(c)));
 }
 
 void LineProgress::SweepEnded(const std::string& outcome,
                               const SweepCounts& c) {
-  fmt::print(out_, "sweep {}: {} completed, {} stopped early, {} failed\n",
-             outcome, c.completed, c.stopped, c.failed);
+  Print(DescribeOutcome(outcome, c));
+}
+
+void QuietProgress::SweepEnded(const std::string& outcome,
+                               const SweepCounts& c) {
+  fmt::print(out_, "{}\n", DescribeOutcome(outcome, c));
   std::fflush(out_);
 }
 

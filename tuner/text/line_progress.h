@@ -1,14 +1,22 @@
-// Progress as one line per event (logs, pipes, CI).
+// Progress as one line per event (logs, pipes, CI, NO_COLOR, TERM=dumb), and
+// the quiet display that only sums up.
 #ifndef TUNER_TUNER_TEXT_LINE_PROGRESS_H_
 #define TUNER_TUNER_TEXT_LINE_PROGRESS_H_
 
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
 
+// One line when a trial starts, is promoted, and ends (completed, stopped,
+// paused, failed: with its last report and why: the sweep's reason, else
+// the last rung decision), and one when the sweep ends. Reports themselves
+// print nothing: a trial that reports every second would bury the events.
+// Writes no escape sequence; text from trials is shown with OneLine.
 class LineProgress : public ProgressSink {
  public:
   LineProgress(std::FILE* out, std::string metric, std::string time_attr)
@@ -25,15 +33,42 @@ class LineProgress : public ProgressSink {
   void SweepEnded(const std::string& outcome, const SweepCounts& c) override;
 
  private:
+  struct LastReport {
+    std::string time = "-";
+    std::string value = "-";
+    std::string decision;  // the last rung decision, "" before one
+  };
+  void Print(const std::string& line);
+
   std::FILE* out_;
   std::string metric_;
   std::string time_attr_;
+  std::map<core::TrialId, LastReport> last_;  // trials that run
+  std::set<core::TrialId> paused_;            // to tell a promotion
+};
+
+// Only the line that sums the sweep up (`tuner run --quiet`); warnings and
+// errors go to the logger, not here.
+class QuietProgress : public ProgressSink {
+ public:
+  explicit QuietProgress(std::FILE* out) : out_(out) {}
+  void TrialStarted(const TrialEvent&, const SweepCounts&) override {}
+  void TrialReported(const TrialEvent&, double, double, const core::Decision&,
+                     const SweepCounts&) override {}
+  void TrialEnded(const TrialEvent&, core::TrialStatus, const std::string&,
+                  const SweepCounts&) override {}
+  void SweepEnded(const std::string& outcome, const SweepCounts& c) override;
+
+ private:
+  std::FILE* out_;
 };
 
 // "rung 3: rank 2 of 7, continue" for the last rung of a decision ("" if none).
 std::string DescribeDecision(const core::Decision& decision);
 // "12/32 started, 2 running, 1 completed, 8 stopped, 0 failed".
 std::string DescribeCounts(const SweepCounts& c);
+// "sweep finished: 3 completed, 8 stopped early, 0 failed".
+std::string DescribeOutcome(const std::string& outcome, const SweepCounts& c);
 
 }  // namespace tuner
 

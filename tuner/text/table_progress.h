@@ -2,23 +2,34 @@
 #ifndef TUNER_TUNER_TEXT_TABLE_PROGRESS_H_
 #define TUNER_TUNER_TEXT_TABLE_PROGRESS_H_
 
-#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "tuner/base/clock.h"
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
 
 // Redraws a table of the running trials below the lines of ended ones,
-// using ANSI cursor movement. Report redraws are throttled to 10 per second.
+// using ANSI cursor movement and bold: only for a terminal that takes
+// escapes (ChooseProgressStyle). Each redraw asks `columns` for the
+// terminal's width (0: unknown, no limit) and fits every line to it:
+// columns are dropped (the last decision, then params, then time) and what
+// is still too wide is cut, so no line wraps and each redraw erases
+// exactly the lines the previous one drew. Report redraws are throttled to
+// 10 per second of `clock`.
 class TableProgress : public ProgressSink {
  public:
-  TableProgress(std::FILE* out, std::string metric, std::string time_attr)
+  TableProgress(std::FILE* out, std::string metric, std::string time_attr,
+                std::function<int()> columns, const Clock& clock)
       : out_(out),
         metric_(std::move(metric)),
-        time_attr_(std::move(time_attr)) {}
+        time_attr_(std::move(time_attr)),
+        columns_(std::move(columns)),
+        clock_(clock) {}
 
   void TrialStarted(const TrialEvent& event, const SweepCounts& c) override;
   void TrialReported(const TrialEvent& event, double time, double value,
@@ -35,14 +46,19 @@ class TableProgress : public ProgressSink {
     std::string value = "-";
     std::string decision;
   };
+  // Erases what the last redraw drew, prints `permanent` (if any) to stay,
+  // then the table and the counts.
   void Redraw(const SweepCounts& c, const std::string& permanent);
+  std::vector<std::string> TableLines(int columns) const;
 
   std::FILE* out_;
   std::string metric_;
   std::string time_attr_;
+  std::function<int()> columns_;
+  const Clock& clock_;
   std::map<core::TrialId, Row> rows_;
   int drawn_lines_ = 0;
-  std::chrono::steady_clock::time_point last_draw_{};
+  Clock::TimePoint last_draw_{};
 };
 
 }  // namespace tuner
