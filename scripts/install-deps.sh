@@ -15,6 +15,8 @@ packages=(
   clang                                   # libFuzzer (scripts/fuzz.sh)
   chromium chromium-driver                # the dashboard's browser test
   strace                                  # scripts/deterministic.sh
+  dpkg-dev file                           # cpack -G DEB: Depends by dpkg-shlibdeps
+  groff-base                              # the man page's test renders it
 )
 
 sudo=""
