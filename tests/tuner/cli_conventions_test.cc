@@ -55,6 +55,11 @@ TEST_CASE("tuner --version, version, help and a mistyped verb",
   CHECK(typo.err == "tuner: unknown verb `stauts`: did you mean `status`?\n");
   CHECK(RunTuner(dir, "--db x.db bets").err ==
         "tuner: unknown verb `bets`: did you mean `best`?\n");
+  Output none = RunTuner(dir, "--db x.db");
+  CHECK(none.code == 2);
+  CHECK(none.err == "tuner: a verb is needed (`tuner help` lists them)\n");
+  CHECK(RunTuner(dir, "--bogus").err ==
+        "tuner: unknown flag `--bogus` (`tuner help` lists them)\n");
   Output unknown = RunTuner(dir, "help frobnicate");
   CHECK(unknown.code == 2);
   CHECK(unknown.err ==

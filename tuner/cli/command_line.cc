@@ -53,12 +53,22 @@ int CommandLine::Run(int argc, char** argv) {
 }
 
 int CommandLine::ParseFailure(const CLI::ParseError& error) {
-  // `tuner stauts`: no verb was recognised and the first word left over is
-  // not a flag, so it was meant as one.
+  // No verb recognised: say what stood in its place, in one line. CLI11
+  // would say "A subcommand is required" even for `tuner stauts`.
   std::vector<std::string> rest = app_.remaining();
-  if (app_.get_subcommands().empty() && !rest.empty() &&
-      !rest.front().starts_with("-")) {
+  bool no_verb = app_.get_subcommands().empty() &&
+                 dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  if (no_verb && rest.empty()) {
+    std::fprintf(stderr, "tuner: a verb is needed (`tuner help` lists them)\n");
+    return kExitBadInput;
+  }
+  if (no_verb && !rest.front().starts_with("-")) {
     return UnknownVerb(app_, rest.front());
+  }
+  if (no_verb) {
+    std::fprintf(stderr, "tuner: unknown flag `%s` (`tuner help` lists them)\n",
+                 OneLine(rest.front().substr(0, 80)).c_str());
+    return kExitBadInput;
   }
   int code = app_.exit(error);
   return code == 0 ? kExitOk : kExitBadInput;
