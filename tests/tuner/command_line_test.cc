@@ -71,7 +71,7 @@ TEST_CASE("completion and man page come from the registered verbs",
             "'completion') opts='-h --help'; valued=''; "
             "positional='choices:bash zsh'"));
   CHECK(Has(zsh,
-            "'--format[table | json | yaml | args]:TEXT:(table json "
+            "'--format=[table | json | yaml | args]:TEXT:(table json "
             "yaml args)'"));
   CHECK(Has(zsh, "'1:name:_tuner_names'"));
   CHECK(Has(man, ".TH TUNER 1 \"\" \"tuner 9.9.9\""));

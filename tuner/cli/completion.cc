@@ -163,8 +163,10 @@ std::string ZshSpecs(const VerbModel& verb,
   std::string specs;
   for (const FlagModel& flag : verb.flags) {
     for (const auto& name : flag.names) {
-      specs +=
-          fmt::format(" \\\n      '{}[{}]", name, ZshQuoted(flag.description));
+      // --db=: the value in the next word or after '=', as CLI11 takes it.
+      bool long_valued = flag.takes_value && name.starts_with("--");
+      specs += fmt::format(" \\\n      '{}{}[{}]", name, long_valued ? "=" : "",
+                           ZshQuoted(flag.description));
       if (flag.takes_value) {
         specs += fmt::format(":{}:{}", ZshQuoted(flag.type), ZshAction(flag));
       }
@@ -228,7 +230,8 @@ std::string ZshCompletion(const CLI::App& root) {
   for (const VerbModel& verb : verbs) {
     script += "    " + ZshEntry(verb.name, verb.summary) + "\n";
   }
-  script += "  )\n  _arguments -C";
+  // -A: the root's flags end at the verb (its --db is then the verb's).
+  script += "  )\n  _arguments -C -A '-*'";
   script += ZshSpecs(DescribeRoot(root), names);
   script +=
       " \\\n      '1: :->verb' '*:: :->args' && return\n"
