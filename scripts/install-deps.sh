@@ -19,6 +19,8 @@ packages=(
                                           # (19 MB; it brings a Prometheus
                                           # server too, enabled where systemd
                                           # runs: systemctl disable --now prometheus)
+  dpkg-dev file                           # cpack -G DEB: Depends by dpkg-shlibdeps
+  groff-base                              # the man page's test renders it
 )
 
 sudo=""

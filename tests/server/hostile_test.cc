@@ -231,6 +231,21 @@ TEST_CASE("Hostile: the token is made once, kept 0600, found by the CLI",
   CHECK(link.err.find("symlink") != std::string::npos);
 }
 
+TEST_CASE("tuner serve --listen takes a host name: localhost is loopback",
+          "[server][hostile][process]") {
+  ServeProcess serve(TestDir("localhost"), "localhost:0");
+  CHECK(serve.url() == "http://localhost:" + std::to_string(serve.port()));
+  // Connect() reaches 127.0.0.1: the name resolved to IPv4 loopback, where
+  // reads need no token.
+  auto get = [&](const std::string& host) {
+    return StatusOf(Raw(serve.port(),
+                        Request("GET", "/api/experiments", {"Host: " + host})));
+  };
+  CHECK(get("localhost:" + std::to_string(serve.port())) == 200);
+  CHECK(get("127.0.0.1") == 200);
+  CHECK(get("other.example") == 403);
+}
+
 TEST_CASE(
     "Hostile: off loopback, reads need the token, and --allow-host names pass",
     "[server][hostile][process]") {

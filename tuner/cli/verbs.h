@@ -29,6 +29,11 @@ struct Arguments {
   server::ServeOptions serve;
   server::RemoteOptions remote;  // --server and --token-file
   std::string submit_path;
+  // The command line itself (set before a verb runs): `tuner help` and
+  // `tuner completion` read the verbs from it.
+  CLI::App* root = nullptr;
+  std::string help_verb;  // tuner help [VERB]
+  std::string shell;      // tuner completion SHELL
 };
 
 struct Verb {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <cctype>
 #include <csignal>
@@ -49,6 +50,26 @@ bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
   return !host.empty();
 }
 
+// The address to bind for --listen's HOST: an IP literal as it is, else the
+// name resolved (localhost: 127.0.0.1), an IPv4 address first when it has
+// both, as the default 127.0.0.1 is.
+core::Result<net::ip::address> ListenAddress(const std::string& host) {
+  boost::system::error_code ec;
+  auto literal = net::ip::make_address(host, ec);
+  if (!ec) return literal;
+  net::io_context io;
+  net::ip::tcp::resolver resolver(io);
+  auto found = resolver.resolve(host, "0", ec);
+  if (ec || found.empty()) {
+    return core::InvalidArgument("--listen: cannot resolve '" + host +
+                                 "': " + (ec ? ec.message() : "no address"));
+  }
+  for (const auto& entry : found) {
+    if (entry.endpoint().address().is_v4()) return entry.endpoint().address();
+  }
+  return found.begin()->endpoint().address();
+}
+
 // The token given (see ReadToken), long enough to resist guessing; ""
 // when none is given.
 core::Result<std::string> GivenToken(const std::optional<std::string>& file) {
@@ -74,7 +95,7 @@ std::string Lower(std::string text) {
 void SetAllowedHosts(const net::ip::address& address, const std::string& host,
                      const std::vector<std::string>& allow_hosts,
                      Api::Options& api) {
-  api.allowed_hosts = {"localhost", Lower(host)};
+  api.allowed_hosts = {"localhost", Lower(host), address.to_string()};
   if (address.is_loopback()) {
     api.allowed_hosts.push_back("127.0.0.1");
     api.allowed_hosts.push_back("::1");
@@ -122,9 +143,9 @@ int Serve(const ServeOptions& options) {
     return Fail("--listen: expected HOST:PORT, got '" + options.listen + "'",
                 kExitBadInput);
   }
-  boost::system::error_code ec;
-  auto address = net::ip::make_address(host, ec);
-  if (ec) return Fail("--listen: bad address '" + host + "'", kExitBadInput);
+  auto resolved = ListenAddress(host);
+  if (!resolved.ok()) return Fail(resolved.message(), kExitBadInput);
+  const net::ip::address address = resolved.value();
   auto token = GivenToken(options.token_file);
   if (!token.ok()) return Fail(token.message(), kExitBadInput);
   auto store = storage::TrialStore::Open(options.db_path);
@@ -160,11 +181,13 @@ int Serve(const ServeOptions& options) {
   HttpLimits limits;
   limits.max_connections = ConnectionCap(limits.max_connections);
   HttpServer server(http, api, bus, limits);
-  if (auto s = server.Listen(host, port); !s.ok()) {
+  if (auto s = server.Listen(address.to_string(), port); !s.ok()) {
     return Fail(s.message(), kExitFailure);
   }
-  std::string url = "http://" + (address.is_v6() ? "[" + host + "]" : host) +
-                    ":" + std::to_string(server.port());
+  // The name as given (http://localhost:8080), in brackets if IPv6.
+  bool v6_literal = host.find(':') != std::string::npos;
+  std::string url = "http://" + (v6_literal ? "[" + host + "]" : host) + ":" +
+                    std::to_string(server.port());
   hub_options.owner = "server=" + url + " pid=" + std::to_string(getpid());
   // The owner is read when a lock is taken: set it before any experiment.
   hub.set_owner(hub_options.owner);

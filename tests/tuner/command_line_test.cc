@@ -1,0 +1,82 @@
+// The command line's conventions without a process: the verb a typo meant,
+// and the completion scripts and man page written from the registered App.
+#include "tuner/cli/command_line.h"
+
+#include <string>
+#include <vector>
+
+#include "tests/catch.h"
+#include "tuner/cli/cli_model.h"
+#include "tuner/cli/completion.h"
+#include "tuner/cli/man_page.h"
+#include "tuner/cli/suggest.h"
+
+namespace tuner::cli {
+namespace {
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("a mistyped verb finds the one it meant", "[tuner][cli]") {
+  std::vector<std::string> verbs = {"run",    "plan", "best",   "trials",
+                                    "status", "stop", "resume", "serve"};
+  CHECK(EditDistance("stauts", "status") == 1);  // a swap is one edit
+  CHECK(EditDistance("", "run") == 3);
+  CHECK(Closest("stauts", verbs) == "status");
+  CHECK(Closest("bets", verbs) == "best");
+  CHECK(Closest("tirals", verbs) == "trials");
+  CHECK(Closest("resme", verbs) == "resume");
+  CHECK(Closest("stat", verbs) == "status");  // the only verb it starts
+  CHECK_FALSE(Closest("frobnicate", verbs));
+  CHECK_FALSE(Closest("s", verbs));  // starts several: no guess
+  CHECK_FALSE(Closest("", verbs));
+  CHECK_FALSE(Closest(std::string(100000, 'x'), verbs));  // stays cheap
+}
+
+TEST_CASE("completion and man page come from the registered verbs",
+          "[tuner][cli]") {
+  CommandLine command_line;
+  const CLI::App& app = command_line.app();
+  std::vector<VerbModel> verbs = DescribeVerbs(app);
+  std::vector<std::string> names;
+  for (const auto& verb : verbs) names.push_back(verb.name);
+  CHECK(std::find(names.begin(), names.end(), "status") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "help") != names.end());
+  // Hidden verbs stay out of the lists.
+  CHECK(std::find(names.begin(), names.end(), "experiment-names") ==
+        names.end());
+
+  std::string bash = BashCompletion(app);
+  std::string zsh = ZshCompletion(app);
+  std::string man = ManPage(app, "9.9.9");
+  for (const auto& name : names) {
+    INFO(name);
+    CHECK(Has(bash, "'" + name + "') opts="));
+    CHECK(Has(zsh, "    " + name + ") _arguments"));
+    CHECK(Has(man, ".SS \\fBtuner " + name));
+  }
+  // A flag's choices, the positional kinds, the root's flags.
+  CHECK(Has(bash,
+            "'best:--format') COMPREPLY=($(compgen -W 'table json yaml "
+            "args'"));
+  CHECK(Has(bash,
+            "'best') opts='-h --help --top --format --server "
+            "--token-file --db'; valued='--top --format --server "
+            "--token-file --db'; positional='name'"));
+  CHECK(Has(bash,
+            "'run') opts='-h --help --db'; valued='--db'; "
+            "positional='files'"));
+  CHECK(Has(bash,
+            "'completion') opts='-h --help'; valued=''; "
+            "positional='choices:bash zsh'"));
+  CHECK(Has(zsh,
+            "'--format=[table | json | yaml | args]:TEXT:(table json "
+            "yaml args)'"));
+  CHECK(Has(zsh, "'1:name:_tuner_names'"));
+  CHECK(Has(man, ".TH TUNER 1 \"\" \"tuner 9.9.9\""));
+  CHECK(Has(man, "\\fB\\-\\-format\\fR \\fItable|json|yaml|args\\fR"));
+}
+
+}  // namespace
+}  // namespace tuner::cli

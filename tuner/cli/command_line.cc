@@ -1,0 +1,98 @@
+#include "tuner/cli/command_line.h"
+
+#include <cstdio>
+
+#include "tuner/base/one_line.h"
+#include "tuner/cli/own_verbs.h"
+#include "tuner/cli/suggest.h"
+#include "tuner/cli/version.h"
+
+namespace tuner::cli {
+
+namespace {
+
+constexpr const char* kDbHelp = "SQLite database (default ./tuner.db)";
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app_("tuner: hyperparameter sweeps with asynchronous successive halving",
+           "tuner") {
+  app_.require_subcommand(1);
+  app_.set_version_flag("--version", VersionLine());
+  app_.add_option("--db", args_.db, kDbHelp);
+  app_.footer(
+      "`tuner help VERB` (or `tuner VERB --help`) shows a verb's flags");
+  args_.root = &app_;
+  for (const Verb& verb : Verbs()) Register(verb);
+  for (const Verb& verb : OwnVerbs()) Register(verb);
+}
+
+void CommandLine::Register(const Verb& verb) {
+  CLI::App* command = app_.add_subcommand(verb.name, verb.summary);
+  verb.flags(*command, args_);
+  if (verb.takes_db) command->add_option("--db", args_.db, kDbHelp);
+  commands_.emplace_back(command, &verb);
+}
+
+int CommandLine::Run(int argc, char** argv) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return ParseFailure(e);
+  }
+  args_.query.db_path = args_.db;
+  args_.remote.db_path = args_.db;  // where the CLI finds the service's token
+  for (auto [command, verb] : commands_) {
+    if (!*command) continue;
+    args_.db_given = app_.count("--db") > 0 ||
+                     (verb->takes_db && command->count("--db") > 0);
+    return verb->run(args_);
+  }
+  return kExitBadInput;  // require_subcommand(1) rules it out
+}
+
+int CommandLine::ParseFailure(const CLI::ParseError& error) {
+  // No verb recognised: say what stood in its place, in one line. CLI11
+  // would say "A subcommand is required" even for `tuner stauts`.
+  std::vector<std::string> rest = app_.remaining();
+  bool no_verb = app_.get_subcommands().empty() &&
+                 dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  if (no_verb && rest.empty()) {
+    std::fprintf(stderr, "tuner: a verb is needed (`tuner help` lists them)\n");
+    return kExitBadInput;
+  }
+  if (no_verb && !rest.front().starts_with("-")) {
+    return UnknownVerb(app_, rest.front());
+  }
+  if (no_verb) {
+    std::fprintf(stderr, "tuner: unknown flag `%s` (`tuner help` lists them)\n",
+                 OneLine(rest.front().substr(0, 80)).c_str());
+    return kExitBadInput;
+  }
+  int code = app_.exit(error);
+  return code == 0 ? kExitOk : kExitBadInput;
+}
+
+std::vector<const CLI::App*> VisibleVerbs(const CLI::App& root) {
+  return root.get_subcommands(
+      [](const CLI::App* verb) { return !verb->get_group().empty(); });
+}
+
+int UnknownVerb(const CLI::App& root, const std::string& word) {
+  std::vector<std::string> names;
+  for (const CLI::App* verb : VisibleVerbs(root)) {
+    names.push_back(verb->get_name());
+  }
+  std::string shown = OneLine(word.substr(0, 80));
+  if (auto meant = Closest(word, names)) {
+    std::fprintf(stderr, "tuner: unknown verb `%s`: did you mean `%s`?\n",
+                 shown.c_str(), meant->c_str());
+  } else {
+    std::fprintf(stderr, "tuner: unknown verb `%s` (`tuner help` lists them)\n",
+                 shown.c_str());
+  }
+  return kExitBadInput;
+}
+
+}  // namespace tuner::cli

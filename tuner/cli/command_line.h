@@ -1,0 +1,51 @@
+// The whole `tuner` command line as one CLI11 App named `tuner`: the verb
+// table (verbs.h) and the verbs about the command line itself (own_verbs.h:
+// help, version, completion). main() builds one and runs it; `tuner
+// completion` and the man page are written from the same App, so a verb
+// added to either table appears in them without further work.
+#ifndef TUNER_TUNER_CLI_COMMAND_LINE_H_
+#define TUNER_TUNER_CLI_COMMAND_LINE_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tuner/cli/verbs.h"
+
+namespace tuner::cli {
+
+class CommandLine {
+ public:
+  CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  // Parses argv and runs the verb it names; returns the exit code (2 for
+  // anything CLI11 refuses, with its message on stderr; 0 for --help and
+  // --version). Call once.
+  int Run(int argc, char** argv);
+
+  // Every verb and flag, as registered (what the completion scripts and the
+  // man page are written from).
+  const CLI::App& app() const { return app_; }
+
+ private:
+  void Register(const Verb& verb);
+  int ParseFailure(const CLI::ParseError& error);
+
+  CLI::App app_;
+  Arguments args_;
+  std::vector<std::pair<CLI::App*, const Verb*>> commands_;
+};
+
+// The verbs `tuner --help` lists (hidden ones left out), in its order.
+std::vector<const CLI::App*> VisibleVerbs(const CLI::App& root);
+
+// Says on stderr, in one line, that `word` is no verb, with the verb it
+// most likely meant ("did you mean `status`?"); returns kExitBadInput.
+int UnknownVerb(const CLI::App& root, const std::string& word);
+
+}  // namespace tuner::cli
+
+#endif  // TUNER_TUNER_CLI_COMMAND_LINE_H_

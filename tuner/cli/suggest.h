@@ -1,0 +1,25 @@
+// "Did you mean ...?" for a mistyped word among known names.
+#ifndef TUNER_TUNER_CLI_SUGGEST_H_
+#define TUNER_TUNER_CLI_SUGGEST_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tuner::cli {
+
+// The edit distance between `a` and `b` where swapping two neighbouring
+// letters counts as one edit (optimal string alignment): "stauts" is 1 from
+// "status". Both are cut to 64 characters first (hostile input stays cheap).
+int EditDistance(std::string_view a, std::string_view b);
+
+// The name `word` most likely meant: the nearest within 2 edits (1 for words
+// of 3 letters or fewer), else the only name that starts with `word`; none
+// when there is no such name or two are equally near.
+std::optional<std::string> Closest(std::string_view word,
+                                   std::span<const std::string> names);
+
+}  // namespace tuner::cli
+
+#endif  // TUNER_TUNER_CLI_SUGGEST_H_
