@@ -80,10 +80,13 @@ struct Fixture {
   std::optional<Api> api;
 };
 
-size_t PointsOf(const json& curves) {
-  size_t n = 0;
-  for (const auto& t : curves["trials"]) n += t["points"].size();
-  return n;
+size_t PointsOf(const json& curves) { return curves["points"]["trial"].size(); }
+
+// Report i of an answer's point columns.
+json PointAt(const json& curves, size_t i) {
+  const json& c = curves["points"];
+  return {c["trial"][i], c["time"][i], c["value"][i], c["reported_at"][i],
+          c["seq"][i]};
 }
 
 TEST_CASE("curves ?since= returns only the trials and reports after it",
@@ -96,9 +99,9 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
   CHECK(all["decisions"].size() == 40 + 24);
   CHECK(all["metrics"] == json({"epoch", "score", "loss", "acc"}));
   CHECK(all["cursor"].is_number());
-  // Each point: [time, value, reported_at, seq].
-  CHECK(all["trials"][0]["points"][0] ==
-        json({1.0, testing::ViewsScore(testing::ViewsLr(0), 1), 1000.0, 1}));
+  // The points are columns: trial, time, value, reported_at, seq.
+  CHECK(PointAt(all, 0) ==
+        json({1, 1.0, testing::ViewsScore(testing::ViewsLr(0), 1), 1000.0, 1}));
 
   json none = f.GetJson("/api/experiments/views/curves?since=1500");
   CHECK(none["trials"].empty());
@@ -123,13 +126,14 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
   REQUIRE(fresh["trials"].size() == 1);
   CHECK(fresh["trials"][0]["id"] == trial.value());
   CHECK(fresh["trials"][0]["status"] == "running");
-  CHECK(fresh["trials"][0]["points"] ==
-        json({{1.0, 0.5, 2000.0, 1}, {2.0, 0.5, 2000.0, 2}}));
+  REQUIRE(PointsOf(fresh) == 2);
+  CHECK(PointAt(fresh, 0) == json({trial.value(), 1.0, 0.5, 2000.0, 1}));
+  CHECK(PointAt(fresh, 1) == json({trial.value(), 2.0, 0.5, 2000.0, 2}));
   // A running trial is always sent (its row may change), its old reports
   // are not.
   json later = f.GetJson("/api/experiments/views/curves?since=2500");
   REQUIRE(later["trials"].size() == 1);
-  CHECK(later["trials"][0]["points"].empty());
+  CHECK(PointsOf(later) == 0);
 }
 
 TEST_CASE("curves ?metric= gives another stored metric",
@@ -138,8 +142,7 @@ TEST_CASE("curves ?metric= gives another stored metric",
   json loss = f.GetJson("/api/experiments/views/curves?metric=loss");
   CHECK(loss["shown"] == "loss");
   CHECK(loss["metric"] == "score");
-  const json& first = loss["trials"][0]["points"][0];
-  CHECK(first[1].get<double>() ==
+  CHECK(loss["points"]["value"][0].get<double>() ==
         Approx(1 - testing::ViewsScore(testing::ViewsLr(0), 1)));
   // A metric no report has: rows without points.
   json missing = f.GetJson("/api/experiments/views/curves?metric=nosuch");

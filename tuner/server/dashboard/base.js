@@ -5,7 +5,8 @@
 'use strict';
 
 const Base = (() => {
-  window.tunerTest = {charts: Charts.drawn, bytes: {}, reads: [], control: []};
+  window.tunerTest =
+      {charts: Charts.drawn, bytes: {}, firstBytes: {}, reads: [], control: []};
 
   // A small element builder; strings become text nodes (never HTML).
   function h(tag, attrs, ...children) {
@@ -51,12 +52,15 @@ const Base = (() => {
     return token ? {Authorization: `Bearer ${token}`} : {};
   }
 
-  // GETs JSON; records the body's size under the path without its query.
+  // GETs JSON; records the body's size under the path without its query
+  // (the first read's in firstBytes, the latest in bytes).
   async function getJson(path) {
     const response = await fetch(path, {cache: 'no-store', headers: headers()});
     if (!response.ok) throw await errorOf(response, path);
     const text = await response.text();
-    window.tunerTest.bytes[path.split('?')[0]] = text.length;
+    const key = path.split('?')[0];
+    window.tunerTest.bytes[key] = text.length;
+    if (!(key in window.tunerTest.firstBytes)) window.tunerTest.firstBytes[key] = text.length;
     window.tunerTest.reads.push(path);
     if (window.tunerTest.reads.length > 100) window.tunerTest.reads.shift();
     return JSON.parse(text);

@@ -109,20 +109,20 @@ const ExperimentPage = (() => {
   }
 
   // Merges an answer of /curves into the state: new trial rows replace
-  // old ones, new points (by seq) are appended.
+  // old ones (keeping their points), new points (by seq) are appended to
+  // their trial's [time, value, reported_at, seq] list.
   function mergeCurves(s, curves) {
     for (const t of curves.trials) {
       const old = s.trials.get(t.id);
-      if (!old) {
-        s.trials.set(t.id, t);
-        continue;
-      }
-      const last = old.points.length ? old.points[old.points.length - 1][3] : 0;
-      const points = old.points;
-      for (const p of t.points) {
-        if (p[3] > last) points.push(p);
-      }
-      s.trials.set(t.id, Object.assign(t, {points}));
+      t.points = old ? old.points : [];
+      s.trials.set(t.id, t);
+    }
+    const c = curves.points;
+    for (let i = 0; i < c.trial.length; i++) {
+      const t = s.trials.get(c.trial[i]);
+      if (!t) continue;
+      const last = t.points.length ? t.points[t.points.length - 1][3] : 0;
+      if (c.seq[i] > last) t.points.push([c.time[i], c.value[i], c.reported_at[i], c.seq[i]]);
     }
     for (const d of curves.decisions)
       s.decisions.set(`${d.trial}:${d.rung}:${d.milestone}:${d.verdict}`, d);
