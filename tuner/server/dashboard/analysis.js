@@ -15,7 +15,11 @@ const Analysis = (() => {
     const numeric = values.length > 0 &&
         values.every((v) => typeof v === 'number') && !spec.values;
     if (numeric) {
-      const log = !!spec.log && values.every((v) => v > 0);
+      // Without a stored space (spec.log undefined), positive values over
+      // more than three decades are taken as log-scaled.
+      const positive = values.every((v) => v > 0);
+      const log = positive && (spec.log === undefined ?
+          Math.max(...values) > 1000 * Math.min(...values) : !!spec.log);
       const f = log ? Math.log10 : (v) => v;
       let lo = spec.low ?? Math.min(...values), hi = spec.high ?? Math.max(...values);
       return {

@@ -163,13 +163,17 @@ const Charts = (() => {
       ctx.fillStyle = '#4b5563';
       ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
       ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+      let labelEnd = -Infinity;  // labels that would overlap are left out
       for (const m of milestones) {
         const x = u.valToPos(m, 'x', true);
         ctx.beginPath();
         ctx.moveTo(x, top);
         ctx.lineTo(x, bottom);
         ctx.stroke();
-        ctx.fillText(`rung ${Svg.number(m)}`, x + 3, top + 11 * devicePixelRatio);
+        const text = `rung ${Svg.number(m)}`;
+        if (x + 3 < labelEnd) continue;
+        ctx.fillText(text, x + 3, top + 11 * devicePixelRatio);
+        labelEnd = x + 3 + ctx.measureText(text).width + 4 * devicePixelRatio;
       }
       ctx.restore();
     };
