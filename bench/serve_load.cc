@@ -22,12 +22,14 @@
 #include <vector>
 
 #include "bench/percentile.h"
+#include "bench/serve_process.h"
 #include "trial_runner/spawn.h"
 #include "tuner/server/http_client.h"
 
 namespace {
 
 using tuner::bench::Percentile;
+using tuner::bench::Server;
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -47,64 +49,6 @@ struct Options {
   std::cerr << "serve_load: " << message << "\n";
   std::exit(1);
 }
-
-// `tuner serve` on a free loopback port, stopped (SIGTERM) on destruction.
-class Server {
- public:
-  explicit Server(const fs::path& dir) {
-    tuner::runner::SpawnRequest request;
-    request.argv = {TUNER_BINARY,     "serve", "--listen",
-                    "127.0.0.1:0",    "--db",  (dir / "tuner.db").string(),
-                    "--http-threads", "2"};
-    request.cwd = dir.string();
-    request.stdout_path = (dir / "serve.out").string();
-    request.stderr_path = (dir / "serve.err").string();
-    auto spawned = tuner::runner::Spawn(request);
-    if (!spawned.ok()) Die(spawned.message());
-    process_ = spawned.value();
-    auto deadline = Clock::now() + std::chrono::seconds(20);
-    while (url_.empty() && Clock::now() < deadline) {
-      std::ifstream in(dir / "serve.out");
-      std::string word;
-      while (in >> word) {
-        size_t at = word.find("/?token=");
-        if (at != std::string::npos) token_ = word.substr(at + 8);
-        if (word.rfind("http://", 0) == 0 && at == std::string::npos) {
-          url_ = word;
-        }
-      }
-      if (token_.empty()) url_.clear();  // wait for the dashboard's line
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (url_.empty()) Die("tuner serve did not start; see " + dir.string());
-  }
-  ~Server() {
-    kill(process_.pid, SIGTERM);
-    waitpid(process_.pid, nullptr, 0);
-    close(process_.pidfd);
-  }
-  const std::string& url() const { return url_; }
-  const std::string& token() const { return token_; }
-  // Seconds of CPU the server process has used (utime + stime).
-  double CpuSeconds() const {
-    std::ifstream in("/proc/" + std::to_string(process_.pid) + "/stat");
-    std::string line;
-    std::getline(in, line);
-    std::istringstream rest(line.substr(line.rfind(')') + 2));
-    std::string field;
-    long ticks = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i == 14 || i == 15) ticks += std::stol(field);
-    }
-    return static_cast<double>(ticks) /
-           static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-
- private:
-  tuner::runner::SpawnedProcess process_;
-  std::string url_;
-  std::string token_;  // what a submit needs
-};
 
 std::string SweepYaml(const std::string& name, const Options& o) {
   return "name: " + name +

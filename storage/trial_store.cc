@@ -298,6 +298,19 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
   return QueryTrials(stmt.value());
 }
 
+core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
+    ExperimentId experiment, double since) {
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  auto stmt = db_->Prepare(
+      std::string("SELECT ") + kTrialColumns +
+      " FROM trials WHERE experiment_id = ?1 AND (ended_at IS NULL OR "
+      "ended_at > ?2 OR created_at > ?2 OR started_at > ?2) ORDER BY id");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, experiment);
+  stmt.value().Bind(2, since);
+  return QueryTrials(stmt.value());
+}
+
 core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
     core::TrialId trial) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());

@@ -142,6 +142,27 @@ class TrialStore {
   // Every lease of the experiment's trials, oldest first.
   core::Result<std::vector<LeaseRecord>> ListLeases(ExperimentId experiment);
 
+  // --- incremental reads for the dashboard (trial_store_since.cc)
+  // `since` is a time as written in created_at (Unix seconds); each read
+  // returns what was written or changed after it, so a reader that asks
+  // again with an earlier time gets some rows twice (merge by key).
+  // The trials created, started or ended after `since`, and every trial
+  // that has not ended; with their params, by id.
+  core::Result<std::vector<TrialRecord>> ListTrialsChangedSince(
+      ExperimentId experiment, double since);
+  // The reports made after `since` (by trial, then seq) of trials that had
+  // not ended by then. `metric` empty: the objective as `value`; otherwise
+  // that key of each report's metrics (null where absent or not a number).
+  core::Result<std::vector<CurvePoint>> ListCurvesSince(
+      ExperimentId experiment, double since, const std::string& metric);
+  // The rung decisions made after `since`, oldest first.
+  core::Result<std::vector<DecisionRecord>> ListDecisionsSince(
+      ExperimentId experiment, double since);
+  // The leases acquired or released after `since`, and every one still
+  // held, oldest first.
+  core::Result<std::vector<LeaseRecord>> ListLeasesSince(
+      ExperimentId experiment, double since);
+
  private:
   struct Statements;
   TrialStore(std::unique_ptr<Database> db, bool read_only);

@@ -1,10 +1,14 @@
 // The dashboard in a real browser (Debian's headless Chromium through
-// ChromeDriver) while two experiments run on a fake DL1: the curves, the
-// rungs, the greyed stopped trials and the device timeline are in the DOM,
-// the page follows the sweep live, and screenshots are saved as artifacts
-// (build/test-artifacts/).
+// ChromeDriver): while two experiments run on a fake DL1, the curves, the
+// rungs, the greyed stopped trials and the device timeline are drawn and the
+// page follows the sweep live; on a stored experiment with known curves,
+// the parameter views, the metric and log-y choices, the trials table and
+// the control buttons. The charts are canvases: the test reads what each
+// was handed (window.tunerTest.charts), not pixels. Screenshots are saved
+// as artifacts (build/test-artifacts/).
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -13,6 +17,7 @@
 #include "tests/failed_experiment.h"
 #include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
+#include "tests/server/views_experiment.h"
 #include "tests/server/webdriver.h"
 
 namespace tuner::testing {
@@ -55,17 +60,28 @@ json Get(server::HttpClient& client, const std::string& target) {
 
 // What the page should show of an experiment, from the API.
 struct Expected {
-  size_t curves = 0;       // trials with at least one report
-  size_t milestones = 0;   // distinct rungs with a decision
-  size_t lease_rects = 0;  // one per device of each lease
-  std::string lanes;       // "card 0,card 1,..." for the cards it used
+  size_t curves = 0;             // trials with at least one report
+  size_t points = 0;             // their reports
+  size_t milestones = 0;         // distinct rungs with a decision
+  size_t lease_rects = 0;        // one per device of each lease
+  std::string lanes;             // "card 0,card 1,..." for the cards it used
+  json stopped = json::array();  // ids of stopped trials with reports
 };
 
 Expected ExpectedOf(server::HttpClient& client, const std::string& name) {
   json curves = Get(client, "/api/experiments/" + name + "/curves");
   json leases = Get(client, "/api/experiments/" + name + "/leases");
   Expected e;
-  for (const auto& t : curves["trials"]) e.curves += !t["points"].empty();
+  std::map<int64_t, size_t> points;  // reports per trial
+  for (const auto& trial : curves["points"]["trial"]) {
+    ++points[trial.get<int64_t>()];
+  }
+  for (const auto& t : curves["trials"]) {
+    size_t n = points[t["id"].get<int64_t>()];
+    e.curves += n > 0;
+    e.points += n;
+    if (t["status"] == "stopped" && n > 0) e.stopped.push_back(t["id"]);
+  }
   std::set<double> milestones;
   for (const auto& d : curves["decisions"])
     milestones.insert(d["milestone"].get<double>());
@@ -130,12 +146,17 @@ TEST_CASE(
                      "tr[data-name]')].map(r => r.dataset.name + ':' + "
                      "r.children[6].textContent).sort().join();") ==
         "bert-lr-hi:3,bert-lr:1");
+  CHECK(browser.Eval("return [...document.querySelectorAll("
+                     "'#machine-timeline-legend li')].map(e => e.textContent)"
+                     ".join();") ==
+        "bert-lr-hi,bert-lr,still held (grows with time)");
   CHECK(browser.Screenshot(Artifacts() / "dashboard-list.png") > 10000);
 
   // One experiment, drawn while it runs.
   browser.Navigate(service.url() + "/#/experiments/bert-lr-hi");
   REQUIRE(browser.WaitUntil(
-      "return !!document.querySelector('#curves-chart .curve') && "
+      "return !!tunerTest.charts.curves && "
+      "tunerTest.charts.curves.trials.length > 0 && "
       "!!document.querySelector('#timeline-chart rect.lease');",
       60));
   CHECK(browser.Eval("return document.querySelector('#status').textContent;") ==
@@ -157,45 +178,167 @@ TEST_CASE(
 
   Expected expected = ExpectedOf(*client, "bert-lr-hi");
   REQUIRE(expected.curves > 0);
-  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
-                     ".curve').length;") == expected.curves);
-  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
-                     "line.rung').length;") == expected.milestones);
-  CHECK(browser.Eval("return document.querySelectorAll('#curves-chart "
-                     ".decision').length;") > 0);
-  // Stopped trials are drawn grey; the others in their own colour.
-  json stroke = browser.Eval(
-      "const s = [...document.querySelectorAll('#curves-chart .curve')]"
-      ".map(e => [e.classList[1], getComputedStyle(e).stroke]);"
-      "return [s.filter(x => x[0] == 'stopped').map(x => x[1]), "
-      "s.filter(x => x[0] == 'completed').map(x => x[1])];");
-  REQUIRE(!stroke[0].empty());
-  REQUIRE(!stroke[1].empty());
-  for (const auto& s : stroke[0]) CHECK(s == "rgb(185, 190, 199)");
-  for (const auto& s : stroke[1]) CHECK(s != "rgb(185, 190, 199)");
+  json curves = browser.Eval("return tunerTest.charts.curves;");
+  CHECK(curves["trials"].size() == expected.curves);
+  // The page merged its incremental reads into what one full read gives.
+  size_t points = 0;
+  for (const auto& t : curves["trials"]) points += t["points"].get<size_t>();
+  CHECK(points == expected.points);
+  json reads = browser.Eval(
+      "return tunerTest.reads.filter(r => r.includes('/bert-lr-hi/curves'));");
+  REQUIRE(reads.size() >= 2);
+  CHECK(reads[0] == "/api/experiments/bert-lr-hi/curves?");
+  CHECK(reads.back().get<std::string>().find("?since=") != std::string::npos);
+  CHECK(curves["milestones"].size() == expected.milestones);
+  size_t decisions = 0;
+  for (const auto& [verdict, n] : curves["decisions"].items())
+    decisions += n.get<size_t>();
+  CHECK(decisions > 0);
+  // Stopped trials are in the grey series; the completed ones in colour.
+  REQUIRE(!expected.stopped.empty());
+  CHECK(browser.Eval("return tunerTest.charts.curves.groups.stopped"
+                     ".sort((a, b) => a - b);") == expected.stopped);
+  for (const auto& series : curves["series"]) {
+    std::string label = series["label"];
+    if (label == "stopped") CHECK(series["stroke"] == "#b9bec7");
+    if (label.rfind("hue-", 0) == 0) CHECK(series["stroke"] != "#b9bec7");
+  }
+  json completed = browser.Eval(
+      "return tunerTest.charts.curves.trials.filter(t => t.status == "
+      "'completed').map(t => t.id);");
+  REQUIRE(!completed.empty());
+  for (const auto& id : completed) {
+    CHECK(browser.Eval("return Object.entries(tunerTest.charts.curves.groups)"
+                       ".find(([k, v]) => v.includes(" +
+                       id.dump() +
+                       "))[0]"
+                       ".startsWith('hue-');") == true);
+  }
   CHECK(browser.Eval("return document.querySelectorAll('#timeline-chart "
                      "rect.lease').length;") == expected.lease_rects);
   CHECK(browser.Eval("return [...document.querySelectorAll('#timeline-chart "
                      ".lane-label')].map(e => e.textContent).join();") ==
         expected.lanes);
-  CHECK(browser.Eval("return !!document.querySelector('#best-chart "
-                     "path.best-line');") == true);
-  CHECK(browser.Eval("return document.querySelectorAll('#param-lr "
-                     "circle.param-point').length;") == expected.curves);
+  CHECK(browser.Eval("return [...document.querySelectorAll("
+                     "'#timeline-legend li')].length;") == 7);
+  CHECK(browser.Eval("return tunerTest.charts.best.steps.length > 0;") == true);
+  CHECK(browser.Eval("return tunerTest.charts.params.lr;") ==
+        json({{"points", expected.curves}, {"log", true}}));
   CHECK(browser.Eval("return document.querySelectorAll('#trials "
                      "tr[data-trial]').length;") == 32);
   CHECK(browser.Eval("return document.querySelector('#error').hidden;") ==
         true);
   CHECK(browser.Screenshot(Artifacts() / "dashboard.png") > 20000);
+  browser.Eval(
+      "document.getElementById('timeline').scrollIntoView(); return 0;");
+  CHECK(browser.Screenshot(Artifacts() / "dashboard-timeline.png") > 20000);
+}
+
+// Waits for a redraw after `action` (a script) and returns `result`.
+json AfterRedraw(Browser& browser, const std::string& action,
+                 const std::string& result) {
+  int drawn = browser.Eval("return +document.body.dataset.drawn;");
+  browser.Eval(action + "; tunerTest.refresh(); return 0;");
+  REQUIRE(browser.WaitUntil(
+      "return +document.body.dataset.drawn > " + std::to_string(drawn) + ";",
+      60));
+  return browser.Eval("return " + result + ";");
+}
+
+// The views of AddViewsExperiment's "views": its score depends on lr only.
+void CheckViews(Browser& browser, const std::string& url) {
+  browser.Navigate(url + "/?reload=2#/experiments/views");
+  REQUIRE(browser.WaitUntil(
+      "return !!tunerTest.charts.importance && "
+      "document.querySelectorAll('#trials tr[data-trial]').length == 40;",
+      60));
+  json charts = browser.Eval("return tunerTest.charts;");
+  CHECK(charts["curves"]["trials"].size() == kViewsTrials);
+  CHECK(charts["curves"]["groups"]["stopped"].size() == 28);
+  CHECK(charts["parallel"] == json({{"axes",
+                                     {{{"name", "lr"}, {"log", true}},
+                                      {{"name", "batch"}, {"log", false}}}},
+                                    {"lines", kViewsTrials}}));
+  REQUIRE(charts["importance"].size() == 2);
+  CHECK(charts["importance"][0]["name"] == "lr");
+  CHECK(charts["importance"][0]["score"].get<double>() > 0.5);
+  CHECK(charts["importance"][1]["score"].get<double>() < 0.2);
+  CHECK(charts["importance"][0]["trials"] == 40 + 24);  // rungs 1 and 2
+  CHECK(charts["contour"]["x"] == "lr");
+  CHECK(charts["contour"]["y"] == "batch");
+  CHECK(charts["contour"]["milestone"] == 2);  // the deepest with 10 trials
+  CHECK(charts["contour"]["trials"] == 24);
+  CHECK(charts["contour"]["cells"].get<int>() > 3);
+  CHECK(browser.Screenshot(Artifacts() / "dashboard-views.png") > 20000);
+  browser.Eval("window.scrollTo(0, 1250); return 0;");
+  CHECK(browser.Screenshot(Artifacts() / "dashboard-views-2.png") > 20000);
+
+  // Another stored metric, then a log y axis.
+  CHECK(browser.Eval("return [...document.querySelectorAll('#metric-select "
+                     "option')].map(o => o.textContent).join();") ==
+        "score,loss,acc");
+  CHECK(AfterRedraw(browser,
+                    "const s = document.getElementById('metric-select');"
+                    "s.value = 'loss'; s.dispatchEvent(new Event('change'))",
+                    "[tunerTest.charts.curves.metric, "
+                    "tunerTest.charts.curves.trials.length, "
+                    "Object.keys(tunerTest.charts.curves.decisions).length]") ==
+        json({"loss", kViewsTrials, 0}));
+  browser.Eval("document.getElementById('log-y').click(); return 0;");
+  CHECK(browser.Eval("return tunerTest.charts.curves.logY;") == true);
+
+  // The table: sort by id descending, keep the completed trials, CSV.
+  browser.Eval(
+      "document.querySelector('#trials th[data-key=id]').click();"
+      "const f = document.getElementById('trials-filter');"
+      "f.value = 'completed'; f.dispatchEvent(new Event('input'));"
+      "return 0;");
+  json rows = browser.Eval(
+      "return [...document.querySelectorAll('#trials tr[data-trial]')]"
+      ".map(r => [+r.dataset.trial, r.children[1].textContent]);");
+  REQUIRE(rows.size() == 12);                 // trials 10..21 complete
+  CHECK(rows[0] == json({22, "completed"}));  // ids are 1-based
+  CHECK(rows[11] == json({11, "completed"}));
+  json csv = browser.Eval(
+      "return TrialsTable.csv(TrialsTable.rows(document.getElementById("
+      "'trials-section').trials)).trim().split('\\n');");
+  REQUIRE(csv.size() == 13);
+  CHECK(csv[0] ==
+        "id,status,lr,batch,last_time,last_value,best_value,attempts,reason");
+  CHECK(csv[1].get<std::string>().rfind("22,completed,", 0) == 0);
+
+  // The buttons, with the token: stop (the experiment is not running: 409),
+  // extend (asks how many), delete (only once confirmed).
+  browser.Eval(
+      "window.prompt = () => '5'; window.confirm = () => false;"
+      "document.getElementById('stop-button').click();"
+      "document.getElementById('extend-button').click();"
+      "document.getElementById('delete-button').click(); return 0;");
+  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 2;", 30));
+  browser.Eval(
+      "window.confirm = () => true;"
+      "document.getElementById('delete-button').click(); return 0;");
+  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 3;", 30));
+  json control =
+      browser.Eval("return tunerTest.control.map(c => c.path).sort();");
+  CHECK(control == json({"/api/experiments/views/delete",
+                         "/api/experiments/views/extend?trials=5",
+                         "/api/experiments/views/stop"}));
+  json stop = browser.Eval(
+      "return tunerTest.control.find(c => c.path.endsWith('/stop')).status;");
+  CHECK(stop == 409);  // refused for its state, not for want of the token
 }
 
 // As off loopback, where reads need the token: the page opened without it
 // shows the 401; opened with the URL `tuner serve` prints (?token=), it
 // keeps the token for the tab, takes it out of the address bar, and reads
 // with it, also on the next page. A failed experiment shows its reason.
+// Then the views of an experiment with known curves, and the buttons the
+// token brings.
 TEST_CASE(
     "Dashboard: the ?token= URL lets the page read where reads need the "
-    "token; a failed experiment shows why",
+    "token; a failed experiment shows why; the parameter views, table and "
+    "buttons",
     "[server][browser][process]") {
   if (!BrowserInstalled()) {
     FAIL(
@@ -205,8 +348,12 @@ TEST_CASE(
   Service::Options options;
   options.token_for_reads = true;
   Service service(options);
-  AddFailedExperiment(*storage::TrialStore::Open(service.db()).value(),
-                      "broken", "internal error: boom");
+  {
+    auto store = storage::TrialStore::Open(service.db());
+    REQUIRE(store.ok());
+    AddFailedExperiment(*store.value(), "broken", "internal error: boom");
+    AddViewsExperiment(*store.value(), "views");
+  }
   Browser browser((Artifacts() / "chromedriver-token.log").string());
 
   browser.Navigate(service.url() + "/");
@@ -218,13 +365,13 @@ TEST_CASE(
   browser.Navigate(service.url() + "/?token=" + service.token());
   REQUIRE(browser.WaitUntil(
       "return document.querySelectorAll('#experiments tr[data-name]')"
-      ".length == 1;",
+      ".length == 2;",
       60));
   CHECK(browser.Eval("return location.search;") == "");
   CHECK(browser.Eval("return sessionStorage.getItem('tuner-token');") ==
         service.token());
   CHECK(browser.Eval("return document.querySelector('#experiments "
-                     "tr[data-name] td:nth-child(2)').title;") ==
+                     "tr[data-name=broken] td:nth-child(2)').title;") ==
         "internal error: boom");
 
   // A new document (not a fragment change): the token comes from the tab's
@@ -240,6 +387,7 @@ TEST_CASE(
         "internal error: boom");
   CHECK(browser.Eval("return document.querySelector('#error').hidden;") ==
         true);
+  CheckViews(browser, service.url());
 }
 
 }  // namespace

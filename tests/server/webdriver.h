@@ -1,6 +1,8 @@
 // A headless Chromium driven through ChromeDriver's W3C WebDriver API, for
-// the dashboard's browser test: navigate, run a script, take a screenshot.
-// Debian's chromium and chromium-driver packages (scripts/install-deps.sh).
+// the dashboard's browser test and benchmark: navigate, run a script, take
+// a screenshot. Debian's chromium and chromium-driver packages
+// (scripts/install-deps.sh). Failures throw WebDriverError (a test that
+// does not catch it fails with its message).
 #ifndef TUNER_TESTS_SERVER_WEBDRIVER_H_
 #define TUNER_TESTS_SERVER_WEBDRIVER_H_
 
@@ -15,11 +17,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
-#include "tests/catch.h"
 #include "trial_runner/spawn.h"
 #include "tuner/server/http_client.h"
 
@@ -27,6 +29,12 @@ namespace tuner::testing {
 
 constexpr const char* kChromium = "/usr/bin/chromium";
 constexpr const char* kChromeDriver = "/usr/bin/chromedriver";
+
+// What went wrong talking to the driver: the command and its answer.
+class WebDriverError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 inline bool BrowserInstalled() {
   return access(kChromium, X_OK) == 0 && access(kChromeDriver, X_OK) == 0;
@@ -40,8 +48,8 @@ inline unsigned short FreePort() {
   return acceptor.local_endpoint().port();
 }
 
-// One ChromeDriver process and one browser session. Every call REQUIREs
-// success, so a failure names the command and what the driver said.
+// One ChromeDriver process and one browser session. Every call throws
+// WebDriverError unless it succeeds, naming the command and the answer.
 class Browser {
  public:
   // ChromeDriver's log goes to `log_path`.
@@ -55,7 +63,7 @@ class Browser {
     std::filesystem::create_directories(
         std::filesystem::path(log_path).parent_path());
     auto driver = runner::Spawn(request);
-    if (!driver.ok()) FAIL(driver.message());
+    if (!driver.ok()) throw WebDriverError(driver.message());
     driver_ = driver.value();
     url_ = "http://127.0.0.1:" + std::to_string(port);
     WaitReady();
@@ -143,14 +151,18 @@ class Browser {
                                 body.is_null() ? "" : body.dump());
   }
 
-  // The command's "value"; REQUIREs a 200.
+  // The command's "value"; throws unless the driver answers 200.
   nlohmann::json Command(const std::string& method, const std::string& path,
                          const nlohmann::json& body) {
     auto response = Call(method, path, body);
-    INFO(method << " " << path);
-    REQUIRE(response.ok());
-    INFO(response.value().body);
-    REQUIRE(response.value().status == 200);
+    if (!response.ok()) {
+      throw WebDriverError(method + " " + path + ": " + response.message());
+    }
+    if (response.value().status != 200) {
+      throw WebDriverError(method + " " + path + ": " +
+                           std::to_string(response.value().status) + " " +
+                           response.value().body);
+    }
     return nlohmann::json::parse(response.value().body)["value"];
   }
 
@@ -161,7 +173,7 @@ class Browser {
       if (status.ok() && status.value().status == 200) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    FAIL("chromedriver did not answer on " << url_);
+    throw WebDriverError("chromedriver did not answer on " + url_);
   }
 
   runner::SpawnedProcess driver_;

@@ -119,8 +119,8 @@ std::optional<Response> Api::RouteExperiment(
   }
   if (verb == "trials") return GetTrials(name, query);
   if (verb == "best") return GetBest(name, query);
-  if (verb == "curves") return GetCurves(name);
-  if (verb == "leases") return GetLeases(name);
+  if (verb == "curves") return GetCurves(name, query);
+  if (verb == "leases") return GetLeases(name, query);
   return NotFound();
 }
 

@@ -120,8 +120,11 @@ class Api {
   Response GetExperiment(const std::string& name) const;
   Response GetTrials(const std::string& name, const Query& query) const;
   Response GetBest(const std::string& name, const Query& query) const;
-  Response GetCurves(const std::string& name) const;
-  Response GetLeases(const std::string& name) const;
+  // ?since=T: only what changed after T (a previous answer's "cursor");
+  // ?metric=NAME: that stored metric instead of the objective.
+  Response GetCurves(const std::string& name, const Query& query) const;
+  // ?since=T: {"cursor", "leases"} with only the leases changed after T.
+  Response GetLeases(const std::string& name, const Query& query) const;
   Response GetTrial(int64_t id, const Query& query) const;
   Response GetLog(int64_t id, const Query& query) const;  // api_log.cc
   Response Metrics() const;                               // api_metrics.cc

@@ -1,5 +1,7 @@
 // The API's reads: experiments, trials, the best ones, curves, leases.
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "tuner/config/stored_config.h"
@@ -12,6 +14,7 @@ namespace tuner::server {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using storage::ExperimentId;
 using storage::ExperimentRecord;
 using storage::TrialStore;
 
@@ -106,6 +109,91 @@ Json SpaceJson(const std::string& config_json) {
   return out;
 }
 
+// ?since=: absent is -inf (everything); nullopt when it is not a number.
+std::optional<double> SinceOf(const std::map<std::string, std::string>& query) {
+  auto it = query.find("since");
+  if (it == query.end()) return -std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  double since = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !std::isfinite(since)) {
+    return std::nullopt;
+  }
+  return since;
+}
+
+// The `since` of the next incremental read. Rows are stamped when written
+// and seen once committed (the sweep commits as soon as the handler that
+// wrote them returns), so the next read starts a little before this one:
+// the reader gets the rows of that overlap twice and merges them by key.
+double CursorNow() {
+  constexpr double kOverlapSeconds = 3;
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration<double>(now).count() - kOverlapSeconds;
+}
+
+// A metric name the curves may plot: it goes into a JSON path.
+bool IsMetricName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// The trial rows (as `tuner trials --format json` gives them).
+Json TrialRows(const std::vector<storage::TrialRecord>& trials) {
+  Json out = Json::array();
+  for (const auto& t : trials) out.push_back(TrialJson(t));
+  return out;
+}
+
+// The reports as columns (one array per field, a report per index): a few
+// arrays of numbers instead of an array per report, which is what makes a
+// 160,000-report answer cheap to build and to parse.
+Json PointColumns(const std::vector<storage::CurvePoint>& points) {
+  Json trial = Json::array(), time = Json::array(), value = Json::array(),
+       at = Json::array(), seq = Json::array();
+  for (const auto& p : points) {
+    if (!p.time || !p.value || !std::isfinite(*p.value)) continue;
+    trial.push_back(p.trial);
+    time.push_back(*p.time);
+    value.push_back(*p.value);
+    at.push_back(p.created_at);
+    seq.push_back(p.seq);
+  }
+  return {{"trial", std::move(trial)},
+          {"time", std::move(time)},
+          {"value", std::move(value)},
+          {"reported_at", std::move(at)},
+          {"seq", std::move(seq)}};
+}
+
+Json DecisionsJson(const std::vector<storage::DecisionRecord>& decisions) {
+  Json out = Json::array();
+  for (const auto& d : decisions) {
+    out.push_back(
+        {{"trial", d.trial},
+         {"rung", d.decision.rung},
+         {"milestone", d.decision.milestone},
+         {"verdict", std::string(core::ToString(d.decision.verdict))}});
+  }
+  return out;
+}
+
+// The metrics a trial reported (from its first report), so the page can
+// offer them; the last trial with points stands for the experiment.
+Json MetricNames(TrialStore& store,
+                 const std::vector<storage::CurvePoint>& points) {
+  Json out = Json::array();
+  if (points.empty()) return out;
+  auto reports = store.ListReports(points.back().trial, -1, 1);
+  if (!reports.ok() || reports.value().empty()) return out;
+  for (const auto& [key, value] : reports.value().front().metrics) {
+    out.push_back(key);
+  }
+  return out;
+}
+
 }  // namespace
 
 Response Api::ListExperiments(const Query& query) const {
@@ -166,58 +254,60 @@ Response Api::GetBest(const std::string& name, const Query& query) const {
   return Text(BestText(*store.value(), e.value(), top, format), format);
 }
 
-Response Api::GetCurves(const std::string& name) const {
+Response Api::GetCurves(const std::string& name, const Query& query) const {
+  auto since = SinceOf(query);
+  if (!since) return ErrorResponse(400, "since: a time (a previous cursor)");
+  std::string metric;
+  if (auto it = query.find("metric"); it != query.end()) {
+    metric = it->second;
+    if (!IsMetricName(metric)) {
+      return ErrorResponse(400,
+                           "metric: a stored metric's name (1 to 128 "
+                           "printable characters, no quotes or backslashes)");
+    }
+  }
+  double cursor = CursorNow();
   auto store = stores_.Borrow();
   if (!store.ok()) return Failure(store.error());
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return Failure(e.error());
-  auto trials = store.value()->ListTrials(e.value().id);
-  auto points = store.value()->ListCurves(e.value().id);
-  auto decisions = store.value()->ListDecisions(e.value().id);
+  ExperimentId id = e.value().id;
+  auto trials = store.value()->ListTrialsChangedSince(id, *since);
+  auto points = store.value()->ListCurvesSince(id, *since, metric);
+  auto decisions = store.value()->ListDecisionsSince(id, *since);
   if (!trials.ok()) return Failure(trials.error());
   if (!points.ok()) return Failure(points.error());
   if (!decisions.ok()) return Failure(decisions.error());
-  std::map<core::TrialId, Json> curves;
-  for (const auto& p : points.value()) {
-    if (!p.time || !p.value || !std::isfinite(*p.value)) continue;
-    curves[p.trial].push_back({*p.time, *p.value, p.created_at});
-  }
-  Json out_trials = Json::array();
-  for (const auto& t : trials.value()) {
-    auto it = curves.find(t.id);
-    out_trials.push_back(
-        {{"id", t.id},
-         {"status", std::string(core::ToString(t.status))},
-         {"params", ParamsObject(t.params)},
-         {"points", it == curves.end() ? Json::array() : it->second}});
-  }
-  Json rungs = Json::array();
-  for (const auto& d : decisions.value()) {
-    rungs.push_back(
-        {{"trial", d.trial},
-         {"rung", d.decision.rung},
-         {"milestone", d.decision.milestone},
-         {"verdict", std::string(core::ToString(d.decision.verdict))}});
-  }
   Json out = {{"name", e.value().name},
               {"metric", e.value().metric},
+              {"shown", metric.empty() ? e.value().metric : metric},
               {"mode", e.value().mode == core::Mode::kMax ? "max" : "min"},
               {"time_attr", e.value().time_attr},
-              {"trials", out_trials},
-              {"decisions", rungs}};
+              {"since", Finite(*since)},
+              {"cursor", cursor},
+              {"trials", TrialRows(trials.value())},
+              {"points", PointColumns(points.value())},
+              {"decisions", DecisionsJson(decisions.value())}};
+  if (!std::isfinite(*since)) {
+    out["metrics"] = MetricNames(*store.value(), points.value());
+  }
   return JsonResponse(200, out.dump() + "\n");
 }
 
-Response Api::GetLeases(const std::string& name) const {
+Response Api::GetLeases(const std::string& name, const Query& query) const {
+  auto since = SinceOf(query);
+  if (!since) return ErrorResponse(400, "since: a time (a previous cursor)");
+  double cursor = CursorNow();
   auto store = stores_.Borrow();
   if (!store.ok()) return Failure(store.error());
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return Failure(e.error());
-  auto leases = store.value()->ListLeases(e.value().id);
+  auto leases = store.value()->ListLeasesSince(e.value().id, *since);
   if (!leases.ok()) return Failure(leases.error());
   Json out = Json::array();
   for (const auto& l : leases.value()) {
-    out.push_back({{"trial", l.trial},
+    out.push_back({{"id", l.id},
+                   {"trial", l.trial},
                    {"attempt", l.attempt},
                    {"kind", l.kind},
                    {"devices", l.devices},
@@ -225,7 +315,10 @@ Response Api::GetLeases(const std::string& name) const {
                    {"acquired_at", l.acquired_at},
                    {"released_at", Finite(l.released_at)}});
   }
-  return JsonResponse(200, out.dump() + "\n");
+  // Without ?since= the plain list, as before incremental reads existed.
+  if (!std::isfinite(*since)) return JsonResponse(200, out.dump() + "\n");
+  Json answer = {{"since", *since}, {"cursor", cursor}, {"leases", out}};
+  return JsonResponse(200, answer.dump() + "\n");
 }
 
 Response Api::GetTrial(int64_t id, const Query& query) const {

@@ -1,18 +1,29 @@
-// The dashboard's four plots, drawn with Svg (svg.js): learning curves with
-// the rungs marked, best-so-far over time, parameter vs objective, and the
-// device timeline. Each function redraws its container from API data.
+// The dashboard's plots drawn with uPlot (vendor/, canvas): learning curves
+// with the rungs marked, best-so-far over time, parameter vs objective.
+// Curves and dots go into a few Path2D objects (one per colour), so 50,000
+// trials cost 15 uPlot series, not 50,000. What each plot was handed is
+// kept in Charts.drawn for the browser test (pixels are not asserted).
 'use strict';
 
 const Charts = (() => {
-  // Trials that no longer train are greyed; CSS keys on these classes.
-  const kGreyed = new Set(['stopped', 'failed']);
+  const kGrey = '#b9bec7';
+  const kHues = 12;  // live trials are coloured by id modulo this
+  const kVerdictColour =
+      {stop: '#dc2626', promote: '#16a34a', continue: '#16a34a', pause: '#d97706'};
+  const drawn = {};
 
   function empty(container, text) {
+    destroy(container);
     container.textContent = '';
     const p = document.createElement('p');
     p.className = 'empty';
     p.textContent = text;
     container.appendChild(p);
+  }
+
+  function destroy(container) {
+    if (container.plot) container.plot.destroy();
+    container.plot = null;
   }
 
   function paramsText(params) {
@@ -31,283 +42,303 @@ const Charts = (() => {
     return found;
   }
 
-  // curves: GET /api/experiments/{name}/curves.
-  function learningCurves(container, curves) {
-    const xs = [], ys = [];
-    for (const t of curves.trials) {
+  // A stroke of many polylines: `lines` is a list of [[x, y], ...]. Points
+  // a log axis cannot show (y <= 0) break the line.
+  function linesPath(lines, logY) {
+    return (u) => {
+      const p = new Path2D();
+      for (const line of lines) {
+        let pen = false;
+        for (const [x, y] of line) {
+          if (logY && !(y > 0)) {
+            pen = false;
+            continue;
+          }
+          const px = u.valToPos(x, 'x', true), py = u.valToPos(y, 'y', true);
+          if (pen) {
+            p.lineTo(px, py);
+          } else if (line.length === 1) {
+            p.moveTo(px + 2, py);
+            p.arc(px, py, 2, 0, 2 * Math.PI);
+          } else {
+            p.moveTo(px, py);
+          }
+          pen = true;
+        }
+      }
+      return {stroke: p, fill: null, clip: null, flags: 0};
+    };
+  }
+
+  // Filled dots at [x, y] points.
+  function dotsPath(points, radius, logX, logY) {
+    return (u) => {
+      const p = new Path2D();
+      const r = radius * devicePixelRatio;
+      for (const [x, y] of points) {
+        if ((logX && !(x > 0)) || (logY && !(y > 0))) continue;
+        const px = u.valToPos(x, 'x', true), py = u.valToPos(y, 'y', true);
+        p.moveTo(px + r, py);
+        p.arc(px, py, r, 0, 2 * Math.PI);
+      }
+      return {stroke: null, fill: p, clip: null, flags: 0};
+    };
+  }
+
+  // A padded [lo, hi] of finite values (positive ones on a log axis).
+  function range(values, pad, log) {
+    const v = values.filter((x) => Number.isFinite(x) && (!log || x > 0));
+    if (v.length === 0) return log ? [1, 10] : [0, 1];
+    let lo = v[0], hi = v[0];
+    for (const x of v) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    if (log) return lo === hi ? [lo / 2, hi * 2] : [lo / 1.1, hi * 1.1];
+    const width = hi - lo || Math.abs(lo) || 1;
+    return [lo - width * pad, hi + width * pad];
+  }
+
+  // Ticks at the powers of ten in [min, max] (uPlot's own log ticks put
+  // one at every 1..9 times each).
+  function decades(u, axis, min, max) {
+    const out = [];
+    for (let e = Math.ceil(Math.log10(min)); e <= Math.floor(Math.log10(max)); e++)
+      out.push(10 ** e);
+    return out.length ? out : [min, max];
+  }
+
+  // A uPlot in `container` (replacing what was there). `spec`: {id, height,
+  // x: {range, log, label, values, splits}, y: {...}, series: [{label,
+  // stroke, fill, width, dash, paths}], draw: hook after the series}.
+  function plot(container, spec) {
+    destroy(container);
+    container.textContent = '';
+    const box = document.createElement('div');
+    box.id = spec.id;
+    box.className = 'chart';
+    container.appendChild(box);
+    const axis = (a) => Object.assign({
+      label: a.label,
+      values: a.values || ((u, splits) => splits.map((v) => (v == null ? '' : Svg.number(v)))),
+      stroke: '#6b7280',
+      grid: {stroke: '#e3e6eb', width: 1},
+    }, a.splits ? {splits: a.splits} : a.log ? {splits: decades} : {});
+    const scale = (a) => ({
+      time: false,
+      distr: a.log ? 3 : 1,
+      log: 10,
+      range: () => a.range,
+    });
+    const opts = {
+      width: spec.width || Math.max(280, container.clientWidth - 4),
+      height: spec.height || 300,
+      legend: {show: false},
+      cursor: {show: false},
+      select: {show: false},
+      scales: {x: scale(spec.x), y: scale(spec.y)},
+      axes: [axis(spec.x), Object.assign(axis(spec.y), {size: 56})],
+      series: [{}].concat(spec.series.map((s) => ({
+        label: s.label,
+        stroke: s.stroke,
+        fill: s.fill,
+        width: s.width ?? 1.4,
+        dash: s.dash,
+        points: {show: false},
+        paths: s.paths,
+      }))),
+      hooks: spec.draw ? {draw: [spec.draw]} : {},
+    };
+    const data = [spec.x.range].concat(spec.series.map(() => spec.y.range));
+    container.plot = new uPlot(opts, data, box);
+    return container.plot;
+  }
+
+  // Dashed vertical lines at the rungs, named by milestone.
+  function rungHook(milestones) {
+    return (u) => {
+      const ctx = u.ctx, top = u.bbox.top, bottom = top + u.bbox.height;
+      ctx.save();
+      ctx.strokeStyle = '#6b7280';
+      ctx.fillStyle = '#4b5563';
+      ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+      ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+      let labelEnd = -Infinity;  // labels that would overlap are left out
+      for (const m of milestones) {
+        const x = u.valToPos(m, 'x', true);
+        ctx.beginPath();
+        ctx.moveTo(x, top);
+        ctx.lineTo(x, bottom);
+        ctx.stroke();
+        const text = `rung ${Svg.number(m)}`;
+        if (x + 3 < labelEnd) continue;
+        ctx.fillText(text, x + 3, top + 11 * devicePixelRatio);
+        labelEnd = x + 3 + ctx.measureText(text).width + 4 * devicePixelRatio;
+      }
+      ctx.restore();
+    };
+  }
+
+  // The colour group of a trial's curve.
+  function groupOf(t) {
+    if (t.status === 'stopped' || t.status === 'failed') return t.status;
+    return `hue-${t.id % kHues}`;
+  }
+
+  function curveSeries(groups, logY) {
+    const series = [];
+    for (const [key, lines] of groups) {
+      const greyed = key === 'stopped' || key === 'failed';
+      series.push({
+        label: key,
+        stroke: greyed ? kGrey : Svg.hue(Number(key.slice(4))),
+        width: greyed ? 1.1 : 1.6,
+        dash: key === 'failed' ? [3, 2] : undefined,
+        paths: linesPath(lines.map((t) => t.points), logY),
+      });
+    }
+    return series;
+  }
+
+  // curves: {metric, shown, time_attr, trials: [{id, status, points}],
+  // decisions}; opts: {logY}.
+  function learningCurves(container, curves, opts) {
+    const logY = !!(opts && opts.logY);
+    const trials = curves.trials.filter((t) => t.points.length > 0);
+    const shown = curves.shown || curves.metric;
+    if (trials.length === 0) {
+      drawn.curves = {metric: shown, logY, trials: [], series: []};
+      return empty(container, 'No reports yet.');
+    }
+    const milestones =
+        [...new Set(curves.decisions.map((d) => d.milestone))].sort(
+            (a, b) => a - b);
+    // Greyed trials first, so the live ones are drawn over them.
+    const groups = new Map([['stopped', []], ['failed', []]]);
+    const xs = [...milestones, 0], ys = [];
+    for (const t of trials) {
+      const key = groupOf(t);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(t);
       for (const p of t.points) {
         xs.push(p[0]);
         ys.push(p[1]);
       }
     }
-    if (xs.length === 0) return empty(container, 'No reports yet.');
-    const milestones =
-        [...new Set(curves.decisions.map((d) => d.milestone))].sort(
-            (a, b) => a - b);
-    const c = Svg.chart(container, {
-      id: 'curves-chart',
-      label: 'learning curves',
-      x: {
-        domain: [Math.min(0, ...xs), Math.max(...xs, ...milestones)],
-        label: curves.time_attr
-      },
-      y: {domain: Svg.extent(ys, 0.05), label: curves.metric},
-    });
-    // Named by milestone, as the trials' stop reasons name them.
-    milestones.forEach((m) => {
-      const px = c.x(m);
-      Svg.el(
-          'line', {
-            class: 'rung',
-            x1: px,
-            x2: px,
-            y1: c.box.top,
-            y2: c.box.bottom,
-            'data-milestone': m
-          },
-          c.plot);
-      Svg.el('text', {class: 'rung-label', x: px + 3, y: c.box.top + 10},
-             c.plot)
-          .textContent = `rung ${Svg.number(m)}`;
-    });
-    // Greyed trials first, so the live ones are drawn over them.
-    const order = [...curves.trials].sort(
-        (a, b) => kGreyed.has(b.status) - kGreyed.has(a.status) || a.id - b.id);
-    const byId = new Map();
-    for (const t of order) {
-      byId.set(t.id, t);
-      if (t.points.length === 0) continue;
-      const attrs = {
-        class: `curve ${t.status}`,
-        stroke: Svg.hue(t.id),
-        'data-trial': t.id
-      };
-      const mark = t.points.length === 1 ?
-          Svg.dot(c, t.points[0][0], t.points[0][1], attrs) :
-          Svg.path(c, t.points, attrs);
-      Svg.title(mark, `trial ${t.id} (${t.status}) ${paramsText(t.params)}`);
+    const series = curveSeries(groups, logY);
+    const dots = decisionDots(curves, trials, shown);
+    for (const [verdict, points] of dots) {
+      series.push({
+        label: `decision-${verdict}`,
+        stroke: null,
+        fill: kVerdictColour[verdict] || '#6b7280',
+        paths: dotsPath(points, 3.2, false, logY),
+      });
     }
+    plot(container, {
+      id: 'curves-chart',
+      x: {range: range(xs, 0.02), label: curves.time_attr},
+      y: {range: range(ys, 0.05, logY), log: logY, label: shown},
+      series,
+      draw: rungHook(milestones),
+    });
+    drawn.curves = {
+      metric: shown,
+      logY,
+      milestones,
+      trials: trials.map((t) => ({id: t.id, status: t.status, points: t.points.length})),
+      series: series.map((s) => ({label: s.label, stroke: s.stroke, fill: s.fill})),
+      groups: Object.fromEntries([...groups].map(([k, v]) => [k, v.map((t) => t.id)])),
+      decisions: Object.fromEntries([...dots].map(([k, v]) => [k, v.length])),
+    };
+  }
+
+  // Rung decisions as dots at each trial's value there, by verdict. Only
+  // for the objective: other metrics were not what the scheduler judged.
+  function decisionDots(curves, trials, shown) {
+    const dots = new Map();
+    if (shown !== curves.metric) return dots;
+    const byId = new Map(trials.map((t) => [t.id, t]));
     for (const d of curves.decisions) {
       const t = byId.get(d.trial);
       const p = t && valueAt(t.points, d.milestone);
       if (!p) continue;
-      const mark = Svg.dot(
-          c, d.milestone, p[1], {class: `decision ${d.verdict}`, r: 3.5});
-      Svg.title(
-          mark,
-          `trial ${d.trial} at rung ${Svg.number(d.milestone)} ` +
-              `(${curves.time_attr}): ` +
-              `${d.verdict}, ${curves.metric} ${Svg.number(p[1])}`);
+      if (!dots.has(d.verdict)) dots.set(d.verdict, []);
+      dots.get(d.verdict).push([d.milestone, p[1]]);
     }
+    return dots;
   }
 
   // The best value reported so far against seconds since the first report.
-  function bestSoFar(container, curves, now) {
+  function bestSoFar(container, curves, now, opts) {
+    const logY = !!(opts && opts.logY);
+    const better = curves.mode === 'max' ? (a, b) => a > b : (a, b) => a < b;
+    // Only a trial's own running bests can be the experiment's.
     const reports = [];
     for (const t of curves.trials) {
-      for (const p of t.points)
-        reports.push({at: p[2], value: p[1], trial: t.id});
-    }
-    if (reports.length === 0) return empty(container, 'No reports yet.');
-    reports.sort((a, b) => a.at - b.at);
-    const better = curves.mode === 'max' ? (a, b) => a > b : (a, b) => a < b;
-    const t0 = reports[0].at;
-    const steps = [];
-    for (const r of reports) {
-      if (steps.length === 0 ||
-          better(r.value, steps[steps.length - 1].value)) {
-        steps.push({at: r.at - t0, value: r.value, trial: r.trial});
-      }
-    }
-    const end = Math.max(reports[reports.length - 1].at, now || 0) - t0;
-    const c = Svg.chart(container, {
-      id: 'best-chart',
-      label: 'best so far',
-      x: {
-        domain: [0, Math.max(end, 1e-3)],
-        label: 'time since the first report',
-        format: Svg.duration
-      },
-      y: {
-        domain: Svg.extent(steps.map((s) => s.value), 0.05),
-        label: `best ${curves.metric} (${curves.mode})`
-      },
-    });
-    const line = steps.map((s) => [s.at, s.value]);
-    line.push([end, steps[steps.length - 1].value]);
-    Svg.path(c, line, {class: 'best-line'}, true);
-    for (const s of steps) {
-      Svg.title(
-          Svg.dot(c, s.at, s.value, {class: 'best-point'}),
-          `${Svg.duration(s.at)}: trial ${s.trial} reached ` +
-              `${Svg.number(s.value)}`);
-    }
-  }
-
-  // One scatter per parameter: its value against the trial's last value.
-  function paramsVsObjective(container, curves, space) {
-    container.textContent = '';
-    const trials = curves.trials.filter((t) => t.points.length > 0);
-    if (trials.length === 0) return empty(container, 'No reports yet.');
-    const specs = space && space.length ?
-        space :
-        Object.keys(trials[0].params).map((name) => ({name}));
-    for (const spec of specs) {
-      const cell = document.createElement('div');
-      cell.className = 'param-cell';
-      container.appendChild(cell);
-      scatter(cell, spec, trials, curves);
-    }
-  }
-
-  function scatter(cell, spec, trials, curves) {
-    const points = trials.filter((t) => spec.name in t.params)
-                       .map((t) => ({
-                              t,
-                              x: t.params[spec.name],
-                              y: t.points[t.points.length - 1][1]
-                            }));
-    const numeric = points.every((p) => typeof p.x === 'number');
-    let x, format;
-    if (numeric) {
-      const lo = spec.low ?? Math.min(...points.map((p) => p.x));
-      const hi = spec.high ?? Math.max(...points.map((p) => p.x));
-      x = {domain: [lo, hi], log: !!spec.log};
-    } else {
-      const labels = spec.values ? spec.values.map(String) :
-                                   [...new Set(points.map((p) => String(p.x)))];
-      points.forEach((p) => {
-        p.x = labels.indexOf(String(p.x));
-      });
-      x = {domain: [-0.5, labels.length - 0.5], ticks: labels.length};
-      format = (i) =>
-          (Number.isInteger(i) && labels[i] !== undefined ? labels[i] : '');
-    }
-    const c = Svg.chart(cell, {
-      id: `param-${spec.name}`,
-      width: 300,
-      height: 220,
-      margin: {left: 52, bottom: 36},
-      x: Object.assign(x, {label: spec.name, format}),
-      y: {
-        domain: Svg.extent(points.map((p) => p.y), 0.08),
-        label: curves.metric
-      },
-    });
-    for (const p of points) {
-      const dot = Svg.dot(c, p.x, p.y, {
-        class: `param-point ${p.t.status}`,
-        fill: Svg.hue(p.t.id),
-        r: 4,
-        'data-trial': p.t.id
-      });
-      Svg.title(
-          dot,
-          `trial ${p.t.id} (${p.t.status}): ${spec.name}=` +
-              `${
-                  typeof p.t.params[spec.name] === 'number' ?
-                      Svg.number(p.t.params[spec.name]) :
-                      p.t.params[spec.name]}` +
-              `, ${curves.metric} ${Svg.number(p.y)} at ` +
-              `${curves.time_attr} ${
-                  Svg.number(p.t.points[p.t.points.length - 1][0])}`);
-    }
-  }
-
-  // "0-3" -> [0,1,2,3]; "4,5" -> [4,5]; anything else -> itself.
-  function lanesOf(devices) {
-    const out = [];
-    for (const part of String(devices).split(',')) {
-      const range = part.match(/^(\d+)-(\d+)$/);
-      if (range) {
-        for (let i = +range[1]; i <= +range[2]; i++) out.push(String(i));
-      } else if (part !== '') {
-        out.push(part);
-      }
-    }
-    return out;
-  }
-
-  // leases: [{trial, devices, acquired_at, released_at, ...}] plus, per
-  // lease, what `style` returns: {cls, fill, label, text}. An open lease
-  // runs to `now`.
-  function timeline(container, leases, opts) {
-    if (leases.length === 0)
-      return empty(container, 'No trial has held a device yet.');
-    const lanes = [...new Set(leases.flatMap((l) => lanesOf(l.devices)))];
-    const numeric = lanes.every((l) => /^\d+$/.test(l));
-    lanes.sort((a, b) => (numeric ? a - b : a.localeCompare(b)));
-    const t0 = Math.min(...leases.map((l) => l.acquired_at));
-    const endOf = (l) => l.released_at ?? Math.max(opts.now, l.acquired_at);
-    const t1 = Math.max(...leases.map(endOf));
-    const laneHeight = 22;
-    const c = Svg.chart(container, {
-      id: opts.id,
-      label: 'device timeline',
-      width: 1100,
-      height: 12 + 40 + lanes.length * laneHeight,
-      margin: {left: 64},
-      x: {
-        domain: [0, Math.max(t1 - t0, 1e-3)],
-        format: Svg.duration,
-        label: 'time since the first lease'
-      },
-      y: {band: true},
-    });
-    const laneY = new Map(lanes.map((l, i) => [l, c.box.top + i * laneHeight]));
-    lanes.forEach((lane, i) => {
-      const y = laneY.get(lane);
-      Svg.el(
-          'rect', {
-            class: `lane ${i % 2 ? 'odd' : 'even'}`,
-            x: c.box.left,
-            y,
-            width: c.box.right - c.box.left,
-            height: laneHeight
-          },
-          c.grid);
-      Svg.el('text', {
-           class: 'lane-label',
-           x: c.box.left - 6,
-           y: y + 15,
-           'text-anchor': 'end'
-         },
-             c.svg)
-          .textContent = `${opts.laneName} ${lane}`;
-    });
-    for (const lease of leases) {
-      const style = opts.style(lease);
-      const x0 = c.x(lease.acquired_at - t0), x1 = c.x(endOf(lease) - t0);
-      for (const lane of lanesOf(lease.devices)) {
-        const rect = Svg.el(
-            'rect', {
-              class: `lease ${style.cls}${
-                  lease.released_at == null ? ' open' : ''}`,
-              x: x0.toFixed(1),
-              y: laneY.get(lane) + 2,
-              width: Math.max(1, x1 - x0).toFixed(1),
-              height: laneHeight - 4,
-              fill: style.fill,
-              'data-trial': lease.trial,
-            },
-            c.plot);
-        Svg.title(
-            rect,
-            `${style.text}: ${opts.laneName} ${lease.devices}, ` +
-                `${Svg.duration(lease.acquired_at - t0)} to ` +
-                `${
-                    lease.released_at == null ?
-                        'now' :
-                        Svg.duration(lease.released_at - t0)}`);
-        if (x1 - x0 > 8 * style.label.length + 4) {
-          Svg.el('text',
-                 {class: 'lease-label', x: x0 + 4, y: laneY.get(lane) + 15},
-                 c.plot)
-              .textContent = style.label;
+      let best = null;
+      for (const p of t.points) {
+        if (best === null || better(p[1], best)) {
+          best = p[1];
+          reports.push([p[2], p[1], t.id]);
         }
       }
     }
+    if (reports.length === 0) {
+      drawn.best = {steps: []};
+      return empty(container, 'No reports yet.');
+    }
+    reports.sort((a, b) => a[0] - b[0]);
+    const t0 = reports[0][0];
+    const steps = [];
+    for (const [at, value, trial] of reports) {
+      if (steps.length === 0 || better(value, steps[steps.length - 1][1]))
+        steps.push([at - t0, value, trial]);
+    }
+    const end = Math.max(reports[reports.length - 1][0], now || 0) - t0;
+    const line = steps.map((s) => [s[0], s[1]]);
+    line.push([end, steps[steps.length - 1][1]]);
+    plot(container, {
+      id: 'best-chart',
+      x: {
+        range: [0, Math.max(end, 1e-3)],
+        label: 'time since the first report',
+        values: (u, splits) => splits.map((v) => (v == null ? '' : Svg.duration(v))),
+      },
+      y: {
+        range: range(line.map((p) => p[1]), 0.05, logY),
+        log: logY,
+        label: `best ${curves.shown || curves.metric} (${curves.mode})`,
+      },
+      series: [
+        {label: 'best', stroke: '#2563eb', width: 2, paths: stepsPath(line)},
+        {label: 'steps', fill: '#2563eb', paths: dotsPath(steps, 3, false, logY)},
+      ],
+    });
+    drawn.best = {steps: steps.map((s) => ({at: s[0], value: s[1], trial: s[2]}))};
   }
 
-  return {learningCurves, bestSoFar, paramsVsObjective, timeline, paramsText};
+  // A staircase through [x, y] points.
+  function stepsPath(points) {
+    return (u) => {
+      const p = new Path2D();
+      let lastY = 0;
+      points.forEach(([x, y], i) => {
+        const px = u.valToPos(x, 'x', true), py = u.valToPos(y, 'y', true);
+        if (i === 0) {
+          p.moveTo(px, py);
+        } else {
+          p.lineTo(px, lastY);
+          p.lineTo(px, py);
+        }
+        lastY = py;
+      });
+      return {stroke: p, fill: null, clip: null, flags: 0};
+    };
+  }
+
+  return {
+    learningCurves, bestSoFar, paramsText, valueAt, plot, dotsPath, range,
+    empty, destroy, drawn, kGrey
+  };
 })();

@@ -1,5 +1,6 @@
-// A small SVG charting layer for the dashboard: scales, ticks, axes and
-// marks. No dependencies, no build step (docs/service.md says why).
+// A small SVG layer for the dashboard's device timeline (a lane-per-device
+// chart that no stock chart type draws): scales, ticks, axes and marks; and
+// the number, duration and colour formats every view shares.
 'use strict';
 
 const Svg = (() => {

@@ -1,0 +1,88 @@
+// TrialStore's incremental reads for the dashboard: what changed after a
+// time. A report, decision or release is stamped when it is written, and a
+// trial's reports all precede its end, so `ended_at > since` keeps every
+// trial that can have newer reports.
+#include <limits>
+
+#include "storage/trial_store.h"
+
+namespace tuner::storage {
+
+core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
+    ExperimentId experiment, double since, const std::string& metric) {
+  // The metric's JSON path ($."name"); the API refuses names with quotes.
+  std::string column =
+      metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
+  auto stmt = db_->Prepare(
+      "SELECT r.trial_id, r.seq, r.attempt, r.time, " + column +
+      ", r.created_at FROM reports r JOIN trials t ON t.id = r.trial_id "
+      "WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
+      "t.ended_at > ?2) AND r.created_at > ?2 ORDER BY r.trial_id, r.seq");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  s.Bind(2, since);
+  if (!metric.empty()) s.Bind(3, "$.\"" + metric + "\"");
+  std::vector<CurvePoint> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.OptionalDouble(3),
+                   s.OptionalDouble(4), s.Double(5)});
+  }
+}
+
+core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
+    ExperimentId experiment, double since) {
+  auto stmt = db_->Prepare(
+      "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
+      "d.decision, d.bracket FROM decisions d JOIN trials t ON t.id = "
+      "d.trial_id WHERE t.experiment_id = ?1 AND d.created_at > ?2 "
+      "ORDER BY d.id");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  s.Bind(2, since);
+  std::vector<DecisionRecord> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    DecisionRecord r;
+    r.trial = s.Int(0);
+    r.decision.rung = static_cast<int>(s.Int(1));
+    r.decision.milestone = s.Double(2);
+    r.decision.value =
+        s.OptionalDouble(3).value_or(std::numeric_limits<double>::quiet_NaN());
+    r.decision.rank = s.Int(4);
+    r.decision.n = s.Int(5);
+    r.decision.verdict =
+        core::ParseRungVerdict(s.Text(6)).value_or(core::RungVerdict::kStop);
+    r.decision.bracket = static_cast<int>(s.Int(7));
+    out.push_back(r);
+  }
+}
+
+core::Result<std::vector<LeaseRecord>> TrialStore::ListLeasesSince(
+    ExperimentId experiment, double since) {
+  auto stmt = db_->Prepare(
+      "SELECT l.id, l.trial_id, l.attempt, l.kind, l.devices, l.cpus, "
+      "l.acquired_at, l.released_at FROM leases l JOIN trials t ON t.id = "
+      "l.trial_id WHERE t.experiment_id = ?1 AND (l.acquired_at > ?2 OR "
+      "l.released_at IS NULL OR l.released_at > ?2) ORDER BY l.id");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  s.Bind(2, since);
+  std::vector<LeaseRecord> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
+                   s.Text(5), s.Double(6), s.OptionalDouble(7)});
+  }
+}
+
+}  // namespace tuner::storage
