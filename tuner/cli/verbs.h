@@ -29,6 +29,8 @@ struct Arguments {
   server::ServeOptions serve;
   server::RemoteOptions remote;  // --server and --token-file
   std::string submit_path;
+  DeleteOptions del;
+  ExtendOptions extend;
 };
 
 struct Verb {

@@ -30,6 +30,12 @@ int RemoteTrials(const std::string& name, const std::string& format,
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote);
 int RemoteResume(const std::string& name, const RemoteOptions& remote);
+// cli_remote_lifecycle.cc: POST /api/experiments/NAME/delete (the caller
+// has asked the user) and .../extend?trials=N. Like the verbs with --db:
+// 2 for an unknown name or a bad count, 1 while it runs (409).
+int RemoteDelete(const std::string& name, const RemoteOptions& remote);
+int RemoteExtend(const std::string& name, int64_t trials,
+                 const RemoteOptions& remote);
 
 }  // namespace tuner::server
 
