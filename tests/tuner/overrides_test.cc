@@ -96,5 +96,23 @@ TEST_CASE("the stored config keeps the overrides, so a resume reruns them",
   CHECK(WithOverrides("{}", {}) == "{}");
 }
 
+TEST_CASE("tuner submit sends the config with its overrides, checked here",
+          "[tuner][config][overrides]") {
+  auto text = OverriddenConfigText(kConfig, "x.yaml", "/base",
+                                   {"num_trials=3", "name=n2"});
+  INFO(text.status().message());
+  REQUIRE(text.ok());
+  auto sent = LoadConfigText(text.value(), "x.yaml", "/base", "/base");
+  REQUIRE(sent.ok());
+  CHECK(sent.value().num_trials == 3);
+  CHECK(sent.value().name == "n2");
+  CHECK(sent.value().scheduler.max_t == 9);
+  CHECK(OverriddenConfigText(kConfig, "x.yaml", "/base", {}).value() ==
+        kConfig);
+  CHECK(
+      OverriddenConfigText(kConfig, "x.yaml", "/base", {"bogus=1"}).message() ==
+      "--set bogus=1: bogus: unknown key");
+}
+
 }  // namespace
 }  // namespace tuner

@@ -193,9 +193,12 @@ void SubmitFlags(CLI::App& c, Arguments& a) {
   c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
   c.add_option("--token-file", a.remote.token_file,
                "the service's token (else $TUNER_TOKEN)");
+  OverrideFlags(c, a.run);
 }
 int SubmitVerb(Arguments& a) {
-  return server::RemoteSubmit(a.submit_path, a.remote);
+  std::vector<std::string> overrides = a.run.overrides;
+  if (a.run.name) overrides.push_back("name=" + *a.run.name);
+  return server::RemoteSubmit(a.submit_path, a.remote, overrides);
 }
 
 void DeleteFlags(CLI::App& c, Arguments& a) {

@@ -39,6 +39,15 @@ core::Result<ExperimentConfig> LoadConfigText(
     const std::string& base_dir, const std::string& default_workdir,
     const std::vector<std::string>& overrides = {});
 
+// `text` with the overrides applied, for a config sent elsewhere (`tuner
+// submit --set`): checked as LoadConfigText checks it (`origin` and
+// `invocation_dir` as there), then emitted again (comments are lost).
+// Unchanged without overrides.
+core::Result<std::string> OverriddenConfigText(
+    const std::string& text, const std::string& origin,
+    const std::string& invocation_dir,
+    const std::vector<std::string>& overrides);
+
 // The closest of `candidates` to `word`, if close enough to be a likely typo.
 std::string DidYouMean(const std::string& word,
                        const std::vector<std::string>& candidates);

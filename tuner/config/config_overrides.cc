@@ -1,6 +1,7 @@
 #include "tuner/config/config_overrides.h"
 
 #include "trial_runner/utf8_text.h"
+#include "tuner/config/config_loader.h"
 
 namespace tuner::config {
 
@@ -102,3 +103,27 @@ std::string BlameOverride(const std::string& error,
 }
 
 }  // namespace tuner::config
+
+namespace tuner {
+
+core::Result<std::string> OverriddenConfigText(
+    const std::string& text, const std::string& origin,
+    const std::string& invocation_dir,
+    const std::vector<std::string>& overrides) {
+  if (overrides.empty()) return text;
+  auto config =
+      LoadConfigText(text, origin, invocation_dir, invocation_dir, overrides);
+  if (!config.ok()) return config.error();
+  try {
+    YAML::Node root = YAML::Load(text);  // valid: it loaded just now
+    auto applied = config::ApplyOverrides(root, overrides);
+    if (!applied.ok()) return applied.error();
+    YAML::Emitter out;
+    out << root;
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& e) {
+    return core::InvalidArgument(origin + ": " + e.msg);
+  }
+}
+
+}  // namespace tuner

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tuner::server {
 
@@ -21,7 +22,10 @@ struct RemoteOptions {
 };
 
 // Each returns the exit code (0, 1 failure, 2 bad input).
-int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote);
+// `overrides`: `--set KEY=VALUE` (and `name=` for --name), applied here;
+// the service gets the config with them (OverriddenConfigText).
+int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
+                 const std::vector<std::string>& overrides = {});
 int RemoteStatus(const std::string& name, const RemoteOptions& remote);
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
                const RemoteOptions& remote);

@@ -59,9 +59,15 @@ int RemoteExtend(const std::string& name, int64_t trials,
   std::string target =
       Target(name, "extend") + "?trials=" + std::to_string(trials);
   if (int code = Post(remote, target, answer)) return code;
-  std::printf("%s: budget %lld trials (%lld so far, %s)\n", name.c_str(),
+  std::printf("%s: budget %lld trials (%lld so far, %s)", name.c_str(),
               answer.value("budget", 0LL), answer.value("trials", 0LL),
               answer.value("status", std::string()).c_str());
+  if (answer.value("running", false)) {
+    std::printf("; the tuner running it launches the new ones\n");
+  } else {
+    std::printf("; run them: tuner resume %s --server %s\n", name.c_str(),
+                remote.server.c_str());
+  }
   return 0;
 }
 
