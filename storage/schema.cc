@@ -108,6 +108,16 @@ ALTER TABLE trials ADD COLUMN device_retries INTEGER NOT NULL DEFAULT 0;
       R"sql(
 ALTER TABLE experiments ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 )sql",
+      // 7: the experiment life cycle: the trial budget `tuner extend`
+      // raised, and the files a `tuner delete` has still to remove.
+      R"sql(
+ALTER TABLE experiments ADD COLUMN num_trials INTEGER;  -- NULL: the config's
+CREATE TABLE doomed_paths (
+  path       TEXT PRIMARY KEY,
+  experiment TEXT NOT NULL,
+  created_at REAL NOT NULL
+);
+)sql",
   };
   return kMigrations;
 }

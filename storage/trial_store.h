@@ -162,6 +162,29 @@ class TrialStore {
   // held, oldest first.
   core::Result<std::vector<LeaseRecord>> ListLeasesSince(
       ExperimentId experiment, double since);
+  // --- the experiment life cycle (trial_store_lifecycle.cc)
+  // The trial budget `tuner extend` set; nullopt: the config's num_trials.
+  core::Result<std::optional<int64_t>> TrialBudget(ExperimentId experiment);
+  // The same, read in a write batch (it opens one): a caller that ends the
+  // experiment in that batch cannot miss an extension committed meanwhile.
+  core::Result<std::optional<int64_t>> TrialBudgetLocked(
+      ExperimentId experiment);
+  // Raises the budget by `more` (from `config_budget` when none was set)
+  // in a batch; returns the new budget. kInvalidArgument, and nothing
+  // written, when it would pass `max`. The caller commits.
+  core::Result<int64_t> ExtendTrialBudget(ExperimentId experiment,
+                                          int64_t config_budget, int64_t more,
+                                          int64_t max);
+  // Deletes every row of the experiment (its trials' params, reports,
+  // decisions and leases, its trials, itself) and records `paths` (its
+  // files) as doomed for `name`, in a batch. The caller commits, then
+  // removes the files and forgets each path.
+  core::Status DeleteExperiment(ExperimentId experiment,
+                                const std::string& name,
+                                const std::vector<std::string>& paths);
+  // The paths a delete of `name` recorded and did not remove yet.
+  core::Result<std::vector<std::string>> DoomedPaths(const std::string& name);
+  core::Status ForgetDoomedPath(const std::string& path);
 
  private:
   struct Statements;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tuner/config/experiment_config.h"
 
@@ -23,6 +24,8 @@ struct RunOptions {
       db_path;  // --db; else the config's, else ./tuner.db
   // --quiet: warnings, errors and the final summary only.
   bool quiet = false;
+  std::vector<std::string> overrides;  // --set KEY=VALUE, in order
+  std::optional<std::string> name;     // --name: the experiment's name
 };
 int Run(const RunOptions& options);
 
@@ -74,6 +77,29 @@ struct DevicesOptions {
 // (by which tuner, experiment and trial) or busy with a foreign process.
 int Devices(const DevicesOptions& options);
 int Status(const QueryOptions& options);
+
+struct DeleteOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  bool yes = false;  // do not ask
+};
+// Deletes an experiment: its rows and its files (cli_delete.cc). Asks on a
+// terminal unless `yes`; refuses (2) without `yes` when stdin is not one,
+// and (1) while a tuner or the service runs it.
+int Delete(const DeleteOptions& options);
+// Asks "QUESTION [y/N] " on stderr and reads the answer from stdin, or
+// refuses with one line naming `flag` when stdin is not a terminal.
+// 0: yes; kExitFailure: declined; kExitBadInput: not a terminal.
+int Confirm(const std::string& question, const std::string& flag);
+
+struct ExtendOptions {
+  std::string db_path = "tuner.db";
+  std::string name;
+  int64_t trials = 0;  // added to the budget
+  bool run = false;    // then resume it here (a stopped or finished one)
+};
+// Adds trials to an experiment's budget (cli_extend.cc).
+int Extend(const ExtendOptions& options);
 
 }  // namespace tuner::cli
 

@@ -17,6 +17,7 @@
 #include "tuner/config/config_loader.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
@@ -37,10 +38,11 @@ void QuietLogger(bool quiet) {
 int ResumeStored(const storage::ExperimentRecord& experiment,
                  const std::string& db_path, storage::TrialStore& store,
                  bool quiet) {
-  if (experiment.status == "finished") {
+  if (experiment.status == "finished" && !HasBudgetLeft(store, experiment)) {
     std::fprintf(stderr,
                  "tuner: experiment '%s' already finished in %s; give the "
-                 "new one another name (its results: tuner best %s)\n",
+                 "new one another name, or more trials to this one with "
+                 "tuner extend (its results: tuner best %s)\n",
                  experiment.name.c_str(), db_path.c_str(),
                  experiment.name.c_str());
     return kExitBadInput;
@@ -101,7 +103,11 @@ int Run(const RunOptions& options) {
   }
   // Relative paths are the invocation directory's (docs/config.md).
   std::string base = fs::current_path().string();
-  auto config = LoadConfigText(text.value(), options.config_path, base, base);
+  // --name is the override of `name` (applied last, so it wins).
+  std::vector<std::string> overrides = options.overrides;
+  if (options.name) overrides.push_back("name=" + *options.name);
+  auto config =
+      LoadConfigText(text.value(), options.config_path, base, base, overrides);
   if (!config.ok()) {
     std::fprintf(stderr, "error: %s\n", config.message().c_str());
     return kExitBadInput;
@@ -126,9 +132,10 @@ int Run(const RunOptions& options) {
     spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",
                  config.value().searcher.seed);
   }
-  std::string stored =
+  std::string stored = WithOverrides(
       StoredConfigJson(config.value(), text.value(), options.config_path, base,
-                       TrialsRootFor(db_path, config.value().name));
+                       TrialsRootFor(db_path, config.value().name)),
+      overrides);
   int code = RunSweep(config.value(), stored, db_path, *store.value(), nullptr,
                       options.quiet);
   if (code == kExitOk) {

@@ -29,10 +29,22 @@ void RemoteFlags(CLI::App& command, Arguments& a) {
 
 bool Remote(const Arguments& a) { return !a.remote.server.empty(); }
 
+// --set and --name: what `tuner run` changes in the config it loads.
+void OverrideFlags(CLI::App& c, RunOptions& run) {
+  c.add_option("--set", run.overrides,
+               "KEY=VALUE: overrides a config key (dotted: scheduler.max_t=20; "
+               "the value is YAML; repeatable)")
+      ->allow_extra_args(false);
+  c.add_option("--name", run.name,
+               "the experiment's name (instead of the "
+               "config's)");
+}
+
 void RunFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.run.config_path, "experiment YAML")->required();
   c.add_flag("--quiet,-q", a.run.quiet,
              "print only warnings, errors and the final summary");
+  OverrideFlags(c, a.run);
 }
 int RunVerb(Arguments& a) {
   if (a.db_given) a.run.db_path = a.db;
@@ -185,9 +197,52 @@ void SubmitFlags(CLI::App& c, Arguments& a) {
   c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
   c.add_option("--token-file", a.remote.token_file,
                "the service's token (else $TUNER_TOKEN)");
+  OverrideFlags(c, a.run);
 }
 int SubmitVerb(Arguments& a) {
-  return server::RemoteSubmit(a.submit_path, a.remote);
+  std::vector<std::string> overrides = a.run.overrides;
+  if (a.run.name) overrides.push_back("name=" + *a.run.name);
+  return server::RemoteSubmit(a.submit_path, a.remote, overrides);
+}
+
+void DeleteFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.del.name, "experiment name")->required();
+  c.add_flag("--yes", a.del.yes,
+             "do not ask (needed when stdin is no terminal)");
+  RemoteFlags(c, a);
+}
+int DeleteVerb(Arguments& a) {
+  if (Remote(a)) {
+    std::string question = "delete experiment '" + a.del.name +
+                           "' in the service at " + a.remote.server;
+    if (!a.del.yes) {
+      if (int code = Confirm(question, "--yes")) return code;
+    }
+    return server::RemoteDelete(a.del.name, a.remote);
+  }
+  a.del.db_path = a.db;
+  return Delete(a.del);
+}
+
+void ExtendFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.extend.name, "experiment name")->required();
+  c.add_option("--trials", a.extend.trials, "trials added to its budget")
+      ->required()
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  c.add_flag("--run", a.extend.run,
+             "then resume it here when no tuner runs it (tuner resume)");
+  RemoteFlags(c, a);
+}
+int ExtendVerb(Arguments& a) {
+  if (Remote(a)) {
+    if (a.extend.run) {
+      std::fprintf(stderr, "tuner: --run works with --db only\n");
+      return kExitBadInput;
+    }
+    return server::RemoteExtend(a.extend.name, a.extend.trials, a.remote);
+  }
+  a.extend.db_path = a.db;
+  return Extend(a.extend);
 }
 
 constexpr Verb kVerbs[] = {
@@ -210,6 +265,11 @@ constexpr Verb kVerbs[] = {
      ServeFlags, ServeVerb},
     {"submit", "submit an experiment to a running `tuner serve`", SubmitFlags,
      SubmitVerb},
+    {"extend", "add trials to an experiment's budget", ExtendFlags, ExtendVerb},
+    {"delete",
+     "delete an experiment: its rows, trial directories and "
+     "checkpoints",
+     DeleteFlags, DeleteVerb},
 };
 
 }  // namespace

@@ -34,6 +34,8 @@ struct Arguments {
   CLI::App* root = nullptr;
   std::string help_verb;  // tuner help [VERB]
   std::string shell;      // tuner completion SHELL
+  DeleteOptions del;
+  ExtendOptions extend;
 };
 
 struct Verb {

@@ -18,6 +18,7 @@
 #include "trial_runner/utf8_text.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
+#include "tuner/config/config_overrides.h"
 #include "tuner/config/config_sections.h"
 #include "tuner/config/config_values.h"
 
@@ -47,7 +48,11 @@ void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
   r.Map(node, path);
   r.Keys(node, path,
          {"timeout", "max_failures", "stop_grace", "idle_timeout", "log_cap_mb",
-          "orphan_timeout"});
+          "orphan_timeout", "fail_fast"});
+  if (node["fail_fast"]) {
+    c.trial.fail_fast = static_cast<int>(
+        r.Int(node["fail_fast"], path / "fail_fast", 0, kMaxNumTrials));
+  }
   if (node["idle_timeout"])
     c.trial.idle_timeout =
         r.Duration(node["idle_timeout"], path / "idle_timeout");
@@ -296,7 +301,8 @@ int SecondDocumentLine(const std::string& text) {
 
 core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
-    const std::string& base_dir, const std::string& default_workdir) {
+    const std::string& base_dir, const std::string& default_workdir,
+    const std::vector<std::string>& overrides) {
   if (size_t line = FirstNonUtf8Line(text)) {
     return core::InvalidArgument(origin + ":" + std::to_string(line) +
                                  ": not UTF-8 text");
@@ -310,6 +316,8 @@ core::Result<ExperimentConfig> LoadConfigText(
     // Valid UTF-8 (checked above): its scalars become names, paths and
     // stored JSON.
     YAML::Node root = YAML::Load(text);
+    if (auto status = config::ApplyOverrides(root, overrides); !status.ok())
+      return status.error();
     ExperimentConfig config =
         ReadConfig(config::Reader(), root, base_dir, default_workdir);
     if (int line = SecondDocumentLine(text)) {
@@ -319,6 +327,8 @@ core::Result<ExperimentConfig> LoadConfigText(
     }
     return config;
   } catch (const config::LoadError& e) {
+    std::string blamed = config::BlameOverride(e.what(), overrides);
+    if (!blamed.empty()) return core::InvalidArgument(OneLine(blamed));
     return core::InvalidArgument(OneLine(origin + ":" + e.what()));
   } catch (const YAML::Exception& e) {
     return core::InvalidArgument(OneLine(origin + ":" +

@@ -3,6 +3,7 @@
 #define TUNER_TUNER_CONFIG_CONFIG_LOADER_H_
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "tuner/config/experiment_config.h"
@@ -30,10 +31,22 @@ core::Result<ExperimentConfig> LoadConfigFile(
 // The same, for YAML text; `origin` names it in errors. A relative
 // `workdir` is resolved against `base_dir`; without one, the trials run in
 // `default_workdir` (both the invocation directory, except for experiments
-// stored before that rule).
+// stored before that rule). `overrides` ("KEY=VALUE", `tuner run --set`)
+// change the document before it is read (config_overrides.h); an error
+// about a key one of them set names it instead of a line.
 core::Result<ExperimentConfig> LoadConfigText(
     const std::string& text, const std::string& origin,
-    const std::string& base_dir, const std::string& default_workdir);
+    const std::string& base_dir, const std::string& default_workdir,
+    const std::vector<std::string>& overrides = {});
+
+// `text` with the overrides applied, for a config sent elsewhere (`tuner
+// submit --set`): checked as LoadConfigText checks it (`origin` and
+// `invocation_dir` as there), then emitted again (comments are lost).
+// Unchanged without overrides.
+core::Result<std::string> OverriddenConfigText(
+    const std::string& text, const std::string& origin,
+    const std::string& invocation_dir,
+    const std::vector<std::string>& overrides);
 
 // The closest of `candidates` to `word`, if close enough to be a likely typo.
 std::string DidYouMean(const std::string& word,

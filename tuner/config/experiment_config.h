@@ -22,6 +22,9 @@ struct TrialPolicy {
   int64_t log_cap = 100 << 20;  // bytes per log before only metric lines
   // A trial whose tuner is gone this long is stopped by its shim.
   std::chrono::milliseconds orphan_timeout{600000};
+  // The sweep fails once its first `fail_fast` ended trials all failed for
+  // one reason (a broken command or environment); 0: never.
+  int fail_fast = 3;
 };
 
 // Which devices trials run on (docs/devices.md).

@@ -27,6 +27,16 @@ std::string StoredConfigJson(const ExperimentConfig& config,
                    nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string WithOverrides(const std::string& stored_json,
+                          const std::vector<std::string>& overrides) {
+  if (overrides.empty()) return stored_json;
+  auto json = nlohmann::ordered_json::parse(stored_json, nullptr, false);
+  if (!json.is_object()) return stored_json;
+  json["overrides"] = overrides;
+  return json.dump(-1, ' ', false,
+                   nlohmann::ordered_json::error_handler_t::replace);
+}
+
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object() || !json.contains("yaml")) {
@@ -38,8 +48,12 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
     // Stored before "base" was: relative paths were the config file's.
     std::string base = json.value(
         "base", std::filesystem::path(source).parent_path().string());
-    auto config =
-        LoadConfigText(json["yaml"].get<std::string>(), source, base, workdir);
+    std::vector<std::string> overrides;
+    if (json.contains("overrides") && json["overrides"].is_array()) {
+      overrides = json["overrides"].get<std::vector<std::string>>();
+    }
+    auto config = LoadConfigText(json["yaml"].get<std::string>(), source, base,
+                                 workdir, overrides);
     if (config.ok()) {
       config.value().searcher.seed = json.value("seed", uint64_t{0});
       config.value().workdir = workdir;

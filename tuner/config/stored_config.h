@@ -3,6 +3,7 @@
 #define TUNER_TUNER_CONFIG_STORED_CONFIG_H_
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "tuner/config/experiment_config.h"
@@ -18,6 +19,12 @@ std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& source_path,
                              const std::string& base_dir,
                              const std::string& trials_root);
+
+// `stored_json` with the `--set` overrides the sweep was started with
+// (applied again by LoadStoredConfig, so that a resume runs the same
+// config); unchanged when there are none.
+std::string WithOverrides(const std::string& stored_json,
+                          const std::vector<std::string>& overrides);
 
 // Rebuilds the config with the paths resolved when it was stored.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);

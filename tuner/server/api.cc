@@ -111,6 +111,12 @@ std::optional<Response> Api::RouteExperiment(
     verb == "stop" ? Stop(name, query, reply) : Resume(name, reply);
     return std::nullopt;
   }
+  if (verb == "delete" || verb == "extend") {
+    if (!post) return MethodNotAllowed("POST");
+    if (verb == "extend") return Extend(name, query, reply);
+    Delete(name, reply);
+    return std::nullopt;
+  }
   if (!get) {
     return verb == "trials" || verb == "best" || verb == "curves" ||
                    verb == "leases"

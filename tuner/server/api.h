@@ -16,6 +16,7 @@
 #include "tuner/server/event_bus.h"
 #include "tuner/server/experiment_hub.h"
 #include "tuner/server/store_pool.h"
+#include "tuner/sweep/experiment_lifecycle.h"
 
 namespace tuner::server {
 
@@ -54,6 +55,19 @@ class Control {
   virtual void Stop(const std::string& name, bool force, Done done) = 0;
   virtual void Resume(const std::string& name, Done done) = 0;
   virtual std::vector<RunningInfo> Running() const = 0;
+  // The experiment life cycle (ExperimentHub::Delete, Extend): `done` gets
+  // what was done or why not, as Done does. A control without them refuses.
+  using DeleteDone = std::function<void(core::Result<DeleteOutcome>)>;
+  using ExtendDone = std::function<void(core::Result<ExtendOutcome>)>;
+  virtual void Delete(const std::string& name, DeleteDone done) {
+    (void)name;
+    done(core::Internal("this service cannot delete experiments"));
+  }
+  virtual void Extend(const std::string& name, int64_t trials,
+                      ExtendDone done) {
+    (void)name, (void)trials;
+    done(core::Internal("this service cannot extend experiments"));
+  }
   // Runs `work` on a thread that serves no HTTP connection (parsing a
   // submitted config), soon and exactly once, or never when the service
   // stops first. A control without such a thread may run it at once.
@@ -134,6 +148,10 @@ class Api {
   void Stop(const std::string& name, const Query& query,
             const Reply& reply) const;
   void Resume(const std::string& name, const Reply& reply) const;
+  // POST .../delete and .../extend?trials=N (api_lifecycle.cc).
+  void Delete(const std::string& name, const Reply& reply) const;
+  std::optional<Response> Extend(const std::string& name, const Query& query,
+                                 const Reply& reply) const;
   // The checks before routing (api_guard.cc): Host, Origin, content type
   // and token. nullopt when the request may go on.
   std::optional<Response> Guard(const Request& request,

@@ -46,6 +46,15 @@ nlohmann::ordered_json RedactedConfig(const std::string& config_json) {
   if (json.contains("env") && json["env"].is_object()) {
     for (auto& entry : json["env"].items()) entry.value() = "***";
   }
+  // `--set env.KEY=VALUE` (or `--set env=...`): the value is redacted.
+  if (json.contains("overrides") && json["overrides"].is_array()) {
+    for (auto& entry : json["overrides"]) {
+      if (!entry.is_string()) continue;
+      std::string text = entry.get<std::string>();
+      if (text.rfind("env.", 0) == 0 || text.rfind("env=", 0) == 0)
+        entry = text.substr(0, text.find('=')) + "=***";
+    }
+  }
   return json;
 }
 

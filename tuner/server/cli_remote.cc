@@ -71,8 +71,12 @@ std::string Experiment(const std::string& name) {
 
 }  // namespace
 
-int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote) {
-  auto text = ReadSmallFile(config_path, kMaxConfigBytes);
+int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
+                 const std::vector<std::string>& overrides) {
+  auto file = ReadSmallFile(config_path, kMaxConfigBytes);
+  if (!file.ok()) return Fail(file.message(), 2);
+  auto text = OverriddenConfigText(file.value(), config_path,
+                                   fs::current_path().string(), overrides);
   if (!text.ok()) return Fail(text.message(), 2);
   fs::path path = fs::absolute(config_path);
   // Relative paths in the config are this directory's, as with `tuner run`.

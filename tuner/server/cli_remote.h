@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tuner::server {
 
@@ -21,7 +22,10 @@ struct RemoteOptions {
 };
 
 // Each returns the exit code (0, 1 failure, 2 bad input).
-int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote);
+// `overrides`: `--set KEY=VALUE` (and `name=` for --name), applied here;
+// the service gets the config with them (OverriddenConfigText).
+int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
+                 const std::vector<std::string>& overrides = {});
 int RemoteStatus(const std::string& name, const RemoteOptions& remote);
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
                const RemoteOptions& remote);
@@ -30,6 +34,12 @@ int RemoteTrials(const std::string& name, const std::string& format,
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote);
 int RemoteResume(const std::string& name, const RemoteOptions& remote);
+// cli_remote_lifecycle.cc: POST /api/experiments/NAME/delete (the caller
+// has asked the user) and .../extend?trials=N. Like the verbs with --db:
+// 2 for an unknown name or a bad count, 1 while it runs (409).
+int RemoteDelete(const std::string& name, const RemoteOptions& remote);
+int RemoteExtend(const std::string& name, int64_t trials,
+                 const RemoteOptions& remote);
 
 }  // namespace tuner::server
 

@@ -123,7 +123,8 @@ core::Status ExperimentHub::Resume(const std::string& name) {
     return core::NotFound("no experiment '" + name + "' in " +
                           options_.db_path);
   }
-  if (stored.value()->status == "finished") {
+  if (stored.value()->status == "finished" &&
+      !HasBudgetLeft(store_, *stored.value())) {
     return core::AlreadyExists("experiment '" + name + "' finished already");
   }
   TUNER_RETURN_IF_ERROR(RefuseSimulated(name, stored.value()->config_json));

@@ -22,6 +22,7 @@
 #include "tuner/server/event_bus.h"
 #include "tuner/server/event_progress.h"
 #include "tuner/sweep/device_share.h"
+#include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
 
 namespace tuner::server {
@@ -62,6 +63,12 @@ class ExperimentHub {
   // Takes up a stored experiment that did not finish (adopting trials that
   // still run). kNotFound / kFailedPrecondition say why not.
   core::Status Resume(const std::string& name);
+  // Deletes a stored experiment that does not run here (kAlreadyExists
+  // when it does, or when another tuner runs it): DeleteExperiment.
+  core::Result<DeleteOutcome> Delete(const std::string& name);
+  // Raises its trial budget (ExtendExperiment); a sweep running it here
+  // launches the new trials at once.
+  core::Result<ExtendOutcome> Extend(const std::string& name, int64_t more);
   // Resumes every stored experiment whose status is still "running" (the
   // previous service died); returns their names.
   std::vector<std::string> ResumeUnfinished();

@@ -57,6 +57,17 @@ class HubControl : public Control {
       done(hub->Resume(name));
     });
   }
+  void Delete(const std::string& name, DeleteDone done) override {
+    boost::asio::post(io_, [hub = &hub_, name, done = std::move(done)] {
+      done(hub->Delete(name));
+    });
+  }
+  void Extend(const std::string& name, int64_t trials,
+              ExtendDone done) override {
+    boost::asio::post(io_, [hub = &hub_, name, trials, done = std::move(done)] {
+      done(hub->Extend(name, trials));
+    });
+  }
   std::vector<RunningInfo> Running() const override { return hub_.Running(); }
   void Offload(std::function<void()> work) override {
     boost::asio::post(prepare_, std::move(work));

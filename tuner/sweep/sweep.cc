@@ -38,7 +38,8 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       runner_(options_.make_runner ? options_.make_runner(io, *this)
                                    : std::make_unique<runner::LocalRunner>(
                                          io, *this, options_.runner)) {
-  counts_.total = config.num_trials;
+  budget_ = config.num_trials;
+  counts_.total = budget_;
   JoinShare();
 }
 
@@ -148,7 +149,8 @@ void Sweep::FillSlots() {
       if (!waiting_.empty()) break;
       continue;
     }
-    if (exhausted_ || next_index_ >= config_.num_trials) break;
+    if (exhausted_) break;
+    if (next_index_ >= budget_ && !RefreshBudget(false)) break;
     auto params = searcher_->Suggest(next_index_);
     if (!params) {
       exhausted_ = true;
@@ -168,7 +170,28 @@ void Sweep::FillSlots() {
     StartOrQueue(ref);
     if (!waiting_.empty()) break;
   }
-  if (exhausted_ || next_index_ >= config_.num_trials) NoteBudgetSpent();
+  if (exhausted_ || next_index_ >= budget_) NoteBudgetSpent();
+}
+
+bool Sweep::RefreshBudget(bool locked) {
+  if (experiment_ == 0) return false;
+  auto stored = locked ? store_.TrialBudgetLocked(experiment_)
+                       : store_.TrialBudget(experiment_);
+  if (!Check(stored.status()) || !stored.value()) return false;
+  if (*stored.value() <= budget_) return false;
+  spdlog::info("experiment '{}': trial budget extended from {} to {}",
+               config_.name, budget_, *stored.value());
+  budget_ = *stored.value();
+  counts_.total = budget_;
+  return true;
+}
+
+void Sweep::BudgetExtended() {
+  Guarded("an extension", [this] {
+    if (outcome_ != SweepOutcome::kRunning || interrupting_) return;
+    FillSlots();
+    CheckDone();
+  });
 }
 
 void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
@@ -276,12 +299,40 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   if (status == core::TrialStatus::kStopped) ++counts_.stopped;
   if (status == core::TrialStatus::kFailed) ++counts_.failed;
   progress_.TrialEnded(EventOf(trial), status, reason, counts_);
+  CheckFailFast(status, reason);
+}
+
+void Sweep::CheckFailFast(core::TrialStatus status, const std::string& reason) {
+  using core::TrialStatus;
+  int n = config_.trial.fail_fast;
+  bool ended = status == TrialStatus::kCompleted ||
+               status == TrialStatus::kStopped ||
+               status == TrialStatus::kFailed;
+  if (n <= 0 || !fail_fast_armed_ || interrupting_ || !ended) return;
+  if (status != TrialStatus::kFailed ||
+      (fail_fast_count_ > 0 && reason != fail_fast_reason_)) {
+    fail_fast_armed_ = false;
+    return;
+  }
+  fail_fast_reason_ = reason;
+  if (++fail_fast_count_ < n) return;
+  fail_fast_armed_ = false;
+  error_ = "fail_fast: the first " + std::to_string(n) +
+           " trials all failed the same way (" + reason +
+           "); nothing more is launched (trial.fail_fast in docs/config.md)";
+  spdlog::error("experiment '{}' fails: {}", config_.name, error_);
+  InterruptUnguarded(false);
 }
 
 void Sweep::CheckDone() {
   if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
-  bool more = next_index_ < config_.num_trials && !exhausted_;
+  bool more = next_index_ < budget_ && !exhausted_;
   if (more && !interrupting_) return;
+  // About to end: an extension committed before this read is taken up.
+  if (!interrupting_ && !exhausted_ && error_.empty() && RefreshBudget(true)) {
+    FillSlots();
+    if (!live_.empty() || (next_index_ < budget_ && !exhausted_)) return;
+  }
   if (!interrupting_) EndUnpromoted();
   outcome_ = !error_.empty() ? SweepOutcome::kFailed
              : interrupting_ ? SweepOutcome::kInterrupted

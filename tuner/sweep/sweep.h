@@ -90,6 +90,11 @@ class Sweep : public runner::RunnerObserver {
   // Leaves every running trial to its shim and ends the sweep at once; a
   // later Resume() adopts them.
   void Detach();
+  // Reads the trial budget again (`tuner extend` raised it) and launches
+  // the new trials it allows. The sweep also reads it by itself whenever
+  // it has launched every trial of its budget and a device is free or it
+  // would end, so a sweep in another process picks an extension up too.
+  void BudgetExtended();
 
   SweepOutcome outcome() const { return outcome_; }
   // Why it failed, when the outcome is kFailed: the first storage error, or
@@ -123,6 +128,10 @@ class Sweep : public runner::RunnerObserver {
   struct LiveTrial;
   enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
+  // Takes up a raised trial budget (ExtendTrialBudget); true if it grew.
+  // `locked`: read in a write batch, before the sweep ends (so that an
+  // extension committed meanwhile is never lost).
+  bool RefreshBudget(bool locked);
   LaunchResult Launch(LiveTrial& trial);
   // The trial's dir, env and command on its lease (sweep_launch.cc).
   core::Result<runner::TrialLaunch> PrepareLaunch(LiveTrial& trial);
@@ -208,6 +217,9 @@ class Sweep : public runner::RunnerObserver {
                                              std::string& reason) const;
   void Finish(LiveTrial& trial, core::TrialStatus status,
               const std::string& reason);
+  // trial.fail_fast: fails the sweep when its first N ended trials all
+  // failed for one reason (the same class and last stderr line).
+  void CheckFailFast(core::TrialStatus status, const std::string& reason);
   void CheckDone();
   void ScheduleCommit();
   bool Check(const core::Status& status);
@@ -240,6 +252,12 @@ class Sweep : public runner::RunnerObserver {
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
   bool budget_spent_ = false;
   int64_t next_index_ = 0;
+  int64_t budget_ = 0;  // trials to run: num_trials, or as extended
+  // fail_fast: how many trials ended so far, all failed with this reason;
+  // disarmed once one ended otherwise (or on a resume of ended trials).
+  int fail_fast_count_ = 0;
+  std::string fail_fast_reason_;
+  bool fail_fast_armed_ = true;
   bool exhausted_ = false;
   bool interrupting_ = false;
   bool commit_pending_ = false;

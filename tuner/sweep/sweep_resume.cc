@@ -265,6 +265,7 @@ void Sweep::TakeUp(const storage::TrialRecord& row) {
 core::Status Sweep::ResumeUnguarded(
     const storage::ExperimentRecord& experiment) {
   experiment_ = experiment.id;
+  RefreshBudget(false);  // an extension since it ended
   auto rows = store_.ListTrials(experiment_);
   if (!rows.ok()) return rows.status();
   RestoreScheduler(rows.value());
@@ -292,6 +293,8 @@ core::Status Sweep::ResumeUnguarded(
         break;
     }
     if (Ended(row)) KeepCheckpoints(row);
+    // fail_fast judges an experiment's first trials, not a resume's.
+    if (Ended(row) && !Interrupted(row)) fail_fast_armed_ = false;
   }
   TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment_, "running"));
   TUNER_RETURN_IF_ERROR(store_.Commit());

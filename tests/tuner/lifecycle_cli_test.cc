@@ -1,0 +1,51 @@
+// The life-cycle verbs end to end (the real `tuner` binary): run --set and
+// --name, extend, and delete's question and its refusals.
+#include <filesystem>
+#include <fstream>
+
+#include "tests/catch.h"
+#include "tests/tuner_cli.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
+          "[tuner][lifecycle][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-lifecycle-cli-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "c.yaml")
+      << "name: c\ncommand: |\n  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
+         "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
+         "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
+         "num_trials: 1\ndevices: {kind: cpu, slots: 1}\n";
+  Output bad = RunTuner(dir, "run c.yaml --set scheduler.max_tt=3");
+  CHECK(bad.code == 2);
+  CHECK(bad.err ==
+        "error: --set scheduler.max_tt=3: scheduler.max_tt: unknown key (did "
+        "you mean 'max_t'?)\n");
+  Output run = RunTuner(dir, "run c.yaml --set num_trials=2 --name d");
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  Output extend = RunTuner(dir, "extend d --trials 1");
+  CHECK(extend.code == 0);
+  CHECK(extend.out ==
+        "d: budget 3 trials (2 so far, finished); run them: tuner resume d\n");
+  CHECK(RunTuner(dir, "resume d").code == 0);
+  Output refused = RunTuner(dir, "delete d </dev/null");
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("stdin is not a terminal; add --yes") !=
+        std::string::npos);
+  Output deleted = RunTuner(dir, "delete d --yes");
+  CHECK(deleted.code == 0);
+  CHECK(deleted.out == "d: deleted (3 trials, 1 paths removed)\n");
+  CHECK_FALSE(fs::exists(dir / "tuner.db.trials" / "d"));
+  CHECK(RunTuner(dir, "delete d --yes").code == 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::testing

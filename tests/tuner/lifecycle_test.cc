@@ -1,0 +1,223 @@
+// The experiment life cycle without processes: extending a running or a
+// finished sweep (ScriptedRunner on a ManualClock), and deleting an
+// experiment's rows and files (crash-safe, never outside its own files).
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/catch.h"
+#include "tests/tuner/sweep_harness.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/sweep/experiment_lifecycle.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Yaml(const std::string& name, int trials) {
+  return "name: " + name +
+         "\ncommand: /bin/true --lr {lr}\nmetric: score\nmode: max\n"
+         "time_attr: epoch\nsearch_space: {lr: {type: uniform, low: 0.1, "
+         "high: 0.9}}\nnum_trials: " +
+         std::to_string(trials) + "\ndevices: {kind: cpu, slots: 1}\n";
+}
+
+std::string DbOf(const SweepResult& result) {
+  return (result.dir / "tuner.db").string();
+}
+
+// Stores the config as `tuner run` does: trial dirs in <db>.trials/NAME/.
+void StoreAsRun(const std::string& yaml, Sweep::Options& options) {
+  fs::path dir = fs::path(options.trials_root).parent_path();
+  auto config = LoadConfigText(yaml, "x.yaml", dir.string(), dir.string());
+  REQUIRE(config.ok());
+  options.trials_root =
+      TrialsRootFor((dir / "tuner.db").string(), config.value().name);
+  options.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
+                                         dir.string(), options.trials_root);
+}
+
+SweepResult RunStored(const std::string& yaml) {
+  return RunScripted(
+      yaml,
+      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 2); },
+      [&yaml](Sweep::Options& options) { StoreAsRun(yaml, options); });
+}
+
+// Resumes the stored experiment of `result` as `tuner resume` does.
+SweepOutcome ResumeScripted(SweepResult& result) {
+  auto config = LoadStoredConfig(result.experiment.config_json);
+  REQUIRE(config.ok());
+  runner::DevicePool pool = TestPool(config.value());
+  boost::asio::io_context io;
+  ManualClock clock;
+  NullProgress progress;
+  Sweep::Options options = BaseOptions(result, pool);
+  options.config_json = result.experiment.config_json;
+  options.trials_root =
+      StoredTrialsRoot(result.experiment.config_json, DbOf(result));
+  options.clock = &clock;
+  options.make_runner = MakeScriptedRunner(
+      clock,
+      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 2); });
+  Sweep sweep(io, config.value(), *result.store, progress, options);
+  REQUIRE(sweep.Resume(result.experiment).ok());
+  Drive(io, clock,
+        [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
+  ReadBack(config.value(), result);
+  return sweep.outcome();
+}
+
+TEST_CASE("a running sweep launches the trials an extension adds",
+          "[tuner][lifecycle]") {
+  storage::TrialStore* store = nullptr;
+  bool extended = false;
+  auto result = RunScripted(
+      Yaml("grow", 2),
+      [&](const runner::TrialLaunch& launch, int) {
+        // While its last trial runs: the budget is spent, nothing waits.
+        if (launch.trial == 2 && !extended) {
+          extended = true;
+          auto id = store->FindExperiment("grow").value()->id;
+          REQUIRE(store->ExtendTrialBudget(id, 2, 3, 100).ok());
+          REQUIRE(store->Commit().ok());
+        }
+        return ToyTrainerScript(0.5, 2);
+      },
+      {}, [&store](storage::TrialStore& s) { store = &s; });
+  CHECK(extended);
+  CHECK(result.outcome == SweepOutcome::kFinished);
+  CHECK(result.experiment.status == "finished");
+  CHECK(result.trials.size() == 5);
+  // One after another on one slot, two reports a second apart each.
+  CHECK(result.seconds == 10);
+}
+
+TEST_CASE("a finished experiment extended runs the new trials on resume",
+          "[tuner][lifecycle]") {
+  auto result = RunStored(Yaml("more", 2));
+  REQUIRE(result.experiment.status == "finished");
+  CHECK_FALSE(HasBudgetLeft(*result.store, result.experiment));
+  auto extended = ExtendExperiment(*result.store, DbOf(result), "more", 3);
+  INFO(extended.status().message());
+  REQUIRE(extended.ok());
+  CHECK(extended.value().budget == 5);
+  CHECK(extended.value().trials == 2);
+  CHECK(extended.value().status == "finished");
+  CHECK_FALSE(extended.value().running);
+  CHECK(HasBudgetLeft(*result.store, result.experiment));
+  CHECK(ResumeScripted(result) == SweepOutcome::kFinished);
+  CHECK(result.trials.size() == 5);
+  CHECK(result.experiment.status == "finished");
+  CHECK_FALSE(HasBudgetLeft(*result.store, result.experiment));
+  // Bad counts and unknown names.
+  CHECK(ExtendExperiment(*result.store, DbOf(result), "more", 0).error().code ==
+        core::ErrorCode::kInvalidArgument);
+  CHECK(ExtendExperiment(*result.store, DbOf(result), "nope", 1).error().code ==
+        core::ErrorCode::kNotFound);
+  CHECK(ExtendExperiment(*result.store, DbOf(result), "more", kMaxTrialBudget)
+            .error()
+            .code == core::ErrorCode::kInvalidArgument);
+}
+
+void Touch(const fs::path& path) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << "x\n";
+}
+
+TEST_CASE("delete removes the rows and its own files, never a link's target",
+          "[tuner][lifecycle]") {
+  auto result = RunStored(Yaml("doomed", 2));
+  std::string db = DbOf(result);
+  fs::path root = TrialsRootFor(db, "doomed");
+  REQUIRE(fs::exists(root / "1" / "params.json"));
+  // A link inside its directory to something that is not its own.
+  fs::path outside = result.dir / "precious" / "data.bin";
+  Touch(outside);
+  fs::create_directory_symlink(outside.parent_path(), root / "1" / "link");
+  // Another experiment's files beside it.
+  Touch(fs::path(TrialsRootFor(db, "doomed-2")) / "1" / "stdout.log");
+  auto plan = PlanDelete(*result.store, db, "doomed");
+  REQUIRE(plan.ok());
+  CHECK(plan.value().trials == 2);
+  CHECK(plan.value().paths == std::vector<std::string>{root.string()});
+
+  auto deleted = DeleteExperiment(*result.store, db, "doomed");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(deleted.value().trials == 2);
+  CHECK(deleted.value().removed == 1);
+  CHECK(deleted.value().failed.empty());
+  CHECK_FALSE(result.store->FindExperiment("doomed").value());
+  CHECK(result.store->ListTrials(result.experiment.id).value().empty());
+  CHECK_FALSE(fs::exists(root));
+  CHECK(fs::exists(outside));
+  CHECK(
+      fs::exists(fs::path(TrialsRootFor(db, "doomed-2")) / "1" / "stdout.log"));
+  CHECK(DeleteExperiment(*result.store, db, "doomed").error().code ==
+        core::ErrorCode::kNotFound);
+}
+
+TEST_CASE("delete refuses while a tuner holds the experiment's lock",
+          "[tuner][lifecycle]") {
+  auto result = RunStored(Yaml("busy", 1));
+  std::string db = DbOf(result);
+  std::string lock_path = TunerLockPath(TrialsRootFor(db, "busy"), "busy");
+  auto lock = HoldTunerLock(lock_path, "server=http://127.0.0.1:9 pid=1");
+  REQUIRE(lock);
+  auto refused = DeleteExperiment(*result.store, db, "busy");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == core::ErrorCode::kAlreadyExists);
+  CHECK(refused.message() ==
+        "experiment 'busy' is running in the service at "
+        "http://127.0.0.1:9; stop it first: tuner stop busy");
+  CHECK(result.store->FindExperiment("busy").value());
+  CHECK(fs::exists(fs::path(TrialsRootFor(db, "busy")) / "1"));
+}
+
+TEST_CASE("a delete cut short after its transaction is finished by a re-run",
+          "[tuner][lifecycle]") {
+  auto result = RunStored(Yaml("half", 1));
+  std::string db = DbOf(result);
+  auto plan = PlanDelete(*result.store, db, "half");
+  REQUIRE(plan.ok());
+  // What a crash right after the commit leaves: rows gone, files there.
+  REQUIRE(
+      result.store
+          ->DeleteExperiment(result.experiment.id, "half", plan.value().paths)
+          .ok());
+  REQUIRE(result.store->Commit().ok());
+  REQUIRE(fs::exists(TrialsRootFor(db, "half")));
+  auto again = PlanDelete(*result.store, db, "half");
+  REQUIRE(again.ok());
+  CHECK_FALSE(again.value().stored);
+  auto finished = DeleteExperiment(*result.store, db, "half");
+  REQUIRE(finished.ok());
+  CHECK(finished.value().removed == 1);
+  CHECK_FALSE(fs::exists(TrialsRootFor(db, "half")));
+  CHECK(result.store->DoomedPaths("half").value().empty());
+}
+
+TEST_CASE("an experiment of the shared trials/ layout loses only its dirs",
+          "[tuner][lifecycle]") {
+  // The harness's sweeps store no trials_root: the layout of old tuners.
+  auto result = RunScripted(
+      Yaml("old", 2),
+      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 1); });
+  std::string db = DbOf(result);
+  fs::path legacy = LegacyTrialsRoot(db);
+  REQUIRE(fs::exists(legacy / "1"));
+  REQUIRE(fs::exists(legacy / "2"));
+  Touch(legacy / "99" / "stdout.log");  // another experiment's trial
+  auto deleted = DeleteExperiment(*result.store, db, "old");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK_FALSE(fs::exists(legacy / "1"));
+  CHECK_FALSE(fs::exists(legacy / "2"));
+  CHECK(fs::exists(legacy / "99" / "stdout.log"));
+}
+
+}  // namespace
+}  // namespace tuner::testing

@@ -1,0 +1,66 @@
+// The API's experiment life cycle: POST /api/experiments/NAME/delete and
+// POST /api/experiments/NAME/extend?trials=N (docs/service.md).
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "tuner/server/api.h"
+
+namespace tuner::server {
+
+namespace {
+
+Response Refused(const core::Error& error) {
+  return ErrorResponse(HttpStatus(error), error.message);
+}
+
+// N of ?trials=N: 1 to kMaxTrialBudget, digits only.
+std::optional<int64_t> TrialsOf(const std::map<std::string, std::string>& q) {
+  auto it = q.find("trials");
+  if (it == q.end()) return std::nullopt;
+  const std::string& text = it->second;
+  int64_t value = 0;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > kMaxTrialBudget) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
+void Api::Delete(const std::string& name, const Reply& reply) const {
+  control_.Delete(name, [reply, name](core::Result<DeleteOutcome> done) {
+    if (!done.ok()) return reply(Refused(done.error()));
+    nlohmann::ordered_json body = {{"name", name},
+                                   {"status", "deleted"},
+                                   {"trials", done.value().trials},
+                                   {"removed", done.value().removed},
+                                   {"left", done.value().failed}};
+    reply(JsonResponse(200, body.dump() + "\n"));
+  });
+}
+
+std::optional<Response> Api::Extend(const std::string& name, const Query& query,
+                                    const Reply& reply) const {
+  auto trials = TrialsOf(query);
+  if (!trials) {
+    return ErrorResponse(400, "trials: expected an integer from 1 to " +
+                                  std::to_string(kMaxTrialBudget));
+  }
+  control_.Extend(name, *trials,
+                  [reply, name](core::Result<ExtendOutcome> done) {
+                    if (!done.ok()) return reply(Refused(done.error()));
+                    const ExtendOutcome& o = done.value();
+                    nlohmann::ordered_json body = {{"name", name},
+                                                   {"budget", o.budget},
+                                                   {"trials", o.trials},
+                                                   {"status", o.status},
+                                                   {"running", o.running}};
+                    reply(JsonResponse(200, body.dump() + "\n"));
+                  });
+  return std::nullopt;
+}
+
+}  // namespace tuner::server

@@ -1,0 +1,205 @@
+#include "tuner/sweep/experiment_lifecycle.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/config/stored_config.h"
+
+namespace tuner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int64_t TrialCount(storage::TrialStore& store, storage::ExperimentId id) {
+  auto counts = store.CountTrials(id);
+  int64_t total = 0;
+  if (counts.ok()) {
+    for (const auto& [status, n] : counts.value()) total += n;
+  }
+  return total;
+}
+
+bool Inside(const fs::path& path, const fs::path& root) {
+  auto rel =
+      path.lexically_normal().lexically_relative(root.lexically_normal());
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+bool PerTrial(const std::string& templ) {
+  return templ.find("{trial_id}") != std::string::npos ||
+         templ.find("{trial_dir}") != std::string::npos;
+}
+
+// Each trial's checkpoints.dir outside `roots`, when it is per trial.
+void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
+                       const std::vector<storage::TrialRecord>& trials,
+                       const std::string& trials_root,
+                       std::vector<std::string>& paths) {
+  auto config = LoadStoredConfig(experiment.config_json);
+  if (!config.ok() || !PerTrial(config.value().checkpoints.dir)) return;
+  std::vector<std::string> roots = paths;
+  for (const auto& trial : trials) {
+    TrialContext context;
+    context.id = trial.id;
+    context.params = &trial.params;
+    context.trial_dir = trials_root + "/" + std::to_string(trial.id);
+    fs::path dir =
+        ExpandForTrial(config.value(), context, config.value().checkpoints.dir);
+    if (!dir.is_absolute()) dir = fs::path(config.value().workdir) / dir;
+    bool covered = std::any_of(roots.begin(), roots.end(), [&](auto& root) {
+      return Inside(dir, root) || dir.lexically_normal() == fs::path(root);
+    });
+    if (!covered) paths.push_back(dir.lexically_normal().string());
+  }
+}
+
+// The experiment's own files: its scoped root, or its legacy trial dirs.
+std::vector<std::string> OwnPaths(
+    const storage::ExperimentRecord& experiment,
+    const std::vector<storage::TrialRecord>& trials,
+    const std::string& trials_root, const std::string& db_path) {
+  std::vector<std::string> paths;
+  bool legacy = fs::path(trials_root).lexically_normal() ==
+                fs::path(LegacyTrialsRoot(db_path)).lexically_normal();
+  if (!legacy && fs::path(trials_root).filename() == experiment.name) {
+    paths.push_back(trials_root);
+  } else {
+    // Shared with other experiments: only its own trials and lock.
+    for (const auto& trial : trials) {
+      paths.push_back(trials_root + "/" + std::to_string(trial.id));
+    }
+    paths.push_back(TunerLockPath(trials_root, experiment.name));
+  }
+  AddCheckpointDirs(experiment, trials, trials_root, paths);
+  return paths;
+}
+
+std::string LockHolder(const std::string& lock_path) {
+  runner::LockState state = runner::ProbeLock(lock_path);
+  if (state.owner.rfind("server=", 0) == 0) {
+    return "the service at " + state.owner.substr(7, state.owner.find(' ') - 7);
+  }
+  return state.owner.empty() ? "another tuner"
+                             : "a tuner (" + state.owner + ")";
+}
+
+}  // namespace
+
+core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
+                                    const std::string& db_path,
+                                    const std::string& name) {
+  DeletePlan plan;
+  auto doomed = store.DoomedPaths(name);
+  if (!doomed.ok()) return doomed.error();
+  plan.trials_root = TrialsRootFor(db_path, name);
+  auto found = store.FindExperiment(name);
+  if (!found.ok()) return found.error();
+  if (found.value()) {
+    const auto& experiment = *found.value();
+    plan.stored = true;
+    plan.trials_root = StoredTrialsRoot(experiment.config_json, db_path);
+    auto trials = store.ListTrials(experiment.id);
+    if (!trials.ok()) return trials.error();
+    plan.trials = static_cast<int64_t>(trials.value().size());
+    plan.paths =
+        OwnPaths(experiment, trials.value(), plan.trials_root, db_path);
+  }
+  plan.lock_path = TunerLockPath(plan.trials_root, name);
+  for (auto& path : doomed.value()) {
+    if (std::find(plan.paths.begin(), plan.paths.end(), path) ==
+        plan.paths.end())
+      plan.paths.push_back(path);
+  }
+  if (!plan.stored && plan.paths.empty()) {
+    return core::NotFound("no experiment '" + name + "' in " + db_path);
+  }
+  return plan;
+}
+
+core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
+                                             const std::string& db_path,
+                                             const std::string& name) {
+  auto plan = PlanDelete(store, db_path, name);
+  if (!plan.ok()) return plan.error();
+  DeleteOutcome outcome;
+  outcome.trials = plan.value().trials;
+  // Held while it deletes: no tuner takes the experiment up meanwhile.
+  auto lock = HoldTunerLock(plan.value().lock_path, CliOwnerText());
+  if (!lock) {
+    return core::AlreadyExists("experiment '" + name + "' is running in " +
+                               LockHolder(plan.value().lock_path) +
+                               "; stop it first: tuner stop " + name);
+  }
+  if (plan.value().stored) {
+    auto found = store.FindExperiment(name);
+    if (!found.ok()) return found.error();
+    if (found.value()) {
+      TUNER_RETURN_IF_ERROR(
+          store.DeleteExperiment(found.value()->id, name, plan.value().paths));
+      TUNER_RETURN_IF_ERROR(store.Commit());
+    }
+  }
+  for (const auto& path : plan.value().paths) {
+    std::error_code ec;
+    fs::remove_all(path, ec);  // removes a symlink, never what it points at
+    if (ec) {
+      outcome.failed.push_back(path + ": " + ec.message());
+      continue;
+    }
+    ++outcome.removed;
+    TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(path));
+  }
+  TUNER_RETURN_IF_ERROR(store.Commit());
+  return outcome;
+}
+
+core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
+                                             const std::string& db_path,
+                                             const std::string& name,
+                                             int64_t more) {
+  if (more < 1 || more > kMaxTrialBudget) {
+    return core::InvalidArgument("--trials: expected 1 to " +
+                                 std::to_string(kMaxTrialBudget) + ", got " +
+                                 std::to_string(more));
+  }
+  auto found = store.FindExperiment(name);
+  if (!found.ok()) return found.error();
+  if (!found.value()) {
+    return core::NotFound("no experiment '" + name + "' in " + db_path);
+  }
+  const auto& experiment = *found.value();
+  TUNER_RETURN_IF_ERROR(RefuseSimulated(name, experiment.config_json));
+  auto config = LoadStoredConfig(experiment.config_json);
+  if (!config.ok()) return config.error();
+  auto budget = store.ExtendTrialBudget(
+      experiment.id, config.value().num_trials, more, kMaxTrialBudget);
+  if (!budget.ok()) {
+    (void)store.Commit();  // ends the batch, which holds no write
+    return budget.error();
+  }
+  ExtendOutcome outcome;
+  outcome.budget = budget.value();
+  auto status = store.FindExperiment(name);  // in the same batch
+  TUNER_RETURN_IF_ERROR(store.Commit());
+  outcome.status = status.ok() && status.value() ? status.value()->status
+                                                 : experiment.status;
+  outcome.trials = TrialCount(store, experiment.id);
+  std::string lock =
+      TunerLockPath(StoredTrialsRoot(experiment.config_json, db_path), name);
+  runner::LockState state = runner::ProbeLock(lock);
+  outcome.running = state.held;
+  outcome.lock_owner = state.owner;
+  return outcome;
+}
+
+bool HasBudgetLeft(storage::TrialStore& store,
+                   const storage::ExperimentRecord& experiment) {
+  auto budget = store.TrialBudget(experiment.id);
+  return budget.ok() && budget.value() &&
+         *budget.value() > TrialCount(store, experiment.id);
+}
+
+}  // namespace tuner

@@ -1,0 +1,81 @@
+// The experiment life cycle outside a sweep: deleting an experiment (its
+// rows and files) and extending its trial budget. Shared by the CLI's
+// `tuner delete`/`tuner extend` and the service's endpoints.
+#ifndef TUNER_TUNER_SWEEP_EXPERIMENT_LIFECYCLE_H_
+#define TUNER_TUNER_SWEEP_EXPERIMENT_LIFECYCLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "storage/trial_store.h"
+
+namespace tuner {
+
+// What deleting `name` removes: its rows (when `stored`), its trials, and
+// these files. Paths are absolute or as stored.
+struct DeletePlan {
+  bool stored = false;  // false: only a half-done delete's files are left
+  int64_t trials = 0;
+  std::vector<std::string> paths;  // trial dirs, checkpoints, its lock
+  std::string trials_root;         // for the question ("... in PATH")
+  std::string lock_path;           // the tuner lock of the experiment
+};
+
+// Finds what belongs to `name` in the database at `db_path`: for a scoped
+// experiment its `<db>.trials/<name>/` (only if its last component is the
+// name), for one stored before scoping its `trials/<id>/` directories and
+// its lock file, plus each trial's checkpoints.dir when that is a
+// per-trial directory ({trial_id} or {trial_dir} in it) outside those;
+// and the paths a half-done delete of `name` left. kNotFound when there is
+// neither a row nor a doomed path.
+core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
+                                    const std::string& db_path,
+                                    const std::string& name);
+
+struct DeleteOutcome {
+  int64_t trials = 0;
+  int64_t removed = 0;              // paths removed (or already gone)
+  std::vector<std::string> failed;  // "path: why", left for a re-run
+};
+
+// Deletes `name`: takes its tuner lock (naming the
+// holder when a tuner or the service runs it: kAlreadyExists), deletes every
+// row and records the files as doomed in one committed transaction, then
+// removes the files without following symlinks, forgetting each one removed. A
+// crash after the commit leaves doomed paths that a re-run removes.
+core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
+                                             const std::string& db_path,
+                                             const std::string& name);
+
+// The largest trial budget an extension may reach (as num_trials).
+inline constexpr int64_t kMaxTrialBudget = 10'000'000;
+
+struct ExtendOutcome {
+  int64_t budget = 0;      // the new trial budget
+  int64_t trials = 0;      // trials the experiment has
+  std::string status;      // the experiment's status
+  bool running = false;    // a tuner (or the service) holds its lock
+  std::string lock_owner;  // its lock's text when running
+};
+
+// Raises the stored trial budget of `name` by `more` (1 to
+// kMaxTrialBudget) in one committed transaction. A sweep running it reads
+// the budget again before it would run out (Sweep), so it launches the new
+// trials without a restart; a stopped or finished one runs them on
+// `tuner resume`. kNotFound, kInvalidArgument (simulated, out of range).
+core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
+                                             const std::string& db_path,
+                                             const std::string& name,
+                                             int64_t more);
+
+// Whether a finished experiment was extended since: its stored budget
+// exceeds its trials (then a resume runs the rest).
+bool HasBudgetLeft(storage::TrialStore& store,
+                   const storage::ExperimentRecord& experiment);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_SWEEP_EXPERIMENT_LIFECYCLE_H_
