@@ -1,0 +1,24 @@
+// The query behind TrialStore::BestTrials, in the open so that a test can
+// check that SQLite answers it from an index of schema migration 7 (one per
+// mode and rule) rather than by scanning the experiment's trials.
+#ifndef TUNER_STORAGE_BEST_ORDER_H_
+#define TUNER_STORAGE_BEST_ORDER_H_
+
+#include <string>
+
+#include "core/trial.h"
+
+namespace tuner::storage {
+
+// How `tuner best` ranks trials (see TrialStore::BestTrials).
+enum class BestBy { kLast, kBest };
+
+// "WHERE ... ORDER BY ... LIMIT ?2" after "SELECT <columns> FROM trials":
+// ?1 binds the experiment's id, ?2 the limit. Each ORDER BY is exactly the
+// key of one index (trials_best_{last,any}_{max,min}), so the first rows
+// come without a sort.
+std::string BestTrialsWhereOrder(core::Mode mode, BestBy by);
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_BEST_ORDER_H_
