@@ -120,6 +120,8 @@ class Api {
   Response GetExperiment(const std::string& name) const;
   Response GetTrials(const std::string& name, const Query& query) const;
   Response GetBest(const std::string& name, const Query& query) const;
+  // Every report of the experiment: ?format=table|csv|json|jsonl (json).
+  Response GetReports(const std::string& name, const Query& query) const;
   Response GetCurves(const std::string& name) const;
   Response GetLeases(const std::string& name) const;
   Response GetTrial(int64_t id, const Query& query) const;
