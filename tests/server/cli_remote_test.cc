@@ -121,10 +121,6 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   Output unknown = RunTuner(dir, "resume nope" + server);
   CHECK(unknown.code != 0);
   CHECK(unknown.err.find("no experiment 'nope'") != std::string::npos);
-  Output no_status = RunTuner(dir, "status nope" + server);
-  CHECK(no_status.code == 1);
-  CHECK(no_status.code == RunTuner(dir, "status nope" + db).code);
-  CHECK(no_status.err.find("no experiment 'nope'") != std::string::npos);
   CHECK(RunTuner(dir, "stop long" + server).code == 0);
 }
 
