@@ -100,7 +100,7 @@ class TrialStore {
   // non-finite last_value or last_time ranks after every finite one.
   // kBest: trials with a best value, by it in the experiment's mode (the
   // best any report reached, at any time). Ties: lower id first. At most
-  // `limit`. An index lookup, not a scan, on a migrated database.
+  // `limit`. kLast is an index lookup, not a scan, on a migrated database.
   core::Result<std::vector<TrialRecord>> BestTrials(
       const ExperimentRecord& experiment, int64_t limit,
       BestBy by = BestBy::kLast);
