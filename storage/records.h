@@ -55,6 +55,7 @@ struct ReportRecord {
   core::Metrics metrics;
   int64_t attempt = 1;            // the launch of the trial it came from
   std::optional<int64_t> offset;  // stdout bytes read up to it
+  double created_at = 0;          // seconds since the epoch (when read)
 };
 
 struct DecisionRecord {

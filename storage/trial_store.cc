@@ -6,6 +6,7 @@
 
 #include "storage/json_codec.h"
 #include "storage/schema.h"
+#include "storage/trial_row.h"
 
 namespace tuner::storage {
 
@@ -74,6 +75,9 @@ void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
 }
 
 }  // namespace
+
+const char* TrialColumns() { return kTrialColumns; }
+TrialRecord ReadTrialRow(const Statement& s) { return ReadTrial(s); }
 
 struct TrialStore::Statements {
   Statement insert_trial, insert_param, mark_running, finish_trial;
@@ -325,24 +329,38 @@ core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
 }
 
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
-    const ExperimentRecord& experiment, int64_t limit) {
+    const ExperimentRecord& experiment, int64_t limit, BestBy by) {
+  auto stmt = PrepareBest(experiment, limit, by);
+  if (!stmt.ok()) return stmt.error();
+  return QueryTrials(stmt.value());
+}
+
+core::Result<Statement> TrialStore::PrepareBest(
+    const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  std::string order = experiment.mode == core::Mode::kMax ? "DESC" : "ASC";
+  auto stmt =
+      db_->Prepare(std::string("SELECT ") + kTrialColumns + " FROM trials " +
+                   BestTrialsWhereOrder(experiment.mode, by));
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, experiment.id).Bind(2, limit);
+  return stmt;
+}
+
+std::string BestTrialsWhereOrder(core::Mode mode, BestBy by) {
+  std::string order = mode == core::Mode::kMax ? "DESC" : "ASC";
   // ±inf (SQLite keeps them; a NaN is stored as NULL) rank after every
   // finite value, and time, in either mode: a trial that reported inf is
   // the best neither in max mode nor in min mode.
   auto finite = [](const char* column) {
     return std::string("(abs(") + column + ") <= 1.7976931348623157e308) DESC";
   };
-  auto stmt = db_->Prepare(
-      std::string("SELECT ") + kTrialColumns +
-      " FROM trials WHERE experiment_id = ?1 AND last_value IS NOT NULL "
-      "ORDER BY " +
-      finite("last_value") + ", " + finite("last_time") +
-      ", last_time DESC, last_value " + order + ", id LIMIT ?2");
-  if (!stmt.ok()) return stmt.error();
-  stmt.value().Bind(1, experiment.id).Bind(2, limit);
-  return QueryTrials(stmt.value());
+  std::string where_order =
+      by == BestBy::kLast
+          ? "last_value IS NOT NULL ORDER BY " + finite("last_value") + ", " +
+                finite("last_time") + ", last_time DESC, last_value " + order
+          : "best_value IS NOT NULL ORDER BY " + finite("best_value") +
+                ", best_value " + order;
+  return "WHERE experiment_id = ?1 AND " + where_order + ", id LIMIT ?2";
 }
 
 core::Status TrialStore::AppendReport(const ReportRecord& report,

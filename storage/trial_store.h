@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "storage/best_order.h"
 #include "storage/records.h"
 #include "storage/sqlite.h"
 
@@ -89,14 +90,20 @@ class TrialStore {
   core::Result<std::vector<TrialRecord>> ListTrials(ExperimentId experiment);
   // One trial, with its params; nullopt when no trial has that id.
   core::Result<std::optional<TrialRecord>> FindTrial(core::TrialId trial);
-  // How many of the experiment's trials are in each status.
+  // How many of the experiment's trials are in each status: read from the
+  // counts the triggers of schema migration 7 keep (no scan), or counted on
+  // a database not migrated yet (opened read-only).
   core::Result<std::map<core::TrialStatus, int64_t>> CountTrials(
       ExperimentId experiment);
-  // Trials with a value, those that trained longest (largest last_time)
-  // first, then by last_value in the experiment's mode; a non-finite
-  // last_value or last_time ranks after every finite one. At most `limit`.
+  // kLast: trials with a value, those that trained longest (largest
+  // last_time) first, then by last_value in the experiment's mode; a
+  // non-finite last_value or last_time ranks after every finite one.
+  // kBest: trials with a best value, by it in the experiment's mode (the
+  // best any report reached, at any time). Ties: lower id first. At most
+  // `limit`. kLast is an index lookup, not a scan, on a migrated database.
   core::Result<std::vector<TrialRecord>> BestTrials(
-      const ExperimentRecord& experiment, int64_t limit);
+      const ExperimentRecord& experiment, int64_t limit,
+      BestBy by = BestBy::kLast);
 
   // --- reports and decisions
   // Appends an accepted report and updates the trial's last/best values
@@ -111,6 +118,30 @@ class TrialStore {
   // Every report of the experiment's trials (time, objective, when), by
   // trial then sequence: the learning curves.
   core::Result<std::vector<CurvePoint>> ListCurves(ExperimentId experiment);
+
+  // --- streaming reads (trial_store_stream.cc): memory does not grow with
+  // the number of rows; each row is handed to `visit` as it is read, and
+  // the first error `visit` returns stops the read and is returned.
+  // The experiment's trials with their params, in suggestion order
+  // (trial_index).
+  core::Status ForEachTrial(
+      ExperimentId experiment,
+      const std::function<core::Status(const TrialRecord&)>& visit);
+  // BestTrials(), a trial at a time.
+  core::Status ForEachBest(
+      const ExperimentRecord& experiment, int64_t limit, BestBy by,
+      const std::function<core::Status(const TrialRecord&)>& visit);
+  // Every report of the experiment's trials, by trial (in suggestion order)
+  // then seq, with its metrics and created_at.
+  core::Status ForEachReport(
+      ExperimentId experiment,
+      const std::function<core::Status(const ReportRecord&)>& visit);
+  // The names of the experiment's params, in the order they first appear.
+  core::Result<std::vector<std::string>> ParamNames(ExperimentId experiment);
+  // The distinct metric names of the experiment's reports, in the order
+  // they first appear; kInvalidArgument when there are more than `limit`.
+  core::Result<std::vector<std::string>> MetricNames(ExperimentId experiment,
+                                                     int64_t limit);
   core::Result<std::vector<DecisionRecord>> ListDecisions(
       ExperimentId experiment);
 
@@ -193,6 +224,20 @@ class TrialStore {
   core::Status PrepareStatements();
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
+  // The query of BestTrials, bound.
+  core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,
+                                      int64_t limit, BestBy by);
+  // Steps `stmt` (which selected TrialColumns()), handing each trial with
+  // its params to `visit`.
+  core::Status VisitTrials(
+      Statement& stmt,
+      const std::function<core::Status(const TrialRecord&)>& visit);
+  // Runs `read` in one read transaction (one snapshot, and one check of
+  // the files: see Database), unless a transaction is open already.
+  core::Status InReadTransaction(const std::function<core::Status()>& read);
+  // Whether the database has migration 7's trial_counts (a database opened
+  // read-only may predate it). Asked once.
+  core::Result<bool> HasTrialCounts();
 
   // The newest time and value of a trial, and its best value, since the
   // last flush; written to its row by FlushLastValues().
@@ -208,6 +253,7 @@ class TrialStore {
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;
   bool read_only_;
+  std::optional<bool> has_trial_counts_;  // see HasTrialCounts
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
   int commit_every_ = 1;     // see HoldCommits

@@ -80,11 +80,27 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurves(
   }
 }
 
+core::Result<bool> TrialStore::HasTrialCounts() {
+  if (has_trial_counts_) return *has_trial_counts_;
+  auto stmt = db_->Prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' "
+      "AND name = 'trial_counts'");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt.value().Step();
+  if (!row.ok()) return row.error();
+  has_trial_counts_ = row.value();
+  return *has_trial_counts_;
+}
+
 core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
     ExperimentId experiment) {
+  auto counted = HasTrialCounts();
+  if (!counted.ok()) return counted.error();
   auto stmt = db_->Prepare(
-      "SELECT status, COUNT(*) FROM trials WHERE experiment_id = ?1 "
-      "GROUP BY status");
+      counted.value()
+          ? "SELECT status, n FROM trial_counts WHERE experiment_id = ?1"
+          : "SELECT status, COUNT(*) FROM trials WHERE experiment_id = ?1 "
+            "GROUP BY status");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
@@ -93,8 +109,8 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
     auto row = s.Step();
     if (!row.ok()) return row.error();
     if (!row.value()) return out;
-    if (auto status = core::ParseTrialStatus(s.Text(0)))
-      out[*status] = s.Int(1);
+    auto status = core::ParseTrialStatus(s.Text(0));
+    if (status && s.Int(1) > 0) out[*status] = s.Int(1);
   }
 }
 

@@ -43,7 +43,12 @@ TEST_CASE(
        {"status", "status remote", "best remote", "best remote --top 3",
         "best remote --format json", "best remote --format yaml",
         "best remote --format args", "trials remote",
-        "trials remote --format json", "trials remote --format yaml"}) {
+        "trials remote --format json", "trials remote --format yaml",
+        "status --format json", "status remote --format csv",
+        "best remote --by best --top 2", "best remote --format csv",
+        "best remote --format command", "trials remote --format csv",
+        "reports remote", "reports remote --format csv",
+        "reports remote --format jsonl"}) {
     INFO("tuner " << verb);
     Output local = RunTuner(dir, verb + db);
     Output remote = RunTuner(dir, verb + server);
@@ -57,6 +62,10 @@ TEST_CASE(
   Output unknown = RunTuner(dir, "best nope" + server);
   CHECK(unknown.code == RunTuner(dir, "best nope" + db).code);
   CHECK(unknown.err.find("no experiment 'nope'") != std::string::npos);
+  Output no_status = RunTuner(dir, "status nope" + server);
+  CHECK(no_status.code == 1);
+  CHECK(no_status.code == RunTuner(dir, "status nope" + db).code);
+  CHECK(no_status.err.find("no experiment 'nope'") != std::string::npos);
   Output again = RunTuner(dir, "submit sweep.yaml" + server);
   CHECK(again.code == 2);
   CHECK(again.err.find("exists already") != std::string::npos);

@@ -8,7 +8,9 @@
 #include <optional>
 #include <sstream>
 
+#include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/csv_reader.h"
 #include "tests/tuner_cli.h"
 
 namespace tuner {
@@ -36,6 +38,7 @@ class CliFixture {
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }
+  fs::path Path(const std::string& name) const { return dir_ / name; }
 
  private:
   fs::path dir_;
@@ -260,6 +263,82 @@ TEST_CASE("tuner plan works on every shipped config",
   Output missing = cli.Tuner("plan nope.yaml");
   CHECK(missing.code == 2);
   CHECK(missing.err.find("nope.yaml") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuner
+
+namespace tuner {
+namespace {
+
+// A database with experiment "q": two trials, one with a reason full of
+// CSV's special characters, three reports.
+void MakeQueryDb(const std::string& path) {
+  auto store = storage::TrialStore::Open(path).value();
+  storage::ExperimentRecord e;
+  e.name = "q";
+  e.status = "finished";
+  e.metric = "acc";
+  e.time_attr = "epoch";
+  e.config_json = "{}";
+  auto id = store->CreateExperiment(e).value();
+  auto t1 = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
+  auto t2 = store->AddTrial(id, 1, {{"lr", 0.25}}).value();
+  for (auto [t, seq, acc] : {std::tuple{t1, 1, 0.5}, std::tuple{t1, 2, 0.75},
+                             std::tuple{t2, 1, 0.125}}) {
+    REQUIRE(store
+                ->AppendReport({t,
+                                seq,
+                                double(seq),
+                                acc,
+                                {{"epoch", double(seq)}, {"acc", acc}}},
+                               core::Mode::kMax)
+                .ok());
+  }
+  REQUIRE(store->MarkRunning(t2).ok());
+  REQUIRE(store
+              ->FinishTrial(t2, {core::TrialStatus::kFailed, 1,
+                                 "oops, \"bad\"\nline", std::nullopt})
+              .ok());
+  REQUIRE(store->Commit().ok());
+}
+
+TEST_CASE("query verbs: missing database or experiment, range errors, csv",
+          "[tuner][cli][process]") {
+  CliFixture f;
+  for (std::string verb : {"status", "best q", "trials q", "reports q"}) {
+    Output missing = f.Tuner(verb);
+    INFO(verb);
+    CHECK(missing.code == 1);
+    CHECK(missing.err ==
+          "tuner: no database at ./tuner.db (run `tuner run CONFIG` first, "
+          "or pass --db FILE)\n");
+  }
+  MakeQueryDb(f.Path("tuner.db").string());
+  Output nosuch = f.Tuner("status nosuch");
+  CHECK(nosuch.code == 1);
+  CHECK(nosuch.out.empty());
+  CHECK(nosuch.err ==
+        "tuner: no experiment 'nosuch' in tuner.db (it has: q)\n");
+  for (std::string bad : {"best q --top 0", "best q --top -3",
+                          "best q --by sideways", "status --format xml"}) {
+    Output refused = f.Tuner(bad);
+    INFO(bad << ": " << refused.err);
+    CHECK(refused.code == 2);
+    CHECK(refused.out.empty());
+  }
+
+  auto trials = testing::ParseCsv(f.Tuner("trials q --format csv").out);
+  REQUIRE(trials.size() == 3);
+  CHECK(trials[2][2] == "0.25");
+  CHECK(trials[2][8] == "oops, \"bad\"\nline");
+  auto reports = testing::ParseCsv(f.Tuner("reports q --format csv").out);
+  REQUIRE(reports.size() == 4);
+  CHECK(reports[0] == std::vector<std::string>{"trial", "seq", "attempt",
+                                               "epoch", "acc", "created_at"});
+  CHECK(reports[2][4] == "0.75");
+  auto status = nlohmann::json::parse(f.Tuner("status --format json").out);
+  CHECK(status[0]["counts"]["failed"] == 1);
 }
 
 }  // namespace

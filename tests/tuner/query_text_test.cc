@@ -33,7 +33,7 @@ TEST_CASE("status and trials show why an experiment failed, on one line",
                             "boom\\x0asecond line\n") != std::string::npos);
   CHECK(Lines(status.value()) == 3);  // header, row, reason
 
-  auto trials = TrialsText(*store, e, "table");
+  auto trials = TrialsText(*store, e, TrialListing{"table"});
   REQUIRE(trials.ok());
   CHECK(trials.value().find("experiment failed because: internal error in a "
                             "report: boom\\x0asecond line\n") !=

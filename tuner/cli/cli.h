@@ -40,8 +40,11 @@ struct QueryOptions {
   int64_t top = 1;
   std::string format = "table";
   bool quiet = false;  // resume --quiet: as RunOptions::quiet
+  std::string by = "last";  // best: last | best (see storage::BestBy)
 };
 int Best(const QueryOptions& options);
+// Every stored report of an experiment, one row each (the learning curves).
+int Reports(const QueryOptions& options);
 // Takes up an unfinished experiment: adopts its running trials, goes on.
 int Resume(const QueryOptions& options);
 

@@ -1,10 +1,14 @@
-// tuner best | trials | status on a database (--db); the text comes from
-// query_text.cc, which the service shares.
+// tuner best | trials | status | reports on a database (--db); the text
+// comes from tuner/text, which the service shares. Listings are written to
+// stdout as they are read, so memory does not grow with the experiment.
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
 
 #include "storage/trial_store.h"
 #include "tuner/cli/cli.h"
 #include "tuner/text/query_text.h"
+#include "tuner/text/reports_text.h"
 
 namespace tuner::cli {
 
@@ -17,37 +21,100 @@ int Fail(const std::string& message, int code = kExitFailure) {
   return code;
 }
 
+// 1 for what is missing or broken, 2 for a request that cannot be met.
+int ExitFor(const core::Error& error) {
+  return error.code == core::ErrorCode::kInvalidArgument ? kExitBadInput
+                                                         : kExitFailure;
+}
+
 int Print(const core::Result<std::string>& text) {
-  if (!text.ok()) return Fail(text.message());
+  if (!text.ok()) return Fail(text.message(), ExitFor(text.error()));
   std::fputs(text.value().c_str(), stdout);
+  return kExitOk;
+}
+
+// Ends a listing written to std::cout: its error, or a failed write
+// (a closed pipe, a full disk).
+int Finish(const core::Status& status) {
+  std::cout.flush();
+  if (!status.ok()) return Fail(status.message(), ExitFor(status.error()));
+  if (!std::cout) return Fail("cannot write to stdout");
+  return kExitOk;
+}
+
+// "./tuner.db" rather than "tuner.db": a path, visibly.
+std::string Shown(const std::string& path) {
+  std::filesystem::path p(path);
+  return p.is_relative() && !path.starts_with(".") ? "./" + path : path;
+}
+
+core::Result<std::unique_ptr<TrialStore>> OpenToRead(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) && !error) {
+    return core::NotFound("no database at " + Shown(path) +
+                          " (run `tuner run CONFIG` first, or pass --db FILE)");
+  }
+  return TrialStore::OpenReadOnly(path);
+}
+
+// The store and the experiment `options` name; 0, or the exit code after
+// saying what is missing.
+int Open(const QueryOptions& options, std::unique_ptr<TrialStore>& store,
+         storage::ExperimentRecord& experiment) {
+  auto opened = OpenToRead(options.db_path);
+  if (!opened.ok()) return Fail(opened.message());
+  store = std::move(opened).value();
+  auto found = FindExperimentIn(*store, options.name, options.db_path);
+  if (!found.ok()) return Fail(found.message());
+  experiment = std::move(found).value();
   return kExitOk;
 }
 
 }  // namespace
 
 int Best(const QueryOptions& options) {
-  auto store = TrialStore::OpenReadOnly(options.db_path);
-  if (!store.ok()) return Fail(store.message());
-  auto experiment =
-      FindExperimentIn(*store.value(), options.name, options.db_path);
-  if (!experiment.ok()) return Fail(experiment.message());
-  return Print(BestText(*store.value(), experiment.value(), options.top,
-                        options.format));
+  std::unique_ptr<TrialStore> store;
+  storage::ExperimentRecord experiment;
+  if (int code = Open(options, store, experiment); code != kExitOk) {
+    return code;
+  }
+  BestQuery query;
+  query.top = options.top;
+  query.by =
+      options.by == "best" ? storage::BestBy::kBest : storage::BestBy::kLast;
+  query.listing = {options.format, options.db_path};
+  auto status = WriteBest(*store, experiment, query, std::cout);
+  // No trial with a value yet: a fact, as before (exit 1).
+  if (!status.ok() && status.error().code == core::ErrorCode::kNotFound) {
+    return Fail(status.message());
+  }
+  return Finish(status);
 }
 
 int Trials(const QueryOptions& options) {
-  auto store = TrialStore::OpenReadOnly(options.db_path);
-  if (!store.ok()) return Fail(store.message());
-  auto experiment =
-      FindExperimentIn(*store.value(), options.name, options.db_path);
-  if (!experiment.ok()) return Fail(experiment.message());
-  return Print(TrialsText(*store.value(), experiment.value(), options.format));
+  std::unique_ptr<TrialStore> store;
+  storage::ExperimentRecord experiment;
+  if (int code = Open(options, store, experiment); code != kExitOk) {
+    return code;
+  }
+  return Finish(WriteTrials(*store, experiment,
+                            {options.format, options.db_path}, std::cout));
+}
+
+int Reports(const QueryOptions& options) {
+  std::unique_ptr<TrialStore> store;
+  storage::ExperimentRecord experiment;
+  if (int code = Open(options, store, experiment); code != kExitOk) {
+    return code;
+  }
+  return Finish(WriteReports(*store, experiment, options.format, std::cout));
 }
 
 int Status(const QueryOptions& options) {
-  auto store = TrialStore::OpenReadOnly(options.db_path);
+  auto store = OpenToRead(options.db_path);
   if (!store.ok()) return Fail(store.message());
-  return Print(StatusText(*store.value(), options.name));
+  return Print(StatusText(*store.value(), options.name, options.format,
+                          options.db_path));
 }
 
 }  // namespace tuner::cli

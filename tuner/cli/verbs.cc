@@ -18,6 +18,16 @@ std::string NonNegativeInt64(const std::string& text) {
   return "";
 }
 
+// --top: an integer from 1 to 2^63 - 1.
+std::string PositiveInt64(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end || value < 1)
+    return "expected an integer from 1 to 9223372036854775807, got " + text;
+  return "";
+}
+
 // --server and --token-file: the verbs a running `tuner serve` can answer.
 void RemoteFlags(CLI::App& command, Arguments& a) {
   command.add_option("--server", a.remote.server,
@@ -93,23 +103,30 @@ int SimulateVerb(Arguments& a) {
 void BestFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "experiment name")->required();
   c.add_option("--top", a.query.top, "how many (default 1)")
-      ->check(CLI::PositiveNumber);
-  c.add_option("--format", a.query.format, "table | json | yaml | args")
-      ->check(CLI::IsMember({"table", "json", "yaml", "args"}));
+      ->check(PositiveInt64);
+  c.add_option("--by", a.query.by,
+               "last: rank by the value at the longest training (default); "
+               "best: by the best value any report reached")
+      ->check(CLI::IsMember({"last", "best"}));
+  c.add_option("--format", a.query.format,
+               "table | json | yaml | csv | args | command (the whole "
+               "command line, for a shell)")
+      ->check(
+          CLI::IsMember({"table", "json", "yaml", "csv", "args", "command"}));
   RemoteFlags(c, a);
 }
 int BestVerb(Arguments& a) {
   if (Remote(a)) {
     return server::RemoteBest(a.query.name, a.query.top, a.query.format,
-                              a.remote);
+                              a.remote, a.query.by);
   }
   return Best(a.query);
 }
 
 void TrialsFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "experiment name")->required();
-  c.add_option("--format", a.query.format, "table | json | yaml")
-      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  c.add_option("--format", a.query.format, "table | json | yaml | csv")
+      ->check(CLI::IsMember({"table", "json", "yaml", "csv"}));
   RemoteFlags(c, a);
 }
 int TrialsVerb(Arguments& a) {
@@ -118,12 +135,29 @@ int TrialsVerb(Arguments& a) {
   return Trials(a.query);
 }
 
+void ReportsFlags(CLI::App& c, Arguments& a) {
+  c.add_option("name", a.query.name, "experiment name")->required();
+  c.add_option("--format", a.query.format,
+               "table | csv | json (an array, a report a line) | jsonl")
+      ->check(CLI::IsMember({"table", "csv", "json", "jsonl"}));
+  RemoteFlags(c, a);
+}
+int ReportsVerb(Arguments& a) {
+  if (Remote(a))
+    return server::RemoteReports(a.query.name, a.query.format, a.remote);
+  return Reports(a.query);
+}
+
 void StatusFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "only this experiment");
+  c.add_option("--format", a.query.format, "table | json | csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   RemoteFlags(c, a);
 }
 int StatusVerb(Arguments& a) {
-  if (Remote(a)) return server::RemoteStatus(a.query.name, a.remote);
+  if (Remote(a)) {
+    return server::RemoteStatus(a.query.name, a.remote, a.query.format);
+  }
   return Status(a.query);
 }
 
@@ -254,6 +288,8 @@ constexpr Verb kVerbs[] = {
      SimulateFlags, SimulateVerb},
     {"best", "the best trials of an experiment", BestFlags, BestVerb},
     {"trials", "every trial of an experiment", TrialsFlags, TrialsVerb},
+    {"reports", "every report of an experiment (the learning curves)",
+     ReportsFlags, ReportsVerb},
     {"resume", "take up an unfinished experiment: adopt its running trials",
      ResumeFlags, ResumeVerb},
     {"stop", "stop the tuner running an experiment (or detach it)", StopFlags,

@@ -119,12 +119,13 @@ std::optional<Response> Api::RouteExperiment(
   }
   if (!get) {
     return verb == "trials" || verb == "best" || verb == "curves" ||
-                   verb == "leases"
+                   verb == "leases" || verb == "reports"
                ? MethodNotAllowed("GET")
                : NotFound();
   }
   if (verb == "trials") return GetTrials(name, query);
   if (verb == "best") return GetBest(name, query);
+  if (verb == "reports") return GetReports(name, query);
   if (verb == "curves") return GetCurves(name, query);
   if (verb == "leases") return GetLeases(name, query);
   return NotFound();

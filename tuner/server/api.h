@@ -134,6 +134,8 @@ class Api {
   Response GetExperiment(const std::string& name) const;
   Response GetTrials(const std::string& name, const Query& query) const;
   Response GetBest(const std::string& name, const Query& query) const;
+  // Every report of the experiment: ?format=table|csv|json|jsonl (json).
+  Response GetReports(const std::string& name, const Query& query) const;
   // ?since=T: only what changed after T (a previous answer's "cursor");
   // ?metric=NAME: that stored metric instead of the objective.
   Response GetCurves(const std::string& name, const Query& query) const;

@@ -7,6 +7,7 @@
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
 #include "tuner/text/query_text.h"
+#include "tuner/text/reports_text.h"
 #include "tuner/text/trial_format.h"
 
 namespace tuner::server {
@@ -31,8 +32,9 @@ Response Text(const core::Result<std::string>& text,
   if (!text.ok()) return Failure(text.error());
   Response r;
   r.body = text.value();
-  r.content_type =
-      format == "json" ? "application/json" : "text/plain; charset=utf-8";
+  r.content_type = format == "json"  ? "application/json"
+                   : format == "csv" ? "text/csv; charset=utf-8"
+                                     : "text/plain; charset=utf-8";
   return r;
 }
 
@@ -43,35 +45,7 @@ std::string FormatOf(const std::map<std::string, std::string>& query) {
 
 Json Summary(TrialStore& store, const ExperimentRecord& e,
              const std::vector<RunningInfo>& running) {
-  Json counts = Json::object();
-  if (auto c = store.CountTrials(e.id); c.ok()) {
-    for (auto s : core::kTrialStatuses) {
-      auto it = c.value().find(s);
-      counts[std::string(core::ToString(s))] =
-          it == c.value().end() ? 0 : it->second;
-    }
-  }
-  Json best;
-  if (auto b = store.BestTrials(e, 1); b.ok() && !b.value().empty()) {
-    const auto& t = b.value().front();
-    best = {{"trial", t.id},
-            {"value", Finite(t.last_value)},
-            {"time", Finite(t.last_time)},
-            {"params", ParamsObject(t.params)}};
-  }
-  Json out = {{"name", e.name},
-              {"status", e.status},
-              {"reason", e.reason},
-              {"metric", e.metric},
-              {"mode", e.mode == core::Mode::kMax ? "max" : "min"},
-              {"time_attr", e.time_attr},
-              {"max_t", Finite(e.max_t)},
-              {"created_at", e.created_at},
-              {"updated_at", e.updated_at},
-              {"counts", counts},
-              {"best", best},
-              {"priority", nullptr},
-              {"held_devices", 0}};
+  Json out = ExperimentSummary(store, e);
   for (const auto& r : running) {
     if (r.name != e.name) continue;
     out["priority"] = r.priority;
@@ -200,17 +174,26 @@ Response Api::ListExperiments(const Query& query) const {
   auto store = stores_.Borrow();
   if (!store.ok()) return Failure(store.error());
   std::string format = FormatOf(query);
-  if (format == "table") {
-    auto it = query.find("name");
-    return Text(StatusText(*store.value(), it == query.end() ? "" : it->second),
+  auto it = query.find("name");
+  std::string name = it == query.end() ? "" : it->second;
+  if (format == "table" || format == "csv") {
+    return Text(StatusText(*store.value(), name, format, "this server"),
                 format);
   }
-  if (format != "json") return ErrorResponse(400, "format: json or table");
-  auto all = store.value()->ListExperiments();
-  if (!all.ok()) return Failure(all.error());
+  if (format != "json") return ErrorResponse(400, "format: json, table or csv");
+  std::vector<ExperimentRecord> all;
+  if (name.empty()) {
+    auto listed = store.value()->ListExperiments();
+    if (!listed.ok()) return Failure(listed.error());
+    all = std::move(listed).value();
+  } else {
+    auto one = FindExperimentIn(*store.value(), name, "this server");
+    if (!one.ok()) return Failure(one.error());
+    all.push_back(std::move(one).value());
+  }
   auto running = control_.Running();
   Json out = Json::array();
-  for (const auto& e : all.value()) {
+  for (const auto& e : all) {
     out.push_back(Summary(*store.value(), e, running));
   }
   return JsonResponse(200, out.dump() + "\n");
@@ -234,7 +217,17 @@ Response Api::GetTrials(const std::string& name, const Query& query) const {
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return Failure(e.error());
   std::string format = FormatOf(query);
-  return Text(TrialsText(*store.value(), e.value(), format), format);
+  return Text(TrialsText(*store.value(), e.value(), {format, options_.db_path}),
+              format);
+}
+
+Response Api::GetReports(const std::string& name, const Query& query) const {
+  auto store = stores_.Borrow();
+  if (!store.ok()) return Failure(store.error());
+  auto e = FindExperimentIn(*store.value(), name, "this server");
+  if (!e.ok()) return Failure(e.error());
+  std::string format = FormatOf(query);
+  return Text(ReportsText(*store.value(), e.value(), format), format);
 }
 
 Response Api::GetBest(const std::string& name, const Query& query) const {
@@ -250,8 +243,16 @@ Response Api::GetBest(const std::string& name, const Query& query) const {
       return ErrorResponse(400, "top: a number from 1 to 100000");
     }
   }
-  std::string format = FormatOf(query);
-  return Text(BestText(*store.value(), e.value(), top, format), format);
+  BestQuery best;
+  best.top = top;
+  best.listing = {FormatOf(query), options_.db_path};
+  if (auto it = query.find("by"); it != query.end()) {
+    if (it->second != "last" && it->second != "best") {
+      return ErrorResponse(400, "by: last or best");
+    }
+    if (it->second == "best") best.by = storage::BestBy::kBest;
+  }
+  return Text(BestText(*store.value(), e.value(), best), best.listing.format);
 }
 
 Response Api::GetCurves(const std::string& name, const Query& query) const {

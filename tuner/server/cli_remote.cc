@@ -93,16 +93,24 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
   return 0;
 }
 
-int RemoteStatus(const std::string& name, const RemoteOptions& remote) {
+int RemoteStatus(const std::string& name, const RemoteOptions& remote,
+                 const std::string& format) {
   return Ask(remote, "GET",
-             "/api/experiments?format=table&name=" + UrlEncode(name));
+             "/api/experiments?format=" + UrlEncode(format) +
+                 "&name=" + UrlEncode(name));
 }
 
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
-               const RemoteOptions& remote) {
+               const RemoteOptions& remote, const std::string& by) {
   return Ask(remote, "GET",
              Experiment(name) + "/best?top=" + std::to_string(top) +
-                 "&format=" + format);
+                 "&format=" + UrlEncode(format) + "&by=" + UrlEncode(by));
+}
+
+int RemoteReports(const std::string& name, const std::string& format,
+                  const RemoteOptions& remote) {
+  return Ask(remote, "GET",
+             Experiment(name) + "/reports?format=" + UrlEncode(format));
 }
 
 int RemoteTrials(const std::string& name, const std::string& format,

@@ -26,11 +26,15 @@ struct RemoteOptions {
 // the service gets the config with them (OverriddenConfigText).
 int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
                  const std::vector<std::string>& overrides = {});
-int RemoteStatus(const std::string& name, const RemoteOptions& remote);
+int RemoteStatus(const std::string& name, const RemoteOptions& remote,
+                 const std::string& format = "table");
+// `by`: last | best (see storage::BestBy).
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
-               const RemoteOptions& remote);
+               const RemoteOptions& remote, const std::string& by = "last");
 int RemoteTrials(const std::string& name, const std::string& format,
                  const RemoteOptions& remote);
+int RemoteReports(const std::string& name, const std::string& format,
+                  const RemoteOptions& remote);
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote);
 int RemoteResume(const std::string& name, const RemoteOptions& remote);

@@ -1,13 +1,17 @@
 // The answers of the query verbs (status, trials, best) as text. The CLI
-// prints them from the database; the service sends the same text, so
-// `tuner best NAME --server URL` prints what `tuner best NAME --db FILE` does.
+// writes them from the database as it reads them; the service sends the
+// same text, so `tuner best NAME --server URL` prints what
+// `tuner best NAME --db FILE` does.
 #ifndef TUNER_TUNER_TEXT_QUERY_TEXT_H_
 #define TUNER_TUNER_TEXT_QUERY_TEXT_H_
 
+#include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "core/result.h"
 #include "storage/trial_store.h"
+#include "tuner/text/trial_writer.h"
 
 namespace tuner {
 
@@ -17,19 +21,49 @@ core::Result<storage::ExperimentRecord> FindExperimentIn(
     storage::TrialStore& store, const std::string& name,
     const std::string& where);
 
-// `format`: table | json | yaml | args (args: best only, the command-line
-// flags of each trial).
+// Writes every trial of `e` to `out` in `listing.format` (table | json |
+// yaml | csv), each as it is read. An error after the first row leaves
+// what was written.
+core::Status WriteTrials(storage::TrialStore& store,
+                         const storage::ExperimentRecord& e,
+                         const TrialListing& listing, std::ostream& out);
+
+struct BestQuery {
+  int64_t top = 1;
+  storage::BestBy by = storage::BestBy::kLast;
+  // table | json | yaml | csv | args (the flags of each trial) | command
+  // (the whole command line of each trial).
+  TrialListing listing;
+};
+// Writes the best trials of `e`; kNotFound (nothing written) when no trial
+// has a value yet.
+core::Status WriteBest(storage::TrialStore& store,
+                       const storage::ExperimentRecord& e,
+                       const BestQuery& query, std::ostream& out);
+
+// WriteTrials and WriteBest into a string (the service's answers).
 core::Result<std::string> TrialsText(storage::TrialStore& store,
                                      const storage::ExperimentRecord& e,
-                                     const std::string& format);
-// kNotFound when no trial has a value yet.
+                                     const TrialListing& listing);
 core::Result<std::string> BestText(storage::TrialStore& store,
                                    const storage::ExperimentRecord& e,
-                                   int64_t top, const std::string& format);
-// One line per experiment (only `name`'s when not empty): trials by status
-// and the best value.
+                                   const BestQuery& query);
+
+// Every experiment (only `name`'s when not empty: kNotFound, naming
+// `where`, when there is none) with its trials by status and the best
+// value. `format`: table (one line each), json (an array of
+// ExperimentSummary) or csv.
 core::Result<std::string> StatusText(storage::TrialStore& store,
-                                     const std::string& name);
+                                     const std::string& name,
+                                     const std::string& format = "table",
+                                     const std::string& where = "");
+
+// {name, status, reason, metric, mode, time_attr, max_t, created_at,
+// updated_at, counts: {STATUS: n}, best: {trial, value, time, params} or
+// null, priority: null, held_devices: 0}; the service fills the last two
+// (and status "stopping") for the experiments it runs.
+nlohmann::ordered_json ExperimentSummary(storage::TrialStore& store,
+                                         const storage::ExperimentRecord& e);
 
 }  // namespace tuner
 

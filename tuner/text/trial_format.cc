@@ -7,6 +7,7 @@
 
 #include "tuner/base/one_line.h"
 #include "tuner/base/params_text.h"
+#include "tuner/text/csv.h"
 
 namespace tuner {
 
@@ -51,45 +52,70 @@ nlohmann::ordered_json TrialJson(const storage::TrialRecord& t) {
           {"reason", t.reason}};
 }
 
-std::string TrialsYaml(const std::vector<storage::TrialRecord>& trials) {
+std::string TrialYamlItem(const storage::TrialRecord& trial) {
   YAML::Emitter out;
-  out << YAML::BeginSeq;
-  for (const auto& trial : trials) {
-    out << YAML::BeginMap;
-    const nlohmann::ordered_json json = TrialJson(trial);
-    for (const auto& [key, value] : json.items()) {
-      out << YAML::Key << key << YAML::Value;
-      if (value.is_object()) {
-        out << YAML::BeginMap;
-        for (const auto& [name, v] : value.items()) {
-          out << YAML::Key << name << YAML::Value;
-          EmitScalar(out, v);
-        }
-        out << YAML::EndMap;
-      } else {
-        EmitScalar(out, value);
+  out << YAML::BeginSeq << YAML::BeginMap;
+  const nlohmann::ordered_json json = TrialJson(trial);
+  for (const auto& [key, value] : json.items()) {
+    out << YAML::Key << key << YAML::Value;
+    if (value.is_object()) {
+      out << YAML::BeginMap;
+      for (const auto& [name, v] : value.items()) {
+        out << YAML::Key << name << YAML::Value;
+        EmitScalar(out, v);
       }
+      out << YAML::EndMap;
+    } else {
+      EmitScalar(out, value);
     }
-    out << YAML::EndMap;
   }
-  out << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndSeq;
   return std::string(out.c_str()) + "\n";
 }
 
-std::string TrialsTable(const std::vector<storage::TrialRecord>& trials,
-                        const storage::ExperimentRecord& experiment) {
-  std::string out = fmt::format("{:>6}  {:<9}  {:>9}  {:>12}  {:>12}  {}\n",
-                                "trial", "status", experiment.time_attr,
-                                experiment.metric, "best", "params");
-  for (const auto& t : trials) {
-    out += fmt::format("{:>6}  {:<9}  {:>9}  {:>12}  {:>12}  {}{}\n", t.id,
-                       core::ToString(t.status), Cell(t.last_time),
-                       Cell(t.last_value), Cell(t.best_value),
-                       FormatParams(t.params),
-                       // Stored by older versions unescaped, maybe.
-                       t.reason.empty() ? "" : "  (" + OneLine(t.reason) + ")");
+std::string TrialsTableHeader(const storage::ExperimentRecord& experiment) {
+  return fmt::format("{:>6}  {:<9}  {:>9}  {:>12}  {:>12}  {}\n", "trial",
+                     "status", experiment.time_attr, experiment.metric, "best",
+                     "params");
+}
+
+std::string TrialsTableRow(const storage::TrialRecord& t) {
+  return fmt::format("{:>6}  {:<9}  {:>9}  {:>12}  {:>12}  {}{}\n", t.id,
+                     core::ToString(t.status), Cell(t.last_time),
+                     Cell(t.last_value), Cell(t.best_value),
+                     FormatParams(t.params),
+                     // Stored by older versions unescaped, maybe.
+                     t.reason.empty() ? "" : "  (" + OneLine(t.reason) + ")");
+}
+
+std::string TrialsCsvHeader(const std::vector<std::string>& param_names) {
+  std::vector<std::string> fields = {"id", "status"};
+  for (const auto& name : param_names) fields.push_back("params." + name);
+  for (const char* name : {"last_time", "last_value", "best_value", "attempts",
+                           "exit_code", "reason"}) {
+    fields.push_back(name);
   }
-  return out;
+  return CsvRecord(fields);
+}
+
+std::string TrialCsvRow(const storage::TrialRecord& t,
+                        const std::vector<std::string>& param_names) {
+  std::vector<std::string> fields = {std::to_string(t.id),
+                                     std::string(core::ToString(t.status))};
+  for (const auto& name : param_names) {
+    std::string cell;
+    for (const auto& [key, value] : t.params) {
+      if (key == name) cell = core::FormatParamValue(value);
+    }
+    fields.push_back(std::move(cell));
+  }
+  fields.push_back(CsvNumber(t.last_time));
+  fields.push_back(CsvNumber(t.last_value));
+  fields.push_back(CsvNumber(t.best_value));
+  fields.push_back(std::to_string(t.attempts));
+  fields.push_back(t.exit_code ? std::to_string(*t.exit_code) : "");
+  fields.push_back(t.reason);
+  return CsvRecord(fields);
 }
 
 }  // namespace tuner

@@ -15,12 +15,22 @@ namespace tuner {
 //  exit_code, reason}; absent values are null, NaN and inf are strings.
 nlohmann::ordered_json TrialJson(const storage::TrialRecord& trial);
 
-// The same fields as YAML, a list of mappings.
-std::string TrialsYaml(const std::vector<storage::TrialRecord>& trials);
+// The same fields as YAML: one item of a list ("- id: 7\n  status: ...\n");
+// items written one after the other make the list.
+std::string TrialYamlItem(const storage::TrialRecord& trial);
 
-// An aligned text table with a header row.
-std::string TrialsTable(const std::vector<storage::TrialRecord>& trials,
-                        const storage::ExperimentRecord& experiment);
+// An aligned text table: the header row, then one row per trial. The
+// columns have fixed widths (a wider cell shifts its own row only), so
+// rows are written as they are read.
+std::string TrialsTableHeader(const storage::ExperimentRecord& experiment);
+std::string TrialsTableRow(const storage::TrialRecord& trial);
+
+// CSV (RFC 4180): id, status, params.NAME for each of `param_names` (empty
+// when the trial has no such param), last_time, last_value, best_value,
+// attempts, exit_code, reason.
+std::string TrialsCsvHeader(const std::vector<std::string>& param_names);
+std::string TrialCsvRow(const storage::TrialRecord& trial,
+                        const std::vector<std::string>& param_names);
 
 }  // namespace tuner
 

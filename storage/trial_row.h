@@ -1,0 +1,18 @@
+// The columns of a trials row and how to read them, shared by the files
+// that implement TrialStore (not part of its interface).
+#ifndef TUNER_STORAGE_TRIAL_ROW_H_
+#define TUNER_STORAGE_TRIAL_ROW_H_
+
+#include "storage/records.h"
+#include "storage/sqlite.h"
+
+namespace tuner::storage {
+
+// "id, experiment_id, ..." in the order ReadTrialRow reads them.
+const char* TrialColumns();
+// The current row of a statement that selected TrialColumns() (no params).
+TrialRecord ReadTrialRow(const Statement& s);
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_TRIAL_ROW_H_

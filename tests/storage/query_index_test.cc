@@ -1,0 +1,247 @@
+// The queries of `tuner best` and `tuner status` at scale: per-status
+// counts kept by triggers (no scan), best trials read from an index (no
+// sort), the streaming reads, and databases from before migration 7.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "storage/best_order.h"
+#include "storage/schema.h"
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+
+namespace tuner::storage {
+namespace {
+
+using core::TrialStatus;
+
+ExperimentRecord Experiment(const std::string& name, core::Mode mode) {
+  ExperimentRecord e;
+  e.name = name;
+  e.status = "running";
+  e.metric = "acc";
+  e.mode = mode;
+  e.time_attr = "epoch";
+  e.config_json = "{}";
+  return e;
+}
+
+class TempDb {
+ public:
+  TempDb()
+      : path_((std::filesystem::temp_directory_path() /
+               ("tuner-query-index-" + std::to_string(getpid()) + ".db"))
+                  .string()) {
+    Remove();
+  }
+  ~TempDb() { Remove(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  void Remove() {
+    for (auto suffix : {"", "-wal", "-shm"})
+      std::filesystem::remove(path_ + suffix);
+  }
+  std::string path_;
+};
+
+// The counts by a scan of the trials, what trial_counts must agree with.
+std::map<TrialStatus, int64_t> Recount(TrialStore& store, ExperimentId e) {
+  std::map<TrialStatus, int64_t> out;
+  auto trials = store.ListTrials(e);
+  REQUIRE(trials.ok());
+  for (const auto& t : trials.value()) ++out[t.status];
+  return out;
+}
+
+// An experiment with trials in every status; returns its id.
+ExperimentId Populate(TrialStore& store, const std::string& name) {
+  auto e = store.CreateExperiment(Experiment(name, core::Mode::kMax));
+  REQUIRE(e.ok());
+  for (int64_t i = 0; i < 12; ++i) {
+    auto t = store.AddTrial(e.value(), i, {{"lr", 0.1 * i}});
+    REQUIRE(t.ok());
+    if (i % 4 == 0) continue;  // pending
+    REQUIRE(store.MarkRunning(t.value()).ok());
+    if (i % 4 == 1) continue;  // running
+    auto status = i % 4 == 2 ? TrialStatus::kCompleted : TrialStatus::kFailed;
+    REQUIRE(store.FinishTrial(t.value(), {status, 0, "", std::nullopt}).ok());
+  }
+  REQUIRE(store.Commit().ok());
+  return e.value();
+}
+
+TEST_CASE("status counts are kept by the store, right through every change",
+          "[storage][query]") {
+  auto store = TrialStore::Open(":memory:").value();
+  ExperimentId a = Populate(*store, "a");
+  ExperimentId b = Populate(*store, "b");
+  auto counts = store->CountTrials(a);
+  REQUIRE(counts.ok());
+  CHECK(counts.value() == Recount(*store, a));
+  CHECK(counts.value().at(TrialStatus::kPending) == 3);
+  CHECK(counts.value().at(TrialStatus::kRunning) == 3);
+  CHECK(counts.value().at(TrialStatus::kCompleted) == 3);
+  CHECK(counts.value().at(TrialStatus::kFailed) == 3);
+  // A retried trial goes back to running, then ends once more.
+  auto trials = store->ListTrials(b).value();
+  REQUIRE(store->MarkRunning(trials[3].id).ok());
+  REQUIRE(store
+              ->FinishTrial(trials[3].id,
+                            {TrialStatus::kStopped, 0, "", std::nullopt})
+              .ok());
+  REQUIRE(store->Commit().ok());
+  CHECK(store->CountTrials(b).value() == Recount(*store, b));
+  CHECK(store->CountTrials(b).value().count(TrialStatus::kFailed) == 1);
+  CHECK(store->CountTrials(a).value() == Recount(*store, a));
+}
+
+TEST_CASE("a database from before migration 7 gets its counts and indexes",
+          "[storage][query]") {
+  TempDb file;
+  {
+    auto store = TrialStore::Open(file.path()).value();
+    Populate(*store, "old");
+  }
+  {
+    // Make it what version 6 left: no counts, no best indexes.
+    auto db = Database::Open(file.path(), false).value();
+    REQUIRE(db->Execute("DROP TRIGGER trial_counts_insert; "
+                        "DROP TRIGGER trial_counts_update; "
+                        "DROP TRIGGER trial_counts_delete; "
+                        "DROP TRIGGER trial_counts_drop; "
+                        "DROP TABLE trial_counts; "
+                        "DROP INDEX trials_best_last_max; "
+                        "DROP INDEX trials_best_last_min; "
+                        "PRAGMA user_version = 6")
+                .ok());
+  }
+  SECTION("read-only, it is counted the old way") {
+    auto reader = TrialStore::OpenReadOnly(file.path()).value();
+    auto e = reader->FindExperiment("old").value();
+    REQUIRE(e);
+    CHECK(reader->CountTrials(e->id).value() == Recount(*reader, e->id));
+    CHECK(reader->BestTrials(*e, 1).ok());
+  }
+  SECTION("the next writer migrates it, counts included") {
+    auto store = TrialStore::Open(file.path()).value();
+    auto e = store->FindExperiment("old").value();
+    REQUIRE(e);
+    auto counts = store->CountTrials(e->id);
+    REQUIRE(counts.ok());
+    CHECK(counts.value() == Recount(*store, e->id));
+    CHECK(counts.value().at(TrialStatus::kRunning) == 3);
+  }
+}
+
+TEST_CASE("best trials (by the last value) come from an index in each mode",
+          "[storage][query]") {
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(Migrate(*db).ok());
+  for (auto mode : {core::Mode::kMax, core::Mode::kMin}) {
+    for (auto by : {BestBy::kLast}) {
+      std::string expected = std::string("trials_best_last_") +
+                             (mode == core::Mode::kMax ? "max" : "min");
+      auto plan = db->Prepare("EXPLAIN QUERY PLAN SELECT * FROM trials " +
+                              BestTrialsWhereOrder(mode, by));
+      REQUIRE(plan.ok());
+      std::string steps;
+      while (plan.value().Step().value()) steps += plan.value().Text(3) + ";";
+      INFO(steps);
+      CHECK(steps.find("USING INDEX " + expected) != std::string::npos);
+      CHECK(steps.find("TEMP B-TREE") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("best by the best value any report reached", "[storage][query]") {
+  auto store = TrialStore::Open(":memory:").value();
+  auto e = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  // Trial 1 peaked early at 0.9 then fell to 0.5 at epoch 3; trial 2 ended
+  // at 0.7 at epoch 3 (the best by the last value).
+  auto t1 = store->AddTrial(e, 0, {}).value();
+  auto t2 = store->AddTrial(e, 1, {}).value();
+  auto report = [&](core::TrialId t, int64_t seq, double value) {
+    REQUIRE(
+        store->AppendReport({t, seq, double(seq), value, {}}, core::Mode::kMax)
+            .ok());
+  };
+  report(t1, 1, 0.9);
+  report(t1, 3, 0.5);
+  report(t2, 1, 0.2);
+  report(t2, 3, 0.7);
+  REQUIRE(store->Commit().ok());
+  auto record = store->FindExperiment("e").value().value();
+  CHECK(store->BestTrials(record, 1, BestBy::kLast).value()[0].id == t2);
+  CHECK(store->BestTrials(record, 1, BestBy::kBest).value()[0].id == t1);
+  std::vector<core::TrialId> order;
+  REQUIRE(store
+              ->ForEachBest(record, 5, BestBy::kBest,
+                            [&](const TrialRecord& t) {
+                              order.push_back(t.id);
+                              return core::Status::Ok();
+                            })
+              .ok());
+  CHECK(order == std::vector<core::TrialId>{t1, t2});
+}
+
+TEST_CASE("streaming reads hand out every row and stop at an error",
+          "[storage][query]") {
+  auto store = TrialStore::Open(":memory:").value();
+  ExperimentId e = Populate(*store, "e");
+  auto trials = store->ListTrials(e).value();
+  REQUIRE(store
+              ->AppendReport({trials[0].id,
+                              1,
+                              1.0,
+                              0.5,
+                              {{"acc", 0.5}, {"epoch", 1}, {"loss", 2.0}}},
+                             core::Mode::kMax)
+              .ok());
+  REQUIRE(store
+              ->AppendReport({trials[0].id,
+                              2,
+                              2.0,
+                              0.6,
+                              {{"acc", 0.6}, {"epoch", 2}, {"lr_now", 0.1}}},
+                             core::Mode::kMax)
+              .ok());
+  REQUIRE(store->Commit().ok());
+  std::vector<core::TrialId> seen;
+  REQUIRE(store
+              ->ForEachTrial(e,
+                             [&](const TrialRecord& t) {
+                               seen.push_back(t.id);
+                               CHECK(t.params.size() == 1);
+                               return core::Status::Ok();
+                             })
+              .ok());
+  CHECK(seen.size() == trials.size());
+  int calls = 0;
+  auto stopped = store->ForEachTrial(e, [&](const TrialRecord&) {
+    ++calls;
+    return core::Status(core::IoError("stop here"));
+  });
+  CHECK(stopped.message() == "stop here");
+  CHECK(calls == 1);
+  std::vector<int64_t> seqs;
+  REQUIRE(store
+              ->ForEachReport(e,
+                              [&](const ReportRecord& r) {
+                                seqs.push_back(r.seq);
+                                CHECK(r.created_at > 0);
+                                return core::Status::Ok();
+                              })
+              .ok());
+  CHECK(seqs == std::vector<int64_t>{1, 2});
+  CHECK(store->ParamNames(e).value() == std::vector<std::string>{"lr"});
+  CHECK(store->MetricNames(e, 10).value() ==
+        std::vector<std::string>{"acc", "epoch", "loss", "lr_now"});
+  CHECK_FALSE(store->MetricNames(e, 3).ok());
+}
+
+}  // namespace
+}  // namespace tuner::storage

@@ -1,0 +1,232 @@
+// The query verbs' formats: CSV that parses back to the stored values
+// whatever text a trial left, JSON written a row at a time with the layout
+// of one dump, status as JSON and CSV, best by either rule, and the best
+// trial's command line.
+#include <nlohmann/json.hpp>
+
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+#include "tests/csv_reader.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/text/query_text.h"
+#include "tuner/text/reports_text.h"
+#include "tuner/text/trial_format.h"
+
+namespace tuner {
+namespace {
+
+using storage::ExperimentRecord;
+using storage::TrialStore;
+using testing::ParseCsv;
+
+const char* kHostile = "a,b \"quoted\"\r\nnext line, \x1b[2J";
+
+const char* kYaml = R"(name: formats
+command: python3 train.py --lr {lr} --opt {opt} --out {trial_dir}
+metric: acc
+mode: max
+time_attr: epoch
+search_space:
+  lr: {type: loguniform, low: 1.0e-4, high: 1.0}
+  opt: {type: choice, values: ["sgd", "a b's"]}
+num_trials: 3
+scheduler: {type: fifo, max_t: 3}
+)";
+
+// Three trials: 1 with hostile text in a param and its reason, reports
+// with extra metrics; 2 better at the end; 3 pending, no value.
+struct Fixture {
+  std::unique_ptr<TrialStore> store = TrialStore::Open(":memory:").value();
+  ExperimentRecord e;
+  std::vector<core::TrialId> ids;
+
+  Fixture() {
+    auto config = LoadConfigText(kYaml, "x.yaml", "/base", "/work");
+    INFO((config.ok() ? "" : config.message()));
+    REQUIRE(config.ok());
+    ExperimentRecord record;
+    record.name = "formats";
+    record.status = "running";
+    record.metric = "acc";
+    record.time_attr = "epoch";
+    record.config_json = StoredConfigJson(config.value(), kYaml, "/base/x.yaml",
+                                          "/base", "/runs/formats");
+    auto id = store->CreateExperiment(record);
+    REQUIRE(id.ok());
+    ids.push_back(
+        store->AddTrial(id.value(), 0, {{"lr", 0.1}, {"opt", kHostile}})
+            .value());
+    ids.push_back(
+        store->AddTrial(id.value(), 1, {{"lr", 1.0 / 3}, {"opt", "a b's"}})
+            .value());
+    ids.push_back(store->AddTrial(id.value(), 2, {{"lr", 0.5}}).value());
+    Report(ids[0], 1, 0.9, {{"loss", 0.25}});
+    Report(ids[0], 2, 0.4, {{"grad,norm", 1e300}});
+    Report(ids[1], 1, 0.3, {});
+    Report(ids[1], 2, 0.8, {});
+    REQUIRE(store->MarkRunning(ids[0]).ok());
+    REQUIRE(store
+                ->FinishTrial(ids[0], {core::TrialStatus::kFailed, 3, kHostile,
+                                       std::nullopt})
+                .ok());
+    REQUIRE(store->Commit().ok());
+    e = *store->FindExperiment("formats").value();
+  }
+
+  void Report(core::TrialId t, int64_t seq, double acc, core::Metrics more) {
+    core::Metrics metrics = {{"epoch", double(seq)}, {"acc", acc}};
+    metrics.insert(metrics.end(), more.begin(), more.end());
+    REQUIRE(store
+                ->AppendReport({t, seq, double(seq), acc, metrics},
+                               core::Mode::kMax)
+                .ok());
+  }
+
+  std::string Trials(const std::string& format) {
+    auto text = TrialsText(*store, e, TrialListing{format, "/db/tuner.db"});
+    REQUIRE(text.ok());
+    return text.value();
+  }
+};
+
+TEST_CASE("trials as CSV parse back to the stored values, hostile text too",
+          "[tuner][query]") {
+  Fixture f;
+  auto rows = ParseCsv(f.Trials("csv"));
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0] == std::vector<std::string>{"id", "status", "params.lr",
+                                            "params.opt", "last_time",
+                                            "last_value", "best_value",
+                                            "attempts", "exit_code", "reason"});
+  auto stored = f.store->ListTrials(f.e.id).value();
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const auto& row = rows[i + 1];
+    const auto& t = stored[i];
+    REQUIRE(row.size() == rows[0].size());
+    CHECK(std::stoll(row[0]) == t.id);
+    CHECK(row[1] == core::ToString(t.status));
+    CHECK(std::stod(row[2]) == std::get<double>(t.params[0].second));
+    CHECK(
+        row[3] ==
+        (t.params.size() > 1 ? std::get<std::string>(t.params[1].second) : ""));
+    CHECK(row[5] == (t.last_value ? core::FormatDouble(*t.last_value) : ""));
+    CHECK(row[9] == t.reason);
+  }
+  CHECK(rows[1][3] == kHostile);
+  CHECK(rows[1][8] == "3");
+  CHECK(rows[1][9] == kHostile);
+  CHECK(rows[1][6] == "0.9");  // best_value: the peak
+}
+
+TEST_CASE("reports as CSV: every report a row, every metric a column",
+          "[tuner][query]") {
+  Fixture f;
+  auto text = ReportsText(*f.store, f.e, "csv");
+  REQUIRE(text.ok());
+  auto rows = ParseCsv(text.value());
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == std::vector<std::string>{"trial", "seq", "attempt", "epoch",
+                                            "acc", "loss", "grad,norm",
+                                            "created_at"});
+  CHECK(rows[1][0] == std::to_string(f.ids[0]));
+  CHECK(rows[1][3] == "1");
+  CHECK(rows[1][4] == "0.9");
+  CHECK(rows[1][5] == "0.25");
+  CHECK(rows[1][6] == "");
+  CHECK(std::stod(rows[2][6]) == 1e300);
+  CHECK(rows[4][0] == std::to_string(f.ids[1]));
+  CHECK(rows[4][4] == "0.8");
+  CHECK(std::stod(rows[4][7]) > 0);
+}
+
+TEST_CASE("reports as JSON: an array or lines of the same objects",
+          "[tuner][query]") {
+  Fixture f;
+  auto array =
+      nlohmann::json::parse(ReportsText(*f.store, f.e, "json").value());
+  REQUIRE(array.size() == 4);
+  CHECK(array[1]["metrics"]["grad,norm"] == 1e300);
+  CHECK(array[0]["value"] == 0.9);
+  std::string lines = ReportsText(*f.store, f.e, "jsonl").value();
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 4);
+  CHECK(nlohmann::json::parse(lines.substr(0, lines.find('\n'))) == array[0]);
+  CHECK_FALSE(ReportsText(*f.store, f.e, "xml").ok());
+}
+
+TEST_CASE("trials as JSON, a row at a time, lay out as one dump",
+          "[tuner][query]") {
+  Fixture f;
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  auto trials = f.store->ListTrials(f.e.id).value();
+  for (const auto& t : trials) array.push_back(TrialJson(t));
+  CHECK(f.Trials("json") == array.dump(2) + "\n");
+  CHECK(f.Trials("yaml").rfind("- id: ", 0) == 0);
+
+  TrialStore& store = *f.store;
+  ExperimentRecord empty = f.e;
+  empty.id = 999;
+  CHECK(TrialsText(store, empty, TrialListing{"json"}).value() == "[]\n");
+  CHECK(TrialsText(store, empty, TrialListing{"yaml"}).value() == "[]\n");
+}
+
+TEST_CASE("best ranks by the last value or by the best any report reached",
+          "[tuner][query]") {
+  Fixture f;
+  BestQuery query;
+  query.listing.format = "csv";
+  auto last = ParseCsv(BestText(*f.store, f.e, query).value());
+  REQUIRE(last.size() == 2);
+  CHECK(last[1][0] == std::to_string(f.ids[1]));  // 0.8 at epoch 2
+  query.by = storage::BestBy::kBest;
+  auto best = ParseCsv(BestText(*f.store, f.e, query).value());
+  REQUIRE(best.size() == 2);
+  CHECK(best[1][0] == std::to_string(f.ids[0]));  // 0.9 at epoch 1
+}
+
+TEST_CASE("best as a command line: the template filled and shell-quoted",
+          "[tuner][query]") {
+  Fixture f;
+  BestQuery query;
+  query.top = 2;
+  query.listing = {"command", "/db/tuner.db"};
+  auto text = BestText(*f.store, f.e, query);
+  REQUIRE(text.ok());
+  CHECK(text.value() ==
+        "cd /work && python3 train.py --lr 0.3333333333333333 --opt "
+        "'a b'\\''s' --out /runs/formats/" +
+            std::to_string(f.ids[1]) +
+            "\n"
+            "cd /work && python3 train.py --lr 0.1 --opt "
+            "'a,b \"quoted\"\r\nnext line, \x1b[2J' --out /runs/formats/" +
+            std::to_string(f.ids[0]) + "\n");
+  ExperimentRecord unreadable = f.e;
+  unreadable.config_json = "{}";
+  auto refused = BestText(*f.store, unreadable, query);
+  CHECK(refused.error().code == core::ErrorCode::kInvalidArgument);
+}
+
+TEST_CASE("status as JSON and CSV; a missing experiment is not found",
+          "[tuner][query]") {
+  Fixture f;
+  auto json =
+      nlohmann::json::parse(StatusText(*f.store, "", "json", "db").value());
+  REQUIRE(json.size() == 1);
+  CHECK(json[0]["name"] == "formats");
+  CHECK(json[0]["counts"]["pending"] == 2);
+  CHECK(json[0]["counts"]["failed"] == 1);
+  CHECK(json[0]["best"]["trial"] == f.ids[1]);
+  auto csv = ParseCsv(StatusText(*f.store, "formats", "csv", "db").value());
+  REQUIRE(csv.size() == 2);
+  CHECK(csv[0][0] == "experiment");
+  CHECK(csv[1][0] == "formats");
+  CHECK(csv[1][4] == "2");  // pending
+  auto missing = StatusText(*f.store, "nosuch", "table", "x.db");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == core::ErrorCode::kNotFound);
+  CHECK(missing.message() ==
+        "no experiment 'nosuch' in x.db (it has: formats)");
+}
+
+}  // namespace
+}  // namespace tuner

@@ -1,0 +1,138 @@
+#include "tuner/text/reports_text.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tuner/base/one_line.h"
+#include "tuner/text/csv.h"
+
+namespace tuner {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using storage::ExperimentRecord;
+using storage::ReportRecord;
+
+Json Number(const std::optional<double>& value) {
+  if (!value) return nullptr;
+  if (!std::isfinite(*value)) return core::FormatDouble(*value);
+  return *value;
+}
+
+std::string Cell(const std::optional<double>& value) {
+  return value ? fmt::format("{:.6g}", *value) : "-";
+}
+
+std::string When(double seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(t));
+}
+
+Json ReportJson(const ReportRecord& r) {
+  Json metrics = Json::object();
+  for (const auto& [name, value] : r.metrics) metrics[name] = Number(value);
+  return {{"trial", r.trial},          {"seq", r.seq},
+          {"attempt", r.attempt},      {"time", Number(r.time)},
+          {"value", Number(r.value)},  {"metrics", metrics},
+          {"created_at", r.created_at}};
+}
+
+std::string JsonLine(const ReportRecord& r) {
+  // Names stored by older versions may not be UTF-8: U+FFFD, not a throw.
+  return ReportJson(r).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// The csv columns after the tuner's own: every metric name but the two
+// the tuner took out (they have their columns).
+core::Result<std::vector<std::string>> OtherMetrics(storage::TrialStore& store,
+                                                    const ExperimentRecord& e) {
+  auto names = store.MetricNames(e.id, kMaxMetricColumns);
+  if (!names.ok()) {
+    return core::InvalidArgument("experiment '" + e.name + "': " +
+                                 names.message() + "; use --format json");
+  }
+  std::vector<std::string> out;
+  for (auto& name : names.value()) {
+    if (name != e.time_attr && name != e.metric) out.push_back(name);
+  }
+  return out;
+}
+
+std::string CsvRow(const ReportRecord& r,
+                   const std::vector<std::string>& others) {
+  std::vector<std::string> fields = {
+      std::to_string(r.trial), std::to_string(r.seq), std::to_string(r.attempt),
+      CsvNumber(r.time), CsvNumber(r.value)};
+  for (const auto& name : others) {
+    std::optional<double> value;
+    for (const auto& [key, v] : r.metrics) {
+      if (key == name) value = v;
+    }
+    fields.push_back(CsvNumber(value));
+  }
+  fields.push_back(CsvNumber(r.created_at));
+  return CsvRecord(fields);
+}
+
+}  // namespace
+
+core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
+                          const std::string& format, std::ostream& out) {
+  std::function<void(const ReportRecord&)> row;
+  std::vector<std::string> others;
+  int64_t rows = 0;
+  if (format == "table") {
+    out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", "trial",
+                       "seq", "attempt", OneLine(e.time_attr),
+                       OneLine(e.metric), "when (UTC)");
+    row = [&](const ReportRecord& r) {
+      out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", r.trial,
+                         r.seq, r.attempt, Cell(r.time), Cell(r.value),
+                         When(r.created_at));
+    };
+  } else if (format == "csv") {
+    auto names = OtherMetrics(store, e);
+    if (!names.ok()) return names.error();
+    others = std::move(names).value();
+    std::vector<std::string> header = {"trial", "seq", "attempt", e.time_attr,
+                                       e.metric};
+    header.insert(header.end(), others.begin(), others.end());
+    header.push_back("created_at");
+    out << CsvRecord(header);
+    row = [&](const ReportRecord& r) { out << CsvRow(r, others); };
+  } else if (format == "json") {
+    row = [&](const ReportRecord& r) {
+      out << (rows == 1 ? "[\n" : ",\n") << JsonLine(r);
+    };
+  } else if (format == "jsonl") {
+    row = [&](const ReportRecord& r) { out << JsonLine(r) << "\n"; };
+  } else {
+    return core::InvalidArgument("unknown format '" + format +
+                                 "' (table, csv, json or jsonl)");
+  }
+  TUNER_RETURN_IF_ERROR(
+      store.ForEachReport(e.id, [&](const ReportRecord& r) -> core::Status {
+        ++rows;
+        row(r);
+        return core::Status::Ok();
+      }));
+  if (format == "json") out << (rows == 0 ? "[]\n" : "\n]\n");
+  return core::Status::Ok();
+}
+
+core::Result<std::string> ReportsText(storage::TrialStore& store,
+                                      const ExperimentRecord& e,
+                                      const std::string& format) {
+  std::ostringstream out;
+  auto status = WriteReports(store, e, format, out);
+  if (!status.ok()) return status.error();
+  return std::move(out).str();
+}
+
+}  // namespace tuner
