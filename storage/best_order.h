@@ -1,6 +1,6 @@
 // The query behind TrialStore::BestTrials, in the open so that a test can
 // check that SQLite answers the default rule from an index of schema
-// migration 7 (one per mode) rather than by scanning the experiment's
+// migration 8 (one per mode) rather than by scanning the experiment's
 // trials.
 #ifndef TUNER_STORAGE_BEST_ORDER_H_
 #define TUNER_STORAGE_BEST_ORDER_H_
@@ -18,7 +18,7 @@ enum class BestBy { kLast, kBest };
 // ?1 binds the experiment's id, ?2 the limit. For kLast the ORDER BY is
 // exactly the key of an index (trials_best_last_{max,min}), so the first
 // rows come without a sort; kBest reads the experiment's trials with a
-// value and keeps the best `limit` (no index: see schema.cc, migration 7).
+// value and keeps the best `limit` (no index: see schema.cc, migration 8).
 std::string BestTrialsWhereOrder(core::Mode mode, BestBy by);
 
 }  // namespace tuner::storage

@@ -91,7 +91,7 @@ class TrialStore {
   // One trial, with its params; nullopt when no trial has that id.
   core::Result<std::optional<TrialRecord>> FindTrial(core::TrialId trial);
   // How many of the experiment's trials are in each status: read from the
-  // counts the triggers of schema migration 7 keep (no scan), or counted on
+  // counts the triggers of schema migration 8 keep (no scan), or counted on
   // a database not migrated yet (opened read-only).
   core::Result<std::map<core::TrialStatus, int64_t>> CountTrials(
       ExperimentId experiment);
@@ -235,7 +235,7 @@ class TrialStore {
   // Runs `read` in one read transaction (one snapshot, and one check of
   // the files: see Database), unless a transaction is open already.
   core::Status InReadTransaction(const std::function<core::Status()>& read);
-  // Whether the database has migration 7's trial_counts (a database opened
+  // Whether the database has migration 8's trial_counts (a database opened
   // read-only may predate it). Asked once.
   core::Result<bool> HasTrialCounts();
 

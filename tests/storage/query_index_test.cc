@@ -1,6 +1,6 @@
 // The queries of `tuner best` and `tuner status` at scale: per-status
 // counts kept by triggers (no scan), best trials read from an index (no
-// sort), the streaming reads, and databases from before migration 7.
+// sort), the streaming reads, and databases from before migration 8.
 #include <unistd.h>
 
 #include <filesystem>
@@ -99,7 +99,7 @@ TEST_CASE("status counts are kept by the store, right through every change",
   CHECK(store->CountTrials(a).value() == Recount(*store, a));
 }
 
-TEST_CASE("a database from before migration 7 gets its counts and indexes",
+TEST_CASE("a database from before migration 8 gets its counts and indexes",
           "[storage][query]") {
   TempDb file;
   {
@@ -107,7 +107,7 @@ TEST_CASE("a database from before migration 7 gets its counts and indexes",
     Populate(*store, "old");
   }
   {
-    // Make it what version 6 left: no counts, no best indexes.
+    // Make it what version 7 left: no counts, no best indexes.
     auto db = Database::Open(file.path(), false).value();
     REQUIRE(db->Execute("DROP TRIGGER trial_counts_insert; "
                         "DROP TRIGGER trial_counts_update; "
@@ -116,7 +116,7 @@ TEST_CASE("a database from before migration 7 gets its counts and indexes",
                         "DROP TABLE trial_counts; "
                         "DROP INDEX trials_best_last_max; "
                         "DROP INDEX trials_best_last_min; "
-                        "PRAGMA user_version = 6")
+                        "PRAGMA user_version = 7")
                 .ok());
   }
   SECTION("read-only, it is counted the old way") {

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -326,6 +327,8 @@ TEST_CASE("query verbs: missing database or experiment, range errors, csv",
     INFO(bad << ": " << refused.err);
     CHECK(refused.code == 2);
     CHECK(refused.out.empty());
+    CHECK(refused.err.starts_with("tuner "));  // names the verb
+    CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   }
 
   auto trials = testing::ParseCsv(f.Tuner("trials q --format csv").out);

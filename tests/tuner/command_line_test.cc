@@ -58,24 +58,22 @@ TEST_CASE("completion and man page come from the registered verbs",
   }
   // A flag's choices, the positional kinds, the root's flags.
   CHECK(Has(bash,
-            "'best:--format') COMPREPLY=($(compgen -W 'table json yaml "
-            "args'"));
+            "'devices:--kind') COMPREPLY=($(compgen -W 'auto habana neuron "
+            "cuda cpu'"));
   CHECK(Has(bash,
-            "'best') opts='-h --help --top --format --server "
-            "--token-file --db'; valued='--top --format --server "
-            "--token-file --db'; positional='name'"));
-  CHECK(Has(bash,
-            "'run') opts='-h --help --db'; valued='--db'; "
-            "positional='files'"));
+            "'stop') opts='-h --help --detach --force --server "
+            "--token-file --db'; valued='--server --token-file --db'; "
+            "positional='name'"));
+  CHECK(Has(bash, "valued='--set --name --db'; positional='files'"));  // run
   CHECK(Has(bash,
             "'completion') opts='-h --help'; valued=''; "
             "positional='choices:bash zsh'"));
   CHECK(Has(zsh,
-            "'--format=[table | json | yaml | args]:TEXT:(table json "
-            "yaml args)'"));
+            "'--kind=[auto | habana | neuron | cuda | cpu]:TEXT:(auto "
+            "habana neuron cuda cpu)'"));
   CHECK(Has(zsh, "'1:name:_tuner_names'"));
   CHECK(Has(man, ".TH TUNER 1 \"\" \"tuner 9.9.9\""));
-  CHECK(Has(man, "\\fB\\-\\-format\\fR \\fItable|json|yaml|args\\fR"));
+  CHECK(Has(man, "\\fB\\-\\-kind\\fR \\fIauto|habana|neuron|cuda|cpu\\fR"));
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ std::string ErrorWith(std::vector<std::string> overrides) {
   return config.message();
 }
 
-TEST_CASE("--set changes dotted keys, values read as YAML, in order",
+TEST_CASE("overrides: --set changes dotted keys, values read as YAML, in order",
           "[tuner][config][overrides]") {
   auto config = LoadWith({"scheduler.max_t=20", "search_space.lr.high=0.1",
                           "num_trials=3", "num_trials=4",
@@ -49,8 +49,9 @@ TEST_CASE("--set changes dotted keys, values read as YAML, in order",
   CHECK(c.name == "renamed");
 }
 
-TEST_CASE("--set of an unknown key or a bad value names the override",
-          "[tuner][config][overrides]") {
+TEST_CASE(
+    "overrides: --set of an unknown key or a bad value names the override",
+    "[tuner][config][overrides]") {
   CHECK(ErrorWith({"scheduler.max_tt=20"}) ==
         "--set scheduler.max_tt=20: scheduler.max_tt: unknown key (did you "
         "mean 'max_t'?)");

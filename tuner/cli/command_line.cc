@@ -70,8 +70,14 @@ int CommandLine::ParseFailure(const CLI::ParseError& error) {
                  OneLine(rest.front().substr(0, 80)).c_str());
     return kExitBadInput;
   }
-  int code = app_.exit(error);
-  return code == 0 ? kExitOk : kExitBadInput;
+  // --help and --version print through CLI11; any other error is one line
+  // that names the verb (CLI11 would add "Run with --help ...").
+  if (error.get_exit_code() == 0) return app_.exit(error);
+  std::vector<CLI::App*> parsed = app_.get_subcommands();
+  std::string verb = parsed.empty() ? "" : " " + parsed.front()->get_name();
+  std::fprintf(stderr, "tuner%s: %s (`tuner help%s` lists its flags)\n",
+               verb.c_str(), OneLine(error.what()).c_str(), verb.c_str());
+  return kExitBadInput;
 }
 
 std::vector<const CLI::App*> VisibleVerbs(const CLI::App& root) {
