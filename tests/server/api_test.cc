@@ -278,8 +278,12 @@ TEST_CASE("Service: mutating requests need the token and reads do not",
   auto refused =
       anonymous->Call("POST", "/api/experiments", ToySweepYaml("tok", 1));
   CHECK(refused.value().status == 401);
+  CHECK(refused.value().body.find("needs a token") != std::string::npos);
   auto wrong = service.Client("s3cret-token-0123456788");
-  CHECK(wrong->Call("POST", "/api/experiments/tok/stop").value().status == 401);
+  auto wrong_answer = wrong->Call("POST", "/api/experiments/tok/stop");
+  CHECK(wrong_answer.value().status == 401);
+  CHECK(wrong_answer.value().body.find("the token sent is not this "
+                                       "server's") != std::string::npos);
   CHECK(anonymous->Call("GET", "/api/experiments").value().status == 200);
   auto owner = service.Client(options.token);
   auto accepted =

@@ -160,6 +160,9 @@ class Api {
                                 const std::vector<std::string>& path,
                                 const Query& query) const;
   bool HostAllowed(const std::string& host) const;
+  // The 401 for a change without the right token: says whether a token
+  // was sent and was wrong, or none was sent.
+  Response Unauthorized(const Request& request) const;
   bool Authorized(const Request& request, const Query& query,
                   bool allow_query_token) const;
 

@@ -100,6 +100,20 @@ bool Api::Authorized(const Request& request, const Query& query,
          ConstantTimeEquals(it->second, *options_.token);
 }
 
+Response Api::Unauthorized(const Request& request) const {
+  if (!options_.token) {
+    return Refused(401, "this server has no token and accepts no changes");
+  }
+  if (!request.authorization.empty()) {
+    return Refused(401,
+                   "the token sent is not this server's (tuner serve keeps "
+                   "it in <db>.token)");
+  }
+  return Refused(401,
+                 "this server needs a token: Authorization: Bearer <token> "
+                 "(tuner serve keeps it in <db>.token)");
+}
+
 std::optional<Response> Api::Guard(const Request& request,
                                    const std::vector<std::string>& path,
                                    const Query& query) const {
@@ -119,13 +133,7 @@ std::optional<Response> Api::Guard(const Request& request,
                      "a request that changes something must be sent as "
                      "Content-Type: application/json or application/yaml");
     }
-    if (!Authorized(request, query, false)) {
-      return Refused(401,
-                     options_.token
-                         ? "this server needs a token: Authorization: Bearer "
-                           "<token> (tuner serve keeps it in <db>.token)"
-                         : "this server has no token and accepts no changes");
-    }
+    if (!Authorized(request, query, false)) return Unauthorized(request);
     return std::nullopt;
   }
   // The dashboard's own files and /healthz are public; they hold no data.
