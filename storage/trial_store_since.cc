@@ -8,16 +8,48 @@
 
 namespace tuner::storage {
 
+namespace {
+
+// "1,4,16,...": the seqs of the overview, up to 4^30 (beyond any trial).
+std::string PowersOfFour() {
+  std::string out = "1";
+  for (int64_t seq = 4; seq <= (int64_t{1} << 60); seq *= 4) {
+    out += "," + std::to_string(seq);
+  }
+  return out;
+}
+
+// The reports of the curves read, those of the trials of ?1 that had not
+// ended by ?2 and were made after it, that match `on` (a condition on the
+// report `r` of the trial `t`).
+std::string CurvesSelect(const std::string& column, const std::string& on) {
+  return "SELECT r.trial_id, r.seq, r.attempt, r.time, " + column +
+         ", r.created_at FROM trials t JOIN reports r ON r.trial_id = t.id "
+         "AND " +
+         on +
+         " WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
+         "t.ended_at > ?2) AND r.created_at > ?2";
+}
+
+}  // namespace
+
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
-    ExperimentId experiment, double since, const std::string& metric) {
+    ExperimentId experiment, double since, const std::string& metric,
+    bool overview) {
   // The metric's JSON path ($."name"); the API refuses names with quotes.
   std::string column =
       metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
-  auto stmt = db_->Prepare(
-      "SELECT r.trial_id, r.seq, r.attempt, r.time, " + column +
-      ", r.created_at FROM reports r JOIN trials t ON t.id = r.trial_id "
-      "WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
-      "t.ended_at > ?2) AND r.created_at > ?2 ORDER BY r.trial_id, r.seq");
+  // The overview reads each trial's few reports by key (trial_id, seq);
+  // UNION drops the last report where it is also a power of 4.
+  std::string sql =
+      overview ? CurvesSelect(column, "r.seq IN (" + PowersOfFour() + ")") +
+                     " UNION " +
+                     CurvesSelect(column,
+                                  "r.seq = (SELECT MAX(x.seq) FROM reports x "
+                                  "WHERE x.trial_id = t.id)") +
+                     " ORDER BY 1, 2"
+               : CurvesSelect(column, "1") + " ORDER BY r.trial_id, r.seq";
+  auto stmt = db_->Prepare(sql);
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
