@@ -229,6 +229,8 @@ class TrialStore {
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
   // The query of BestTrials, bound.
+  // The largest seq of the experiment's reports (0 without any).
+  core::Result<int64_t> LongestCurve(ExperimentId experiment);
   core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,
                                       int64_t limit, BestBy by);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with
