@@ -45,10 +45,18 @@ struct Totals {
   double best = INFINITY;
 };
 
+// FIFO: no early stopping; every trial reports `reports` times.
+tuner::core::Decision FifoDecision(int step, int reports) {
+  tuner::core::Decision decision;
+  decision.action = step < reports ? tuner::core::Action::kContinue
+                                   : tuner::core::Action::kComplete;
+  return decision;
+}
+
 void RunTrial(int64_t index, int reports, tuner::schedulers::Searcher& searcher,
               tuner::schedulers::TrialScheduler& scheduler,
               tuner::storage::TrialStore& store, int64_t experiment,
-              bool commit_each, Totals& totals) {
+              bool commit_each, bool fifo, Totals& totals) {
   using namespace tuner;
   core::Params params = *searcher.Suggest(index);
   double lr = std::get<double>(params[0].second);
@@ -63,7 +71,9 @@ void RunTrial(int64_t index, int reports, tuner::schedulers::Searcher& searcher,
     Check(store.AppendReport({id.value(), step, step, value, metrics},
                              core::Mode::kMin));
     ++totals.reports;
-    core::Decision decision = scheduler.OnReport(id.value(), step, value);
+    core::Decision decision = fifo
+                                  ? FifoDecision(step, reports)
+                                  : scheduler.OnReport(id.value(), step, value);
     for (const auto& rung : decision.rungs)
       Check(store.AppendDecision({id.value(), rung}));
     if (decision.action == core::Action::kContinue) continue;
@@ -98,6 +108,11 @@ int main(int argc, char** argv) {
                  "trials per transaction (1: commit before each launch and "
                  "each stop, as a sweep does)")
       ->check(CLI::PositiveNumber);
+  std::string scheduler_name = "asha";
+  app.add_option("--scheduler", scheduler_name,
+                 "asha (stops most trials early) or fifo (every trial "
+                 "reports --reports times)")
+      ->check(CLI::IsMember({"asha", "fifo"}));
   CLI11_PARSE(app, argc, argv);
 
   std::string path = storage == "memory" ? ":memory:" : storage;
@@ -134,7 +149,7 @@ int main(int argc, char** argv) {
   Totals totals;
   for (int64_t i = 0; i < trials; ++i) {
     RunTrial(i, reports, searcher, scheduler, store, experiment.value(),
-             commit_every == 1, totals);
+             commit_every == 1, scheduler_name == "fifo", totals);
     if (commit_every > 1 && (i + 1) % commit_every == 0) Check(store.Commit());
   }
   Check(store.SetExperimentStatus(experiment.value(), "finished"));
@@ -146,6 +161,7 @@ int main(int argc, char** argv) {
   nlohmann::json out = {
       {"tool", "tuner"},
       {"storage", storage},
+      {"scheduler", scheduler_name},
       {"commit_every", commit_every},
       {"trials", trials},
       {"reports", totals.reports},

@@ -37,11 +37,17 @@ double Since(Clock::time_point start) {
 }
 
 // Runs the bookkeeping benchmark into dir/tuner.db; returns its JSON.
-json MakeExperiment(const fs::path& dir, int64_t trials, int reports) {
+json MakeExperiment(const fs::path& dir, int64_t trials, int reports,
+                    const std::string& scheduler) {
   tuner::runner::SpawnRequest request;
-  request.argv = {BOOKKEEPING_BINARY,         "--trials",
-                  std::to_string(trials),     "--reports",
-                  std::to_string(reports),    "--storage",
+  request.argv = {BOOKKEEPING_BINARY,
+                  "--trials",
+                  std::to_string(trials),
+                  "--reports",
+                  std::to_string(reports),
+                  "--scheduler",
+                  scheduler,
+                  "--storage",
                   (dir / "tuner.db").string()};
   request.stdout_path = (dir / "bookkeeping.out").string();
   request.stderr_path = (dir / "bookkeeping.err").string();
@@ -80,6 +86,11 @@ int main(int argc, char** argv) {
   int64_t trials = 50000;
   int reports = 50;
   std::string dir_option;
+  std::string scheduler = "asha";
+  app.add_option("--scheduler", scheduler,
+                 "asha (most trials stop early) or fifo (every trial "
+                 "reports --reports times)")
+      ->check(CLI::IsMember({"asha", "fifo"}));
   app.add_option("--trials", trials, "trials in the experiment")
       ->check(CLI::PositiveNumber);
   app.add_option("--reports", reports, "max_t: reports of a full trial")
@@ -96,7 +107,7 @@ int main(int argc, char** argv) {
                            ("dashboard_load." + std::to_string(getpid()))
                      : fs::path(dir_option);
   fs::create_directories(dir);
-  json made = MakeExperiment(dir, trials, reports);
+  json made = MakeExperiment(dir, trials, reports, scheduler);
 
   // The incremental read re-reads the last 3 s of writes (the cursor's
   // overlap): let them pass, so the update measures a quiet experiment.
@@ -125,6 +136,7 @@ int main(int argc, char** argv) {
         "draw: tunerTest.drawMs};");
     json out = {
         {"trials", trials},
+        {"scheduler", scheduler},
         {"reports", made["reports"]},
         {"curves_drawn", first["curves"]},
         {"first_draw_ms", first["ms"]},

@@ -12,6 +12,10 @@ namespace tuner::storage {
 const char* TrialColumns();
 // The current row of a statement that selected TrialColumns() (no params).
 TrialRecord ReadTrialRow(const Statement& s);
+// A params row's value: `kind` is its kind column (b, i, f or s) and
+// `column` the index of its value column in `s`.
+core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
+                                int column);
 
 }  // namespace tuner::storage
 

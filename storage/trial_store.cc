@@ -54,14 +54,6 @@ TrialRecord ReadTrial(const Statement& s) {
   return r;
 }
 
-core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
-                                int column) {
-  if (kind == "b") return s.Int(column) != 0;
-  if (kind == "i") return s.Int(column);
-  if (kind == "f") return s.Double(column);
-  return s.Text(column);
-}
-
 void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
   if (auto* b = std::get_if<bool>(&value)) {
     s.Bind(index, "b").Bind(index + 1, static_cast<int64_t>(*b));
@@ -75,6 +67,14 @@ void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
 }
 
 }  // namespace
+
+core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
+                                int column) {
+  if (kind == "b") return s.Int(column) != 0;
+  if (kind == "i") return s.Int(column);
+  if (kind == "f") return s.Double(column);
+  return s.Text(column);
+}
 
 const char* TrialColumns() { return kTrialColumns; }
 TrialRecord ReadTrialRow(const Statement& s) { return ReadTrial(s); }
@@ -299,19 +299,6 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment);
-  return QueryTrials(stmt.value());
-}
-
-core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
-    ExperimentId experiment, double since) {
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt = db_->Prepare(
-      std::string("SELECT ") + kTrialColumns +
-      " FROM trials WHERE experiment_id = ?1 AND (ended_at IS NULL OR "
-      "ended_at > ?2 OR created_at > ?2 OR started_at > ?2) ORDER BY id");
-  if (!stmt.ok()) return stmt.error();
-  stmt.value().Bind(1, experiment);
-  stmt.value().Bind(2, since);
   return QueryTrials(stmt.value());
 }
 

@@ -184,8 +184,12 @@ class TrialStore {
   // The reports made after `since` (by trial, then seq) of trials that had
   // not ended by then. `metric` empty: the objective as `value`; otherwise
   // that key of each report's metrics (null where absent or not a number).
+  // `overview`: of those, only each trial's reports whose seq is a power of
+  // 4 (1, 4, 16, 64, ...) and its last report: at most log4(seq)+2 a trial,
+  // read by key (the other reports are not scanned).
   core::Result<std::vector<CurvePoint>> ListCurvesSince(
-      ExperimentId experiment, double since, const std::string& metric);
+      ExperimentId experiment, double since, const std::string& metric,
+      bool overview = false);
   // The rung decisions made after `since`, oldest first.
   core::Result<std::vector<DecisionRecord>> ListDecisionsSince(
       ExperimentId experiment, double since);
@@ -225,6 +229,8 @@ class TrialStore {
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
   // The query of BestTrials, bound.
+  // The largest seq of the experiment's reports (0 without any).
+  core::Result<int64_t> LongestCurve(ExperimentId experiment);
   core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,
                                       int64_t limit, BestBy by);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with

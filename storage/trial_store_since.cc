@@ -4,20 +4,112 @@
 // trial that can have newer reports.
 #include <limits>
 
+#include "storage/trial_row.h"
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
 
+namespace {
+
+// "1,4,16,...": the seqs of the overview up to `last` (a missing seq in
+// the list costs a lookup per trial, so the list stops at the longest).
+std::string PowersOfFour(int64_t last) {
+  std::string out = "1";
+  for (int64_t seq = 4; seq <= last && seq <= (int64_t{1} << 60); seq *= 4) {
+    out += "," + std::to_string(seq);
+  }
+  return out;
+}
+
+// The trials of ?1 changed after ?2 (ListTrialsChangedSince's rule).
+constexpr const char* kChangedTrials =
+    " WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
+    "t.ended_at > ?2 OR t.created_at > ?2 OR t.started_at > ?2)";
+
+// The reports of the curves read, those of the trials of ?1 that had not
+// ended by ?2 and were made after it, that match `on` (a condition on the
+// report `r` of the trial `t`).
+std::string CurvesSelect(const std::string& column, const std::string& on) {
+  return "SELECT r.trial_id, r.seq, r.attempt, r.time, " + column +
+         ", r.created_at FROM trials t JOIN reports r ON r.trial_id = t.id "
+         "AND " +
+         on +
+         " WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
+         "t.ended_at > ?2) AND r.created_at > ?2";
+}
+
+}  // namespace
+
+core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
+    ExperimentId experiment, double since) {
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  auto rows =
+      db_->Prepare(std::string("SELECT ") + TrialColumns() + " FROM trials t" +
+                   kChangedTrials + " ORDER BY t.id");
+  if (!rows.ok()) return rows.error();
+  rows.value().Bind(1, experiment).Bind(2, since);
+  std::vector<TrialRecord> out;
+  for (;;) {
+    auto row = rows.value().Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) break;
+    out.push_back(ReadTrialRow(rows.value()));
+  }
+  // Their params in one read, in the same trial order.
+  auto params = db_->Prepare(
+      std::string("SELECT p.trial_id, p.name, p.kind, p.value FROM trials t "
+                  "JOIN params p ON p.trial_id = t.id") +
+      kChangedTrials + " ORDER BY p.trial_id, p.position");
+  if (!params.ok()) return params.error();
+  Statement& s = params.value();
+  s.Bind(1, experiment).Bind(2, since);
+  size_t at = 0;
+  for (;;) {
+    auto row = s.Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    while (at < out.size() && out[at].id < s.Int(0)) ++at;
+    if (at == out.size()) return out;
+    if (out[at].id != s.Int(0)) continue;
+    out[at].params.emplace_back(s.Text(1), ReadParamValue(s, s.Text(2), 3));
+  }
+}
+
+core::Result<int64_t> TrialStore::LongestCurve(ExperimentId experiment) {
+  auto stmt = db_->Prepare(
+      "SELECT MAX((SELECT MAX(x.seq) FROM reports x WHERE x.trial_id = "
+      "t.id)) FROM trials t WHERE t.experiment_id = ?1");
+  if (!stmt.ok()) return stmt.error();
+  stmt.value().Bind(1, experiment);
+  auto row = stmt.value().Step();
+  if (!row.ok()) return row.error();
+  return row.value() ? stmt.value().Int(0) : 0;  // NULL (no reports): 0
+}
+
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
-    ExperimentId experiment, double since, const std::string& metric) {
+    ExperimentId experiment, double since, const std::string& metric,
+    bool overview) {
   // The metric's JSON path ($."name"); the API refuses names with quotes.
   std::string column =
       metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
-  auto stmt = db_->Prepare(
-      "SELECT r.trial_id, r.seq, r.attempt, r.time, " + column +
-      ", r.created_at FROM reports r JOIN trials t ON t.id = r.trial_id "
-      "WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
-      "t.ended_at > ?2) AND r.created_at > ?2 ORDER BY r.trial_id, r.seq");
+  // The overview reads each trial's few reports by key (trial_id, seq);
+  // UNION drops the last report where it is also a power of 4.
+  int64_t longest = 0;
+  if (overview) {
+    auto got = LongestCurve(experiment);
+    if (!got.ok()) return got.error();
+    longest = got.value();
+  }
+  std::string sql =
+      overview
+          ? CurvesSelect(column, "r.seq IN (" + PowersOfFour(longest) + ")") +
+                " UNION " +
+                CurvesSelect(column,
+                             "r.seq = (SELECT MAX(x.seq) FROM reports x "
+                             "WHERE x.trial_id = t.id)") +
+                " ORDER BY 1, 2"
+          : CurvesSelect(column, "1") + " ORDER BY r.trial_id, r.seq";
+  auto stmt = db_->Prepare(sql);
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <vector>
 
 #include "tests/catch.h"
 #include "tests/server/views_experiment.h"
@@ -93,10 +94,13 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
           "[server][api][dashboard]") {
   Fixture f;
   json all = f.GetJson("/api/experiments/views/curves");
-  CHECK(all["trials"].size() == testing::kViewsTrials);
-  // 16 trials stop at epoch 1, 12 at epoch 2, 12 complete at epoch 4.
-  CHECK(PointsOf(all) == 16 + 12 * 2 + 12 * 4);
-  CHECK(all["decisions"].size() == 40 + 24);
+  CHECK(all["trials"]["id"].size() == testing::kViewsTrials);
+  // 16 trials stop at epoch 1, 12 at epoch 2, 12 complete at epoch 4: the
+  // first read is the overview (seq 1, 4, 16, ... and the last one), so the
+  // trials of 4 reports send 2 of them.
+  CHECK(all["overview"] == true);
+  CHECK(PointsOf(all) == 16 + 12 * 2 + 12 * 2);
+  CHECK(all["decisions"]["trial"].size() == 40 + 24);
   CHECK(all["metrics"] == json({"epoch", "score", "loss", "acc"}));
   CHECK(all["cursor"].is_number());
   // The points are columns: trial, time, value, reported_at, seq.
@@ -104,8 +108,9 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
         json({1, 1.0, testing::ViewsScore(testing::ViewsLr(0), 1), 1000.0, 1}));
 
   json none = f.GetJson("/api/experiments/views/curves?since=1500");
-  CHECK(none["trials"].empty());
-  CHECK(none["decisions"].empty());
+  CHECK(none["overview"] == false);
+  CHECK(none["trials"]["id"].empty());
+  CHECK(none["decisions"]["trial"].empty());
   CHECK_FALSE(none.contains("metrics"));
 
   // A new trial reports at 2000: only it comes back.
@@ -123,17 +128,55 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
   }
   REQUIRE(f.writer->Commit().ok());
   json fresh = f.GetJson("/api/experiments/views/curves?since=1500");
-  REQUIRE(fresh["trials"].size() == 1);
-  CHECK(fresh["trials"][0]["id"] == trial.value());
-  CHECK(fresh["trials"][0]["status"] == "running");
+  REQUIRE(fresh["trials"]["id"].size() == 1);
+  CHECK(fresh["trials"]["id"][0] == trial.value());
+  CHECK(fresh["trials"]["status"][0] == "running");
+  CHECK(fresh["trials"]["params"]["lr"][0] == 1e-3);
+  CHECK(fresh["trials"]["params"]["batch"][0] == 16);
   REQUIRE(PointsOf(fresh) == 2);
   CHECK(PointAt(fresh, 0) == json({trial.value(), 1.0, 0.5, 2000.0, 1}));
   CHECK(PointAt(fresh, 1) == json({trial.value(), 2.0, 0.5, 2000.0, 2}));
   // A running trial is always sent (its row may change), its old reports
   // are not.
   json later = f.GetJson("/api/experiments/views/curves?since=2500");
-  REQUIRE(later["trials"].size() == 1);
+  REQUIRE(later["trials"]["id"].size() == 1);
   CHECK(PointsOf(later) == 0);
+}
+
+TEST_CASE("the first curves read sends each trial's overview points",
+          "[server][api][dashboard]") {
+  Fixture f;
+  // A trial of 70 reports: the overview has seq 1, 4, 16, 64 and 70; a
+  // read with ?since= sends every report.
+  f.now = 2000;
+  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  REQUIRE(trial.ok());
+  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
+  for (int epoch = 1; epoch <= 70; ++epoch) {
+    REQUIRE(
+        f.writer
+            ->AppendReport({trial.value(), epoch, epoch, 0.5, {{"score", 0.5}}},
+                           core::Mode::kMax)
+            .ok());
+  }
+  REQUIRE(f.writer->Commit().ok());
+  auto seqs_of = [&](const json& curves) {
+    std::vector<int64_t> out;
+    const json& c = curves["points"];
+    for (size_t i = 0; i < c["trial"].size(); ++i) {
+      if (c["trial"][i] == trial.value()) out.push_back(c["seq"][i]);
+    }
+    return out;
+  };
+  json overview = f.GetJson("/api/experiments/views/curves");
+  CHECK(seqs_of(overview) == std::vector<int64_t>{1, 4, 16, 64, 70});
+  json full = f.GetJson("/api/experiments/views/curves?since=0");
+  CHECK(seqs_of(full).size() == 70);
+  // The trials and decisions are columns too; params one array each.
+  CHECK(overview["trials"]["params"]["lr"].size() ==
+        overview["trials"]["id"].size());
+  CHECK(overview["decisions"]["verdict"].size() ==
+        overview["decisions"]["trial"].size());
 }
 
 TEST_CASE("curves ?metric= gives another stored metric",
@@ -146,7 +189,7 @@ TEST_CASE("curves ?metric= gives another stored metric",
         Approx(1 - testing::ViewsScore(testing::ViewsLr(0), 1)));
   // A metric no report has: rows without points.
   json missing = f.GetJson("/api/experiments/views/curves?metric=nosuch");
-  CHECK(missing["trials"].size() == testing::kViewsTrials);
+  CHECK(missing["trials"]["id"].size() == testing::kViewsTrials);
   CHECK(PointsOf(missing) == 0);
 }
 

@@ -125,8 +125,8 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
 
   auto curves = json::parse(
       client->Call("GET", "/api/experiments/api1/curves").value().body);
-  CHECK(curves["trials"].size() == 4);
-  CHECK(curves["decisions"].size() >= 1);
+  CHECK(curves["trials"]["id"].size() == 4);
+  CHECK(curves["decisions"]["trial"].size() >= 1);
   auto leases = json::parse(
       client->Call("GET", "/api/experiments/api1/leases").value().body);
   CHECK(leases.size() >= 4);

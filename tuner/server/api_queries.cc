@@ -114,10 +114,38 @@ bool IsMetricName(const std::string& name) {
   return true;
 }
 
-// The trial rows (as `tuner trials --format json` gives them).
-Json TrialRows(const std::vector<storage::TrialRecord>& trials) {
-  Json out = Json::array();
-  for (const auto& t : trials) out.push_back(TrialJson(t));
+// Appends `value` to the column `name` of `columns`, which holds `row`
+// values so far (a column new at this row starts with nulls).
+void AppendCell(Json& columns, const std::string& name, Json value,
+                size_t row) {
+  Json& column = columns[name];
+  if (column.is_null()) column = Json::array();
+  while (column.size() < row) column.push_back(nullptr);
+  column.push_back(std::move(value));
+}
+
+// The trial rows (the fields of `tuner trials --format json`) as columns,
+// one array per field and `params` one array per param (null where a trial
+// lacks it): the keys are written once, not once per trial.
+Json TrialColumns(const std::vector<storage::TrialRecord>& trials) {
+  Json out = Json::object();
+  Json params = Json::object();
+  for (size_t row = 0; row < trials.size(); ++row) {
+    Json fields = TrialJson(trials[row]);
+    for (auto& [key, value] : fields.items()) {
+      if (key != "params") {
+        AppendCell(out, key, std::move(value), row);
+        continue;
+      }
+      for (auto& [name, v] : value.items()) {
+        AppendCell(params, name, std::move(v), row);
+      }
+    }
+  }
+  for (auto& [name, column] : params.items()) {
+    while (column.size() < trials.size()) column.push_back(nullptr);
+  }
+  out["params"] = std::move(params);
   return out;
 }
 
@@ -142,16 +170,20 @@ Json PointColumns(const std::vector<storage::CurvePoint>& points) {
           {"seq", std::move(seq)}};
 }
 
-Json DecisionsJson(const std::vector<storage::DecisionRecord>& decisions) {
-  Json out = Json::array();
+// The rung decisions as columns (trial, rung, milestone, verdict).
+Json DecisionColumns(const std::vector<storage::DecisionRecord>& decisions) {
+  Json trial = Json::array(), rung = Json::array(), milestone = Json::array(),
+       verdict = Json::array();
   for (const auto& d : decisions) {
-    out.push_back(
-        {{"trial", d.trial},
-         {"rung", d.decision.rung},
-         {"milestone", d.decision.milestone},
-         {"verdict", std::string(core::ToString(d.decision.verdict))}});
+    trial.push_back(d.trial);
+    rung.push_back(d.decision.rung);
+    milestone.push_back(d.decision.milestone);
+    verdict.push_back(std::string(core::ToString(d.decision.verdict)));
   }
-  return out;
+  return {{"trial", std::move(trial)},
+          {"rung", std::move(rung)},
+          {"milestone", std::move(milestone)},
+          {"verdict", std::move(verdict)}};
 }
 
 // The metrics a trial reported (from its first report), so the page can
@@ -274,7 +306,9 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
   if (!e.ok()) return Failure(e.error());
   ExperimentId id = e.value().id;
   auto trials = store.value()->ListTrialsChangedSince(id, *since);
-  auto points = store.value()->ListCurvesSince(id, *since, metric);
+  // The first read (no ?since=) is the overview: a few points a trial.
+  bool overview = !std::isfinite(*since);
+  auto points = store.value()->ListCurvesSince(id, *since, metric, overview);
   auto decisions = store.value()->ListDecisionsSince(id, *since);
   if (!trials.ok()) return Failure(trials.error());
   if (!points.ok()) return Failure(points.error());
@@ -286,9 +320,10 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
               {"time_attr", e.value().time_attr},
               {"since", Finite(*since)},
               {"cursor", cursor},
-              {"trials", TrialRows(trials.value())},
+              {"overview", overview},
+              {"trials", TrialColumns(trials.value())},
               {"points", PointColumns(points.value())},
-              {"decisions", DecisionsJson(decisions.value())}};
+              {"decisions", DecisionColumns(decisions.value())}};
   if (!std::isfinite(*since)) {
     out["metrics"] = MetricNames(*store.value(), points.value());
   }

@@ -108,11 +108,33 @@ const ExperimentPage = (() => {
              result);
   }
 
+  // The rows of a columnar answer (an array per field; `params`, if there,
+  // an object of arrays) as objects, params nested as the API's trial has.
+  function rowsOf(columns) {
+    const keys = Object.keys(columns).filter((k) => k !== 'params');
+    const params = columns.params || {};
+    const names = Object.keys(params);
+    const n = keys.length ? columns[keys[0]].length : 0;
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const row = {};
+      for (const k of keys) row[k] = columns[k][i];
+      if (columns.params) {
+        row.params = {};
+        for (const p of names) if (params[p][i] !== null) row.params[p] = params[p][i];
+      }
+      out[i] = row;
+    }
+    return out;
+  }
+
   // Merges an answer of /curves into the state: new trial rows replace
   // old ones (keeping their points), new points (by seq) are appended to
-  // their trial's [time, value, reported_at, seq] list.
+  // their trial's [time, value, reported_at, seq] list. The first answer
+  // is the overview (a few points a trial: docs/service.md); the later
+  // ones bring every new report.
   function mergeCurves(s, curves) {
-    for (const t of curves.trials) {
+    for (const t of rowsOf(curves.trials)) {
       const old = s.trials.get(t.id);
       t.points = old ? old.points : [];
       s.trials.set(t.id, t);
@@ -124,7 +146,7 @@ const ExperimentPage = (() => {
       const last = t.points.length ? t.points[t.points.length - 1][3] : 0;
       if (c.seq[i] > last) t.points.push([c.time[i], c.value[i], c.reported_at[i], c.seq[i]]);
     }
-    for (const d of curves.decisions)
+    for (const d of rowsOf(curves.decisions))
       s.decisions.set(`${d.trial}:${d.rung}:${d.milestone}:${d.verdict}`, d);
     if (curves.metrics) s.metrics = curves.metrics;
     s.meta = {metric: curves.metric, shown: curves.shown, mode: curves.mode,
