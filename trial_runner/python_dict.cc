@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace tuner::runner {
@@ -43,6 +44,37 @@ class DictReader {
 
 constexpr int kMaxDepth = 16;
 
+// A string literal's body (between its quotes, escapes as written) as text.
+// It is rewritten as a JSON string and decoded by nlohmann (\uXXXX with
+// surrogate pairs, \n, \\, \"): Python's \' and \xHH become JSON's, a bare
+// " and a raw control character are escaped. What JSON cannot read (\U,
+// \N{...}) is kept as written rather than guessed at.
+std::string DecodeLiteral(std::string_view body) {
+  std::string json = "\"";
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '"') {
+      json += "\\\"";
+    } else if (static_cast<unsigned char>(c) < 0x20) {  // raw: JSON forbids
+      json += "\\u00";
+      json += "0123456789abcdef"[c >> 4];
+      json += "0123456789abcdef"[c & 0xF];
+    } else if (c != '\\' || i + 1 == body.size()) {
+      json += c;
+    } else if (char next = body[++i]; next == '\'') {
+      json += '\'';
+    } else if (next == 'x') {
+      json += "\\u00";
+    } else {
+      json += '\\';
+      json += next;
+    }
+  }
+  json += '"';
+  auto decoded = nlohmann::json::parse(json, nullptr, false);
+  return decoded.is_string() ? decoded.get<std::string>() : std::string(body);
+}
+
 std::optional<core::Metrics> DictReader::ReadDict() {
   if (!Consume('{')) return std::nullopt;
   core::Metrics metrics;
@@ -66,15 +98,15 @@ std::optional<std::string> DictReader::ReadString() {
     return std::nullopt;
   }
   char quote = text_[pos_++];
-  std::string out;
+  std::string body;  // escapes as written
   while (!AtEnd()) {
     char c = text_[pos_++];
-    if (c == quote) return out;
+    if (c == quote) return DecodeLiteral(body);
+    body.push_back(c);
     if (c == '\\') {
       if (AtEnd()) return std::nullopt;
-      c = text_[pos_++];
+      body.push_back(text_[pos_++]);
     }
-    out.push_back(c);
   }
   return std::nullopt;  // unterminated, e.g. a truncated line
 }

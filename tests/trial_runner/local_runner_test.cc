@@ -106,6 +106,35 @@ TEST_CASE("runner passes env and cwd and reports crashes",
   CHECK(text.str().find("\nTUNER_TEST_VAR=a b;$c\n") != std::string::npos);
 }
 
+// `tuner` ignores SIGPIPE (main.cc); its shim does too. A trial must not
+// inherit that: `python train.py | head` inside it must end as it would in
+// a shell. The trial prints its ignored-signal mask.
+TEST_CASE(
+    "a trial starts with SIGPIPE at its default though the tuner "
+    "ignores it",
+    "[runner][process]") {
+  struct sigaction ignore {
+  }, saved{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &saved);
+  Fixture f;
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder, {TUNER_SHIM, "", {}});
+  TrialLaunch launch = f.Launch(1, {});
+  launch.spawn.argv = {"sh", "-c", "grep SigIgn /proc/self/status"};
+  REQUIRE(runner.Start(launch).ok());
+  io.run_for(std::chrono::seconds(20));
+  sigaction(SIGPIPE, &saved, nullptr);
+  REQUIRE(recorder.exits_.count(1));
+  std::ifstream out(launch.spawn.stdout_path);
+  std::string label, mask;
+  out >> label >> mask;
+  REQUIRE(label == "SigIgn:");
+  unsigned long long ignored = std::stoull(mask, nullptr, 16);
+  CHECK((ignored & (1ULL << (SIGPIPE - 1))) == 0);
+}
+
 TEST_CASE("a trial whose status.json is lost is not said to be killed",
           "[runner][process]") {
   Fixture f;

@@ -27,6 +27,29 @@ TEST_CASE("JSON lines and [tune-metric] lines", "[runner][parser]") {
   CHECK(std::isinf(Get(*python_json, "x")));
 }
 
+// Python's json.dumps escapes every non-ASCII character (\u00e9, a pair
+// for one beyond the BMP) and writes NaN, which strict JSON refuses: the
+// keys must still come out as the text the trial meant.
+TEST_CASE("escapes in metric keys are decoded, not mangled",
+          "[runner][parser]") {
+  auto strict = ParseMetricLine(R"({"caf\u00e9": 1})");
+  REQUIRE(strict);
+  CHECK(Get(*strict, "caf\xC3\xA9") == 1);
+  auto with_nan = ParseMetricLine(
+      R"({"caf\u00e9": 1, "smile\ud83d\ude00": 2, "loss": NaN})");
+  REQUIRE(with_nan);
+  CHECK(Get(*with_nan, "caf\xC3\xA9") == 1);
+  CHECK(Get(*with_nan, "smile\xF0\x9F\x98\x80") == 2);
+  auto repr = ParseMetricLine(
+      R"({'it\'s': 1, 'caf\xe9': 2, 'say "hi"': 3, 'a\\b': 4, "q\"": 5})");
+  REQUIRE(repr);
+  CHECK(Get(*repr, "it's") == 1);
+  CHECK(Get(*repr, "caf\xC3\xA9") == 2);
+  CHECK(Get(*repr, "say \"hi\"") == 3);
+  CHECK(Get(*repr, "a\\b") == 4);
+  CHECK(Get(*repr, "q\"") == 5);
+}
+
 TEST_CASE("Hugging Face Trainer dict lines", "[runner][parser]") {
   auto raw =
       ParseMetricLine("{'eval_loss': 0.37, 'eval_f1': 0.91, 'epoch': 3.0}");

@@ -132,6 +132,49 @@ offer ')" TUNER_BINARY R"(' best dig
   fs::remove_all(dir);
 }
 
+// Experiment names are data from a database anyone may hand over: Tab
+// after `tuner best ` must run none of them and offer only valid names,
+// whichever way --db is written.
+TEST_CASE("the bash completion runs no code stored in experiment names",
+          "[tuner][cli][process]") {
+  fs::path dir = FreshDir("hostile");
+  fs::create_directories(dir / "e");
+  {
+    auto store = storage::TrialStore::Open((dir / "e" / "t.db").string());
+    REQUIRE(store.ok());
+    for (const char* name : {"$(touch ran-dollar)", "`touch ran-tick`",
+                             "ok-name", "o; touch ran-semicolon", "o*"}) {
+      storage::ExperimentRecord record;
+      record.name = name;
+      record.status = "finished";
+      record.metric = "acc";
+      record.time_attr = "epoch";
+      record.config_json = "{}";
+      REQUIRE(store.value()->CreateExperiment(record).ok());
+    }
+    REQUIRE(store.value()->Commit().ok());
+  }
+  Output names = RunTuner(dir, "experiment-names --db e/t.db");
+  CHECK(names.out == "ok-name\n");
+  std::ofstream(dir / "tuner.bash") << RunTuner(dir, "completion bash").out;
+  std::string complete = R"(
+source ./tuner.bash
+offer() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _tuner
+          echo "${COMPREPLY[*]}"; }
+offer ')" TUNER_BINARY R"(' --db e/t.db best ''
+offer ')" TUNER_BINARY R"(' --db = e/t.db best o
+offer ')" TUNER_BINARY R"(' --db=e/t.db best ''
+offer ')" TUNER_BINARY R"(' best --db=e/t.db '$('
+)";
+  std::string offered = Bash(dir, complete);
+  CHECK(offered == "ok-name\nok-name\nok-name\n\n");
+  for (const char* ran : {"ran-dollar", "ran-tick", "ran-semicolon"}) {
+    INFO(ran);
+    CHECK_FALSE(fs::exists(dir / ran));
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("the man page renders without warnings and lists every verb",
           "[tuner][cli][process]") {
   fs::path dir = FreshDir("man");

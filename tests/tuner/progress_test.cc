@@ -2,7 +2,9 @@
 // terminal's width, redrawn without fragments), the line per event of a
 // pipe, NO_COLOR and TERM=dumb, and --quiet. Events are fed by hand; the
 // width and the clock are injected. No process.
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <string>
@@ -294,6 +296,40 @@ TEST_CASE("progress: --quiet prints the summary line only", "[progress]") {
   quiet.SweepEnded("finished", c);
   CHECK(out.Take() ==
         "sweep finished: 1 completed, 0 stopped early, 0 failed\n");
+}
+
+// Every display on a pipe whose reader has gone (`tuner run | head -1`,
+// with SIGPIPE ignored as main does): each event returns, none throws,
+// and after the first failed write nothing more is tried.
+TEST_CASE("progress: a closed pipe stops the display, not the sweep",
+          "[progress]") {
+  struct sigaction ignore {
+  }, saved{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &saved);
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  close(fds[0]);
+  std::FILE* out = fdopen(fds[1], "w");
+  REQUIRE(out != nullptr);
+  ManualClock clock;
+  LineProgress lines(out, "loss", "epoch");
+  QuietProgress quiet(out);
+  TableProgress table(
+      out, "loss", "epoch", [] { return 80; }, clock);
+  std::vector<ProgressSink*> sinks = {&lines, &quiet, &table};
+  SweepCounts c{1, 2, 1};
+  for (ProgressSink* sink : sinks) {
+    CHECK_NOTHROW(sink->TrialStarted({1, &kParams, 1}, c));
+    CHECK_NOTHROW(sink->TrialReported(
+        {1, &kParams, 1}, 1, 0.5, AtRung(1, 1, 1, core::Action::kComplete), c));
+    CHECK_NOTHROW(sink->TrialEnded({1, &kParams, 1},
+                                   core::TrialStatus::kCompleted, "", c));
+    CHECK_NOTHROW(sink->SweepEnded("finished", c));
+  }
+  CHECK_FALSE(std::ferror(out));  // cleared: the error was seen and kept
+  std::fclose(out);
+  sigaction(SIGPIPE, &saved, nullptr);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "tests/csv_reader.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/text/csv.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
 #include "tuner/text/trial_format.h"
@@ -21,6 +22,8 @@ using storage::TrialStore;
 using testing::ParseCsv;
 
 const char* kHostile = "a,b \"quoted\"\r\nnext line, \x1b[2J";
+// kHostile as CSV shows it: its ESC is U+FFFD, the rest as stored.
+const char* kHostileInCsv = "a,b \"quoted\"\r\nnext line, \xEF\xBF\xBD[2J";
 
 const char* kYaml = R"(name: formats
 command: python3 train.py --lr {lr} --opt {opt} --out {trial_dir}
@@ -107,16 +110,32 @@ TEST_CASE("trials as CSV parse back to the stored values, hostile text too",
     CHECK(std::stoll(row[0]) == t.id);
     CHECK(row[1] == core::ToString(t.status));
     CHECK(std::stod(row[2]) == std::get<double>(t.params[0].second));
-    CHECK(
-        row[3] ==
-        (t.params.size() > 1 ? std::get<std::string>(t.params[1].second) : ""));
+    CHECK(row[3] == CsvShown(t.params.size() > 1
+                                 ? std::get<std::string>(t.params[1].second)
+                                 : ""));
     CHECK(row[5] == (t.last_value ? core::FormatDouble(*t.last_value) : ""));
-    CHECK(row[9] == t.reason);
+    CHECK(row[9] == CsvShown(t.reason));
   }
-  CHECK(rows[1][3] == kHostile);
+  CHECK(rows[1][3] == kHostileInCsv);
   CHECK(rows[1][8] == "3");
-  CHECK(rows[1][9] == kHostile);
+  CHECK(rows[1][9] == kHostileInCsv);
   CHECK(rows[1][6] == "0.9");  // best_value: the peak
+}
+
+// Viewing a CSV file must not drive the terminal: every control character
+// but TAB, CR and LF (C0, DEL, C1 in UTF-8) is U+FFFD; other text stays.
+TEST_CASE("CSV fields show control characters as U+FFFD", "[tuner][query]") {
+  const std::string fffd = "\xEF\xBF\xBD";
+  CHECK(CsvField("key\x1b[2J") == "key" + fffd + "[2J");
+  CHECK(CsvField(std::string("a\0b\x07\x7f", 5)) ==
+        "a" + fffd + "b" + fffd + fffd);
+  CHECK(CsvField("c1 \xC2\x9B"
+                 "31m \xC2\x80") == "c1 " + fffd + "31m " + fffd);
+  CHECK(CsvField("tab\tok") == "tab\tok");
+  CHECK(CsvField("caf\xC3\xA9 \xC2\xA0") == "caf\xC3\xA9 \xC2\xA0");
+  CHECK(CsvField("l1\r\nl2,\x1b") == "\"l1\r\nl2," + fffd + "\"");
+  CHECK(CsvRecord({"\x1b]0;title\x07", "x"}) ==
+        fffd + "]0;title" + fffd + ",x\r\n");
 }
 
 TEST_CASE("reports as CSV: every report a row, every metric a column",

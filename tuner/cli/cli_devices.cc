@@ -1,6 +1,7 @@
 // `tuner devices`: the inventory and who holds what.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -43,8 +44,13 @@ std::string Memory(const runner::Device& d) {
 
 void PrintText(const runner::Inventory& inventory,
                const std::vector<Row>& rows) {
-  fmt::print("{}: {} device(s), from {}\n", runner::ToString(inventory.kind),
-             rows.size(), inventory.source);
+  // fputs, not fmt::print: that throws on a closed pipe (SIGPIPE is
+  // ignored, main.cc).
+  std::fputs(fmt::format("{}: {} device(s), from {}\n",
+                         runner::ToString(inventory.kind), rows.size(),
+                         inventory.source)
+                 .c_str(),
+             stdout);
   bool cuda = inventory.kind == runner::DeviceKind::kCuda;
   const char* index_name =
       inventory.kind == runner::DeviceKind::kNeuron ? "CHIP" : "INDEX";
@@ -68,10 +74,10 @@ void PrintText(const runner::Inventory& inventory,
       out += c + 1 == line.size() ? line[c]
                                   : fmt::format("{:<{}}  ", line[c], width[c]);
     }
-    fmt::print("{}\n", out);
+    std::fputs((out + "\n").c_str(), stdout);
   }
   for (const auto& warning : inventory.warnings)
-    fmt::print("warning: {}\n", warning);
+    std::fputs(("warning: " + warning + "\n").c_str(), stdout);
 }
 
 void PrintJson(const runner::Inventory& inventory,
@@ -92,7 +98,7 @@ void PrintJson(const runner::Inventory& inventory,
                               {"state", r.state},
                               {"detail", r.detail}});
   }
-  fmt::print("{}\n", out.dump(2));
+  std::fputs((out.dump(2) + "\n").c_str(), stdout);
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ _tuner() {
         if [[ ${COMP_WORDS[i + 1]} == = ]]; then ((i++)); fi
         ((i + 1 < COMP_CWORD)) && db=${COMP_WORDS[i + 1]}
         ((i++)) ;;
+      --db=*) db=${word#--db=} ;;  # COMP_WORDBREAKS without '='
       -*) ;;
       *) [[ -z $verb ]] && verb=$word ;;
     esac
@@ -103,7 +104,13 @@ constexpr const char* kBashTail =
   fi
   case $positional in
     name)
-      COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" experiment-names --db "$db" 2>/dev/null)" -- "$cur")) ;;
+      # Names are data: read as lines, kept by a plain prefix test, never
+      # expanded as words (compgen -W would run a name like $(cmd)).
+      local names name
+      mapfile -t names < <("${COMP_WORDS[0]}" experiment-names --db "$db" 2>/dev/null)
+      for name in "${names[@]}"; do
+        [[ $name == "$cur"* ]] && COMPREPLY+=("$name")
+      done ;;
     verbs) COMPREPLY=($(compgen -W "$_tuner_verbs" -- "$cur")) ;;
     choices:*) COMPREPLY=($(compgen -W "${positional#choices:}" -- "$cur")) ;;
   esac
@@ -190,7 +197,9 @@ constexpr const char* kZshHead = R"sh(#compdef tuner
 # The experiments in the database named by --db on the line (else tuner.db).
 _tuner_names() {
   local -a names
-  names=(${(f)"$($_tuner_command experiment-names --db ${_tuner_db:-tuner.db} 2>/dev/null)"})
+  # (f): one name a line; zsh expands no parameter value further, and
+  # compadd takes each as a literal word.
+  names=(${(f)"$($_tuner_command experiment-names --db "${_tuner_db:-tuner.db}" 2>/dev/null)"})
   compadd -a names
 }
 

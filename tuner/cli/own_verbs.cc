@@ -10,6 +10,7 @@
 #include "tuner/cli/completion.h"
 #include "tuner/cli/man_page.h"
 #include "tuner/cli/version.h"
+#include "tuner/config/config_values.h"
 
 namespace tuner::cli {
 
@@ -65,12 +66,15 @@ int ManPageVerb(Arguments& a) {
 
 void NamesFlags(CLI::App& c, Arguments&) { c.group(""); }
 // Read-only and silent: a missing or unreadable database lists nothing.
+// Only names that pass the name rule: a crafted database hands the
+// completion scripts nothing a shell could take for code.
 int NamesVerb(Arguments& a) {
   auto store = storage::TrialStore::OpenReadOnly(a.db);
   if (!store.ok()) return kExitOk;
   auto experiments = store.value()->ListExperiments();
   if (!experiments.ok()) return kExitOk;
   for (const auto& experiment : experiments.value()) {
+    if (!config::IsName(experiment.name)) continue;
     std::printf("%s\n", experiment.name.c_str());
   }
   return kExitOk;

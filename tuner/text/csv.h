@@ -1,6 +1,7 @@
 // CSV as RFC 4180 writes it: fields separated by commas, records ended by
 // CRLF, a field quoted (its quotes doubled) when it holds a comma, a quote,
-// CR or LF, so any text a trial stored stays in its own cell.
+// CR or LF, so any text a trial stored stays in its own cell; control
+// characters other than TAB, CR and LF are shown as U+FFFD (CsvShown).
 #ifndef TUNER_TUNER_TEXT_CSV_H_
 #define TUNER_TUNER_TEXT_CSV_H_
 
@@ -11,7 +12,13 @@
 
 namespace tuner {
 
-// One field, quoted when it must be.
+// `text` with each control character a terminal could act on (C0 but TAB,
+// CR and LF; DEL; C1, U+0080..U+009F) replaced by U+FFFD, so that viewing
+// a CSV file (`cat`, `less -R`) never runs an escape sequence a trial
+// printed. JSON escapes them instead (\u001b).
+std::string CsvShown(std::string_view text);
+
+// One field, through CsvShown, quoted when it must be.
 std::string CsvField(std::string_view text);
 
 // One record: the fields, each through CsvField, then CRLF.

@@ -30,9 +30,18 @@ std::string DescribeOutcome(const std::string& outcome, const SweepCounts& c) {
                      outcome, c.completed, c.stopped, c.failed);
 }
 
+void WriteProgress(std::FILE* out, std::string_view text, bool* broken) {
+  if (*broken) return;
+  // fwrite, not fmt::print: that throws on a failed write.
+  bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  if (!written || std::fflush(out) != 0) {
+    *broken = true;
+    std::clearerr(out);
+  }
+}
+
 void LineProgress::Print(const std::string& line) {
-  fmt::print(out_, "{}\n", line);
-  std::fflush(out_);
+  WriteProgress(out_, line + "\n", &broken_);
 }
 
 void LineProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
@@ -78,8 +87,7 @@ void LineProgress::SweepEnded(const std::string& outcome,
 
 void QuietProgress::SweepEnded(const std::string& outcome,
                                const SweepCounts& c) {
-  fmt::print(out_, "{}\n", DescribeOutcome(outcome, c));
-  std::fflush(out_);
+  WriteProgress(out_, DescribeOutcome(outcome, c) + "\n", &broken_);
 }
 
 }  // namespace tuner

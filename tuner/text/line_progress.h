@@ -7,10 +7,18 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
+
+// Writes `text` to `out` and flushes it, unless `*broken` says an earlier
+// write failed; a failed write (EPIPE: `tuner run | head -1`) sets it. The
+// progress is only a display: once the reader has gone, the sweep goes on
+// to its end silently (SIGPIPE is ignored in main) and its results are in
+// the database as always.
+void WriteProgress(std::FILE* out, std::string_view text, bool* broken);
 
 // One line when a trial starts, is promoted, and ends (completed, stopped,
 // paused, failed: with its last report and why: the sweep's reason, else
@@ -41,6 +49,7 @@ class LineProgress : public ProgressSink {
   void Print(const std::string& line);
 
   std::FILE* out_;
+  bool broken_ = false;  // a write failed: print nothing more
   std::string metric_;
   std::string time_attr_;
   std::map<core::TrialId, LastReport> last_;  // trials that run
@@ -61,6 +70,7 @@ class QuietProgress : public ProgressSink {
 
  private:
   std::FILE* out_;
+  bool broken_ = false;
 };
 
 // "rung 3: rank 2 of 7, continue" for the last rung of a decision ("" if none).

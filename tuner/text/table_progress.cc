@@ -99,8 +99,7 @@ void TableProgress::Redraw(const SweepCounts& c, const std::string& permanent) {
   lines.push_back(FitColumns(DescribeCounts(c), columns));
   for (const auto& line : lines) out += line + "\n";
   drawn_lines_ = static_cast<int>(lines.size());
-  std::fwrite(out.data(), 1, out.size(), out_);
-  std::fflush(out_);
+  WriteProgress(out_, out, &broken_);
   last_draw_ = clock_.Now();
 }
 
@@ -139,8 +138,9 @@ void TableProgress::TrialEnded(const TrialEvent& event,
 void TableProgress::SweepEnded(const std::string& outcome,
                                const SweepCounts& c) {
   Redraw(c, "");
-  fmt::print(out_, "{}\n", FitColumns(DescribeOutcome(outcome, c), columns_()));
-  std::fflush(out_);
+  WriteProgress(out_,
+                FitColumns(DescribeOutcome(outcome, c), columns_()) + "\n",
+                &broken_);
 }
 
 }  // namespace tuner

@@ -52,6 +52,7 @@ class TableProgress : public ProgressSink {
   std::vector<std::string> TableLines(int columns) const;
 
   std::FILE* out_;
+  bool broken_ = false;  // a write failed (WriteProgress): draw no more
   std::string metric_;
   std::string time_attr_;
   std::function<int()> columns_;
