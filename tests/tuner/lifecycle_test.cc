@@ -319,7 +319,7 @@ TEST_CASE("extend refuses a grid whose budget has all its combinations",
   std::string grid =
       "name: g\ncommand: /bin/true --lr {lr}\nmetric: score\nmode: max\n"
       "time_attr: epoch\nsearch_space: {lr: {type: grid, values: [0.1, 0.2, "
-      "0.3]}}\ndevices: {kind: cpu, slots: 1}\n";
+      "0.3]}}\nsearcher: {type: grid}\ndevices: {kind: cpu, slots: 1}\n";
   auto result = RunStored(grid + "num_trials: 2\n");
   std::string db = DbOf(result);
   auto over = ExtendExperiment(*result.store, db, "g", 2);
