@@ -15,11 +15,13 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A stopped experiment as `tuner run` stores it, with one trial directory.
-void AddStopped(const Service& service, const std::string& name) {
+void AddStopped(const Service& service, const std::string& name,
+                const std::string& space =
+                    "search_space: {lr: {type: uniform, low: 0, high: 1}}\n"
+                    "num_trials: 8\n") {
   std::string yaml = "name: " + name +
-                     "\ncommand: /bin/true {lr}\nmetric: s\nmode: max\n"
-                     "search_space: {lr: {type: uniform, low: 0, high: 1}}\n"
-                     "num_trials: 8\n";
+                     "\ncommand: /bin/true {lr}\nmetric: s\nmode: max\n" +
+                     space;
   auto config = LoadConfigText(yaml, "x.yaml", service.dir().string(),
                                service.dir().string());
   REQUIRE(config.ok());
@@ -68,6 +70,20 @@ TEST_CASE("Service: extend raises the budget, with the token only",
             .status == 404);
   CHECK(client->Call("GET", "/api/experiments/grow/extend").value().status ==
         405);
+}
+
+TEST_CASE("Service: extend says why a spent grid cannot grow (400)",
+          "[server][lifecycle]") {
+  Service service;
+  AddStopped(service, "g",
+             "search_space: {lr: {type: grid, values: [0.1, 0.2]}}\n"
+             "searcher: {type: grid}\n");
+  auto r = service.Client()->Call("POST", "/api/experiments/g/extend?trials=1");
+  REQUIRE(r.ok());
+  CHECK(r.value().status == 400);
+  CHECK(r.value().body.find("searches a grid of 2 combinations and its "
+                            "budget is 2 trials: it has no more configs to "
+                            "run") != std::string::npos);
 }
 
 TEST_CASE("Service: delete removes rows and files, 409 while it runs",

@@ -35,15 +35,32 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   CHECK(extend.out ==
         "d: budget 3 trials (2 so far, finished); run them: tuner resume d\n");
   CHECK(RunTuner(dir, "resume d").code == 0);
+  // extend --run takes resume's --quiet.
+  Output quiet = RunTuner(dir, "extend d --trials 1 --run -q");
+  INFO(quiet.err);
+  CHECK(quiet.code == 0);
   Output refused = RunTuner(dir, "delete d </dev/null");
   CHECK(refused.code == 2);
   CHECK(refused.err.find("stdin is not a terminal; add --yes") !=
         std::string::npos);
   Output deleted = RunTuner(dir, "delete d --yes");
   CHECK(deleted.code == 0);
-  CHECK(deleted.out == "d: deleted (3 trials, 1 paths removed)\n");
+  CHECK(deleted.out == "d: deleted (4 trials, 1 paths removed)\n");
   CHECK_FALSE(fs::exists(dir / "tuner.db.trials" / "d"));
-  CHECK(RunTuner(dir, "delete d --yes").code == 2);
+  // As `tuner best` says it: exit 1, the experiments there are.
+  Output gone = RunTuner(dir, "delete d --yes");
+  CHECK(gone.code == 1);
+  CHECK(gone.err == RunTuner(dir, "best d").err);
+  CHECK(gone.err.starts_with("tuner: no experiment 'd' in "));
+  Output more = RunTuner(dir, "extend d --trials 1");
+  CHECK(more.code == 1);
+  CHECK(more.err == gone.err);
+  Output nodb = RunTuner(dir, "delete d --yes --db none.db");
+  CHECK(nodb.code == 1);
+  CHECK(nodb.err == RunTuner(dir, "best d --db none.db").err);
+  CHECK(nodb.err.starts_with("tuner: no database at ./none.db"));
+  CHECK(RunTuner(dir, "extend d --trials 1 --db none.db").err == nodb.err);
+  CHECK_FALSE(fs::exists(dir / "none.db"));
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,8 @@
 // The experiment life cycle without processes: extending a running or a
 // finished sweep (ScriptedRunner on a ManualClock), and deleting an
 // experiment's rows and files (crash-safe, never outside its own files).
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -217,6 +219,121 @@ TEST_CASE("an experiment of the shared trials/ layout loses only its dirs",
   CHECK_FALSE(fs::exists(legacy / "1"));
   CHECK_FALSE(fs::exists(legacy / "2"));
   CHECK(fs::exists(legacy / "99" / "stdout.log"));
+}
+
+std::string WithCheckpoints(const std::string& name, const std::string& dir) {
+  return Yaml(name, 2) + "checkpoints: {dir: \"" + dir + "\"}\n";
+}
+
+TEST_CASE("delete never follows '..' in checkpoints.dir out of the trial",
+          "[tuner][lifecycle]") {
+  // {trial_dir}/../../.. is the folder of the database and the config.
+  auto result = RunStored(WithCheckpoints("up", "{trial_dir}/../../.."));
+  std::string db = DbOf(result);
+  Touch(result.dir / "train.py");
+  auto deleted = DeleteExperiment(*result.store, db, "up");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(db));
+  CHECK(fs::exists(result.dir / "train.py"));
+  CHECK_FALSE(fs::exists(TrialsRootFor(db, "up")));
+  REQUIRE(deleted.value().left.size() == 2);
+  CHECK(deleted.value().left[0].ends_with(": it has a '..' component"));
+  CHECK(result.store->DoomedPaths("up").value().empty());
+}
+
+TEST_CASE("delete leaves a checkpoints.dir that '..' takes off its trial",
+          "[tuner][lifecycle]") {
+  auto dir = fs::temp_directory_path() /
+             ("tuner-lifecycle-vic-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto result = RunStored(
+      WithCheckpoints("side", (dir / "{trial_id}" / ".." / "sub").string()));
+  Touch(dir / "sub" / "data.bin");
+  auto deleted = DeleteExperiment(*result.store, DbOf(result), "side");
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(dir / "sub" / "data.bin"));
+  CHECK(deleted.value().left.size() == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("delete removes a per-trial checkpoints.dir that names its trial",
+          "[tuner][lifecycle]") {
+  auto dir = fs::temp_directory_path() /
+             ("tuner-lifecycle-ck-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto result =
+      RunStored(WithCheckpoints("own", (dir / "ckpt_{trial_id}").string()));
+  Touch(dir / "ckpt_1" / "model.pt");
+  Touch(dir / "ckpt_2" / "model.pt");
+  Touch(dir / "ckpt_12" / "model.pt");  // another experiment's trial 12
+  auto deleted = DeleteExperiment(*result.store, DbOf(result), "own");
+  REQUIRE(deleted.ok());
+  CHECK(deleted.value().left.empty());
+  CHECK_FALSE(fs::exists(dir / "ckpt_1"));
+  CHECK_FALSE(fs::exists(dir / "ckpt_2"));
+  CHECK(fs::exists(dir / "ckpt_12" / "model.pt"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a checkpoints.dir is the trial's own only by its id or trial_dir",
+          "[tuner][lifecycle]") {
+  CHECK(WhyNotTrialOwned("/c/7", 7, "/t/7").empty());
+  CHECK(WhyNotTrialOwned("/c/ckpt_7/", 7, "/t/7").empty());
+  CHECK(WhyNotTrialOwned("/t/7/ckpt", 7, "/t/7").empty());
+  CHECK(WhyNotTrialOwned("/c/17", 7, "/t/7") ==
+        "no component of it names trial 7");
+  CHECK(WhyNotTrialOwned("/c/2070/x", 7, "/t/7") ==
+        "no component of it names trial 7");
+  CHECK(WhyNotTrialOwned("/t/7/../..", 7, "/t/7") == "it has a '..' component");
+  CHECK(WhyNotTrialOwned("/v/7/../sub", 7, "/t/7") ==
+        "it has a '..' component");
+}
+
+TEST_CASE("delete removes no doomed path the database names outside its own",
+          "[tuner][lifecycle]") {
+  auto result = RunStored(Yaml("bait", 1));
+  std::string db = DbOf(result);
+  fs::path victim = result.dir / "victim";
+  Touch(victim / "thesis.tex");
+  std::string root = TrialsRootFor(db, "bait");
+  // A crafted database: rows gone, doomed paths of its choosing.
+  REQUIRE(result.store
+              ->DeleteExperiment(
+                  result.experiment.id, "bait",
+                  {root, victim.string(), root + "/../../victim", "/"})
+              .ok());
+  REQUIRE(result.store->Commit().ok());
+  auto deleted = DeleteExperiment(*result.store, db, "bait");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(victim / "thesis.tex"));
+  CHECK_FALSE(fs::exists(root));
+  CHECK(deleted.value().removed == 1);
+  CHECK(deleted.value().left.size() == 3);
+  CHECK(result.store->DoomedPaths("bait").value().empty());
+}
+
+TEST_CASE("extend refuses a grid whose budget has all its combinations",
+          "[tuner][lifecycle]") {
+  std::string grid =
+      "name: g\ncommand: /bin/true --lr {lr}\nmetric: score\nmode: max\n"
+      "time_attr: epoch\nsearch_space: {lr: {type: grid, values: [0.1, 0.2, "
+      "0.3]}}\nsearcher: {type: grid}\ndevices: {kind: cpu, slots: 1}\n";
+  auto result = RunStored(grid + "num_trials: 2\n");
+  std::string db = DbOf(result);
+  auto over = ExtendExperiment(*result.store, db, "g", 2);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().code == core::ErrorCode::kInvalidArgument);
+  CHECK(over.message() ==
+        "experiment 'g' searches a grid of 3 combinations and its budget is 2 "
+        "trials: extend it by at most 1");
+  REQUIRE(ExtendExperiment(*result.store, db, "g", 1).ok());
+  auto spent = ExtendExperiment(*result.store, db, "g", 1);
+  REQUIRE_FALSE(spent.ok());
+  CHECK(spent.message() ==
+        "experiment 'g' searches a grid of 3 combinations and its budget is 3 "
+        "trials: it has no more configs to run");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/result.h"
 #include "tuner/config/experiment_config.h"
 
 namespace tuner::cli {
@@ -39,7 +40,7 @@ struct QueryOptions {
   std::string name;
   int64_t top = 1;
   std::string format = "table";
-  bool quiet = false;  // resume --quiet: as RunOptions::quiet
+  bool quiet = false;       // resume --quiet: as RunOptions::quiet
   std::string by = "last";  // best: last | best (see storage::BestBy)
 };
 int Best(const QueryOptions& options);
@@ -92,6 +93,10 @@ struct DeleteOptions {
 int Delete(const DeleteOptions& options);
 // Asks "QUESTION [y/N] " on stderr and reads the answer from stdin, or
 // refuses with one line naming `flag` when stdin is not a terminal.
+// kNotFound saying what the read verbs say when there is no file at
+// `path` ("no database at ./x.db (run `tuner run CONFIG` first, ...)").
+core::Status DatabaseThere(const std::string& path);
+
 // 0: yes; kExitFailure: declined; kExitBadInput: not a terminal.
 int Confirm(const std::string& question, const std::string& flag);
 
@@ -100,6 +105,7 @@ struct ExtendOptions {
   std::string name;
   int64_t trials = 0;  // added to the budget
   bool run = false;    // then resume it here (a stopped or finished one)
+  bool quiet = false;  // --run --quiet: as resume --quiet
 };
 // Adds trials to an experiment's budget (cli_extend.cc).
 int Extend(const ExtendOptions& options);

@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -10,6 +9,7 @@
 #include "trial_runner/device_locks.h"
 #include "tuner/cli/cli.h"
 #include "tuner/sweep/experiment_lifecycle.h"
+#include "tuner/text/query_text.h"
 
 namespace tuner::cli {
 
@@ -31,10 +31,18 @@ int Confirm(const std::string& question, const std::string& flag) {
 
 namespace {
 
+// Not found (as `tuner best` says it), running, or storage failed: 1.
 int Refuse(const core::Error& error) {
   std::fprintf(stderr, "tuner: %s\n", error.message.c_str());
-  if (error.code == core::ErrorCode::kNotFound) return kExitBadInput;
-  return kExitFailure;  // running, or storage failed
+  return kExitFailure;
+}
+
+// What `tuner best NAME` says of a name the database lacks.
+int RefuseUnknown(storage::TrialStore& store, const DeleteOptions& options,
+                  const core::Error& error) {
+  if (error.code != core::ErrorCode::kNotFound) return Refuse(error);
+  auto found = FindExperimentIn(store, options.name, options.db_path);
+  return Refuse(found.ok() ? error : found.error());
 }
 
 std::string Question(const std::string& name, const DeletePlan& plan) {
@@ -45,16 +53,13 @@ std::string Question(const std::string& name, const DeletePlan& plan) {
 }  // namespace
 
 int Delete(const DeleteOptions& options) {
-  std::error_code ec;
-  if (!std::filesystem::exists(options.db_path, ec)) {
-    std::fprintf(stderr, "tuner: no experiment '%s' in %s (no such file)\n",
-                 options.name.c_str(), options.db_path.c_str());
-    return kExitBadInput;
+  if (auto there = DatabaseThere(options.db_path); !there.ok()) {
+    return Refuse(there.error());
   }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) return Refuse(store.error());
   auto plan = PlanDelete(*store.value(), options.db_path, options.name);
-  if (!plan.ok()) return Refuse(plan.error());
+  if (!plan.ok()) return RefuseUnknown(*store.value(), options, plan.error());
   // Refused before the question: a running experiment is never asked about.
   runner::LockState lock = runner::ProbeLock(plan.value().lock_path);
   if (lock.held) {
@@ -72,7 +77,12 @@ int Delete(const DeleteOptions& options) {
   }
   auto outcome =
       DeleteExperiment(*store.value(), options.db_path, options.name);
-  if (!outcome.ok()) return Refuse(outcome.error());
+  if (!outcome.ok()) {
+    return RefuseUnknown(*store.value(), options, outcome.error());
+  }
+  for (const auto& left : outcome.value().left) {
+    std::fprintf(stderr, "tuner: left in place: %s\n", left.c_str());
+  }
   for (const auto& failed : outcome.value().failed) {
     std::fprintf(stderr, "tuner: not removed: %s\n", failed.c_str());
   }

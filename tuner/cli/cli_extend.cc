@@ -1,20 +1,18 @@
 // `tuner extend NAME --trials N`: adds trials to an experiment's budget.
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "storage/trial_store.h"
 #include "tuner/cli/cli.h"
 #include "tuner/sweep/experiment_lifecycle.h"
+#include "tuner/text/query_text.h"
 
 namespace tuner::cli {
 
 int Extend(const ExtendOptions& options) {
-  std::error_code ec;
-  if (!std::filesystem::exists(options.db_path, ec)) {
-    std::fprintf(stderr, "tuner: no experiment '%s' in %s (no such file)\n",
-                 options.name.c_str(), options.db_path.c_str());
-    return kExitBadInput;
+  if (auto there = DatabaseThere(options.db_path); !there.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", there.message().c_str());
+    return kExitFailure;
   }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) {
@@ -23,10 +21,18 @@ int Extend(const ExtendOptions& options) {
   }
   auto outcome = ExtendExperiment(*store.value(), options.db_path, options.name,
                                   options.trials);
+  if (!outcome.ok() && outcome.error().code == core::ErrorCode::kNotFound) {
+    // As `tuner best NAME` says it, naming the experiments there are.
+    auto found =
+        FindExperimentIn(*store.value(), options.name, options.db_path);
+    std::fprintf(
+        stderr, "tuner: %s\n",
+        found.ok() ? outcome.message().c_str() : found.message().c_str());
+    return kExitFailure;
+  }
   if (!outcome.ok()) {
     std::fprintf(stderr, "tuner: %s\n", outcome.message().c_str());
-    bool bad = outcome.error().code == core::ErrorCode::kNotFound ||
-               outcome.error().code == core::ErrorCode::kInvalidArgument;
+    bool bad = outcome.error().code == core::ErrorCode::kInvalidArgument;
     return bad ? kExitBadInput : kExitFailure;
   }
   const ExtendOutcome& o = outcome.value();
@@ -44,7 +50,8 @@ int Extend(const ExtendOptions& options) {
   std::printf("; resuming it\n");
   std::fflush(stdout);
   store.value().reset();
-  return Resume(QueryOptions{options.db_path, options.name, 1, "table"});
+  return Resume(
+      QueryOptions{options.db_path, options.name, 1, "table", options.quiet});
 }
 
 }  // namespace tuner::cli

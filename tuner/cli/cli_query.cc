@@ -49,11 +49,7 @@ std::string Shown(const std::string& path) {
 }
 
 core::Result<std::unique_ptr<TrialStore>> OpenToRead(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error) && !error) {
-    return core::NotFound("no database at " + Shown(path) +
-                          " (run `tuner run CONFIG` first, or pass --db FILE)");
-  }
+  TUNER_RETURN_IF_ERROR(DatabaseThere(path));
   return TrialStore::OpenReadOnly(path);
 }
 
@@ -71,6 +67,15 @@ int Open(const QueryOptions& options, std::unique_ptr<TrialStore>& store,
 }
 
 }  // namespace
+
+core::Status DatabaseThere(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) && !error) {
+    return core::NotFound("no database at " + Shown(path) +
+                          " (run `tuner run CONFIG` first, or pass --db FILE)");
+  }
+  return core::Status::Ok();
+}
 
 int Best(const QueryOptions& options) {
   std::unique_ptr<TrialStore> store;

@@ -265,6 +265,8 @@ void ExtendFlags(CLI::App& c, Arguments& a) {
       ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
   c.add_flag("--run", a.extend.run,
              "then resume it here when no tuner runs it (tuner resume)");
+  c.add_flag("--quiet,-q", a.extend.quiet,
+             "with --run: print only warnings, errors and the final summary");
   RemoteFlags(c, a);
 }
 int ExtendVerb(Arguments& a) {

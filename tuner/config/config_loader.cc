@@ -128,17 +128,7 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
 
 void ReadNumTrials(const config::Reader& r, const YAML::Node& root,
                    ExperimentConfig& c) {
-  // Saturates: 64 two-value axes have 2^64 combinations.
-  int64_t grid_size = 1;
-  for (const auto& spec : c.space.params) {
-    bool axis = spec.distribution == core::Distribution::kGrid ||
-                (c.searcher.type == core::SearcherType::kGrid &&
-                 spec.distribution == core::Distribution::kChoice);
-    auto count = static_cast<int64_t>(spec.values.size());
-    if (axis && __builtin_mul_overflow(grid_size, count, &grid_size)) {
-      grid_size = std::numeric_limits<int64_t>::max();
-    }
-  }
+  int64_t grid_size = GridSize(c);
   if (auto n = root["num_trials"]) {
     c.num_trials = r.Int(n, Path("num_trials"), 1, kMaxNumTrials);
     if (c.searcher.type == core::SearcherType::kGrid &&
@@ -383,5 +373,20 @@ void CheckPlaceholders(const YAML::Node& node, const Path& path,
 }
 
 }  // namespace config
+
+int64_t GridSize(const ExperimentConfig& c) {
+  // Saturates: 64 two-value axes have 2^64 combinations.
+  int64_t grid_size = 1;
+  for (const auto& spec : c.space.params) {
+    bool axis = spec.distribution == core::Distribution::kGrid ||
+                (c.searcher.type == core::SearcherType::kGrid &&
+                 spec.distribution == core::Distribution::kChoice);
+    auto count = static_cast<int64_t>(spec.values.size());
+    if (axis && __builtin_mul_overflow(grid_size, count, &grid_size)) {
+      grid_size = std::numeric_limits<int64_t>::max();
+    }
+  }
+  return grid_size;
+}
 
 }  // namespace tuner

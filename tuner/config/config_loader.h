@@ -21,6 +21,10 @@ namespace tuner {
 // stored config is read again.
 core::Status CheckWorkdir(const ExperimentConfig& c, const std::string& origin);
 
+// How many combinations the grid of `c` has (its grid axes, and with
+// searcher grid its choices too); saturates at INT64_MAX; 1 with no axis.
+int64_t GridSize(const ExperimentConfig& c);
+
 // A config file is at most this large (as a submitted one: the API's body
 // limit).
 inline constexpr size_t kMaxConfigBytes = 1024 * 1024;

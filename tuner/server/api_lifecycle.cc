@@ -37,7 +37,8 @@ void Api::Delete(const std::string& name, const Reply& reply) const {
                                    {"status", "deleted"},
                                    {"trials", done.value().trials},
                                    {"removed", done.value().removed},
-                                   {"left", done.value().failed}};
+                                   {"left", done.value().failed},
+                                   {"skipped", done.value().left}};
     reply(JsonResponse(200, body.dump() + "\n"));
   });
 }

@@ -5,6 +5,7 @@
 #define TUNER_TUNER_SWEEP_EXPERIMENT_LIFECYCLE_H_
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,15 +23,32 @@ struct DeletePlan {
   std::vector<std::string> paths;  // trial dirs, checkpoints, its lock
   std::string trials_root;         // for the question ("... in PATH")
   std::string lock_path;           // the tuner lock of the experiment
+  // Checkpoint dirs that WhyNotTrialOwned refuses, as "path: why": never
+  // removed.
+  std::vector<std::string> left;
+  // Doomed paths from the database that are none of the experiment's
+  // (see PlanDelete): forgotten by a delete, never removed.
+  std::vector<std::string> refused;
 };
+
+// Why `dir`, a trial's checkpoints.dir with its template filled in
+// (absolute), is not the trial's own to delete; empty when it is. It is
+// when it has no `..` component and, normalised, it is strictly inside
+// `trial_dir` or one of its components names the trial: its id alone (7)
+// or with non-digits around it (ckpt_7, not 17).
+std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,
+                             const std::string& trial_dir);
 
 // Finds what belongs to `name` in the database at `db_path`: for a scoped
 // experiment its `<db>.trials/<name>/` (only if its last component is the
 // name), for one stored before scoping its `trials/<id>/` directories and
 // its lock file, plus each trial's checkpoints.dir when that is a
-// per-trial directory ({trial_id} or {trial_dir} in it) outside those;
-// and the paths a half-done delete of `name` left. kNotFound when there is
-// neither a row nor a doomed path.
+// per-trial directory ({trial_id} or {trial_dir} in it) outside those that
+// WhyNotTrialOwned accepts (the others go to `left`); and the paths a
+// half-done delete of `name` left (doomed_paths), each checked again: one
+// of those found from the rows, inside <db>.trials/<name>/, or the
+// experiment's lock in the shared trials/; any other goes to `refused`.
+// kNotFound when there is neither a row nor a doomed path.
 core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
                                     const std::string& db_path,
                                     const std::string& name);
@@ -39,6 +57,7 @@ struct DeleteOutcome {
   int64_t trials = 0;
   int64_t removed = 0;              // paths removed (or already gone)
   std::vector<std::string> failed;  // "path: why", left for a re-run
+  std::vector<std::string> left;    // "path: why", never to be removed
 };
 
 // Deletes `name`: takes its tuner lock (naming the
