@@ -2,6 +2,8 @@
 // trial_store.cc).
 #include "storage/trial_store.h"
 
+#include <limits>
+
 namespace tuner::storage {
 
 core::Result<int64_t> TrialStore::OpenLease(const LeaseRecord& lease) {
@@ -29,21 +31,8 @@ core::Status TrialStore::CloseLease(int64_t lease) {
 
 core::Result<std::vector<LeaseRecord>> TrialStore::ListLeases(
     ExperimentId experiment) {
-  auto stmt = db_->Prepare(
-      "SELECT l.id, l.trial_id, l.attempt, l.kind, l.devices, l.cpus, "
-      "l.acquired_at, l.released_at FROM leases l JOIN trials t ON t.id = "
-      "l.trial_id WHERE t.experiment_id = ?1 ORDER BY l.id");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, experiment);
-  std::vector<LeaseRecord> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
-    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
-                   s.Text(5), s.Double(6), s.OptionalDouble(7)});
-  }
+  // Every lease: those acquired after the beginning of time.
+  return ListLeasesSince(experiment, -std::numeric_limits<double>::infinity());
 }
 
 core::Status TrialStore::SetShim(core::TrialId trial,

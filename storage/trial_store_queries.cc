@@ -33,32 +33,9 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
 
 core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
     ExperimentId experiment) {
-  auto stmt = db_->Prepare(
-      "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
-      "d.decision, d.bracket FROM decisions d JOIN trials t ON t.id = "
-      "d.trial_id "
-      "WHERE t.experiment_id = ?1 ORDER BY d.id");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, experiment);
-  std::vector<DecisionRecord> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
-    DecisionRecord r;
-    r.trial = s.Int(0);
-    r.decision.rung = static_cast<int>(s.Int(1));
-    r.decision.milestone = s.Double(2);
-    r.decision.value =
-        s.OptionalDouble(3).value_or(std::numeric_limits<double>::quiet_NaN());
-    r.decision.rank = s.Int(4);
-    r.decision.n = s.Int(5);
-    r.decision.verdict =
-        core::ParseRungVerdict(s.Text(6)).value_or(core::RungVerdict::kStop);
-    r.decision.bracket = static_cast<int>(s.Int(7));
-    out.push_back(r);
-  }
+  // Every decision: those made after the beginning of time.
+  return ListDecisionsSince(experiment,
+                            -std::numeric_limits<double>::infinity());
 }
 
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurves(
