@@ -1,8 +1,8 @@
 // TrialStore's device leases and what adoption needs (the rest:
 // trial_store.cc).
-#include "storage/trial_store.h"
-
 #include <limits>
+
+#include "storage/trial_store.h"
 
 namespace tuner::storage {
 

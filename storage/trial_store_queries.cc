@@ -40,21 +40,9 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
 
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurves(
     ExperimentId experiment) {
-  auto stmt = db_->Prepare(
-      "SELECT r.trial_id, r.seq, r.attempt, r.time, r.value, r.created_at "
-      "FROM reports r JOIN trials t ON t.id = r.trial_id "
-      "WHERE t.experiment_id = ?1 ORDER BY r.trial_id, r.seq");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, experiment);
-  std::vector<CurvePoint> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
-    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.OptionalDouble(3),
-                   s.OptionalDouble(4), s.Double(5)});
-  }
+  // Every report: those made after the beginning of time.
+  return ListCurvesSince(experiment, -std::numeric_limits<double>::infinity(),
+                         "", false);
 }
 
 core::Result<bool> TrialStore::HasTrialCounts() {
