@@ -12,6 +12,9 @@ namespace tuner::storage {
 const char* TrialColumns();
 // The current row of a statement that selected TrialColumns() (no params).
 TrialRecord ReadTrialRow(const Statement& s);
+// Binds a param's value as its kind (b, i, f or s) at `index` and the value
+// itself at `index + 1`.
+void BindParamValue(Statement& s, int index, const core::ParamValue& value);
 // A params row's value: `kind` is its kind column (b, i, f or s) and
 // `column` the index of its value column in `s`.
 core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,

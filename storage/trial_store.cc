@@ -12,11 +12,6 @@ namespace tuner::storage {
 
 namespace {
 
-constexpr const char* kTrialColumns =
-    "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
-    "last_time, last_value, best_value, created_at, started_at, ended_at, "
-    "shim_pid, shim_start";
-
 ExperimentRecord ReadExperiment(const Statement& s) {
   ExperimentRecord r;
   r.id = s.Int(0);
@@ -33,51 +28,7 @@ ExperimentRecord ReadExperiment(const Statement& s) {
   return r;
 }
 
-TrialRecord ReadTrial(const Statement& s) {
-  TrialRecord r;
-  r.id = s.Int(0);
-  r.experiment_id = s.Int(1);
-  r.index = s.Int(2);
-  r.status =
-      core::ParseTrialStatus(s.Text(3)).value_or(core::TrialStatus::kFailed);
-  r.attempts = s.Int(4);
-  if (!s.IsNull(5)) r.exit_code = s.Int(5);
-  r.reason = s.Text(6);
-  r.last_time = s.OptionalDouble(7);
-  r.last_value = s.OptionalDouble(8);
-  r.best_value = s.OptionalDouble(9);
-  r.created_at = s.Double(10);
-  r.started_at = s.OptionalDouble(11);
-  r.ended_at = s.OptionalDouble(12);
-  if (!s.IsNull(13)) r.shim_pid = s.Int(13);
-  if (!s.IsNull(14)) r.shim_start = s.Int(14);
-  return r;
-}
-
-void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
-  if (auto* b = std::get_if<bool>(&value)) {
-    s.Bind(index, "b").Bind(index + 1, static_cast<int64_t>(*b));
-  } else if (auto* i = std::get_if<int64_t>(&value)) {
-    s.Bind(index, "i").Bind(index + 1, *i);
-  } else if (auto* d = std::get_if<double>(&value)) {
-    s.Bind(index, "f").Bind(index + 1, *d);
-  } else {
-    s.Bind(index, "s").Bind(index + 1, std::get<std::string>(value));
-  }
-}
-
 }  // namespace
-
-core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
-                                int column) {
-  if (kind == "b") return s.Int(column) != 0;
-  if (kind == "i") return s.Int(column);
-  if (kind == "f") return s.Double(column);
-  return s.Text(column);
-}
-
-const char* TrialColumns() { return kTrialColumns; }
-TrialRecord ReadTrialRow(const Statement& s) { return ReadTrial(s); }
 
 struct TrialStore::Statements {
   Statement insert_trial, insert_param, mark_running, finish_trial;
@@ -282,7 +233,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
     auto row = stmt.Step();
     if (!row.ok()) return row.error();
     if (!row.value()) break;
-    out.push_back(ReadTrial(stmt));
+    out.push_back(ReadTrialRow(stmt));
   }
   for (auto& trial : out) {
     auto params = LoadParams(trial.id);
@@ -295,7 +246,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
     ExperimentId experiment) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt = db_->Prepare(std::string("SELECT ") + kTrialColumns +
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns() +
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment);
@@ -305,7 +256,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
 core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
     core::TrialId trial) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt = db_->Prepare(std::string("SELECT ") + kTrialColumns +
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns() +
                            " FROM trials WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, trial);
@@ -326,7 +277,7 @@ core::Result<Statement> TrialStore::PrepareBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   auto stmt =
-      db_->Prepare(std::string("SELECT ") + kTrialColumns + " FROM trials " +
+      db_->Prepare(std::string("SELECT ") + TrialColumns() + " FROM trials " +
                    BestTrialsWhereOrder(experiment.mode, by));
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);

@@ -1,0 +1,61 @@
+// The columns of a trials row and of a params row, read and bound the one
+// way every TrialStore file uses (trial_row.h).
+#include "storage/trial_row.h"
+
+#include <variant>
+
+namespace tuner::storage {
+
+namespace {
+
+constexpr const char* kTrialColumns =
+    "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
+    "last_time, last_value, best_value, created_at, started_at, ended_at, "
+    "shim_pid, shim_start";
+
+}  // namespace
+
+TrialRecord ReadTrialRow(const Statement& s) {
+  TrialRecord r;
+  r.id = s.Int(0);
+  r.experiment_id = s.Int(1);
+  r.index = s.Int(2);
+  r.status =
+      core::ParseTrialStatus(s.Text(3)).value_or(core::TrialStatus::kFailed);
+  r.attempts = s.Int(4);
+  if (!s.IsNull(5)) r.exit_code = s.Int(5);
+  r.reason = s.Text(6);
+  r.last_time = s.OptionalDouble(7);
+  r.last_value = s.OptionalDouble(8);
+  r.best_value = s.OptionalDouble(9);
+  r.created_at = s.Double(10);
+  r.started_at = s.OptionalDouble(11);
+  r.ended_at = s.OptionalDouble(12);
+  if (!s.IsNull(13)) r.shim_pid = s.Int(13);
+  if (!s.IsNull(14)) r.shim_start = s.Int(14);
+  return r;
+}
+
+void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
+  if (auto* b = std::get_if<bool>(&value)) {
+    s.Bind(index, "b").Bind(index + 1, static_cast<int64_t>(*b));
+  } else if (auto* i = std::get_if<int64_t>(&value)) {
+    s.Bind(index, "i").Bind(index + 1, *i);
+  } else if (auto* d = std::get_if<double>(&value)) {
+    s.Bind(index, "f").Bind(index + 1, *d);
+  } else {
+    s.Bind(index, "s").Bind(index + 1, std::get<std::string>(value));
+  }
+}
+
+core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
+                                int column) {
+  if (kind == "b") return s.Int(column) != 0;
+  if (kind == "i") return s.Int(column);
+  if (kind == "f") return s.Double(column);
+  return s.Text(column);
+}
+
+const char* TrialColumns() { return kTrialColumns; }
+
+}  // namespace tuner::storage
