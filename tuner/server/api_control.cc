@@ -27,7 +27,7 @@ Control::Done Answer(const Api::Reply& reply, int status,
                      const std::string& name, const std::string& state) {
   return [reply, status, name, state](core::Status done) {
     if (!done.ok()) {
-      return reply(ErrorResponse(HttpStatus(done.error()), done.message()));
+      return reply(ErrorResponse(done.error()));
     }
     reply(Accepted(status, name, state));
   };

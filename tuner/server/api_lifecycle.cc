@@ -9,10 +9,6 @@ namespace tuner::server {
 
 namespace {
 
-Response Refused(const core::Error& error) {
-  return ErrorResponse(HttpStatus(error), error.message);
-}
-
 // N of ?trials=N: 1 to kMaxTrialBudget, digits only.
 std::optional<int64_t> TrialsOf(const std::map<std::string, std::string>& q) {
   auto it = q.find("trials");
@@ -32,7 +28,7 @@ std::optional<int64_t> TrialsOf(const std::map<std::string, std::string>& q) {
 
 void Api::Delete(const std::string& name, const Reply& reply) const {
   control_.Delete(name, [reply, name](core::Result<DeleteOutcome> done) {
-    if (!done.ok()) return reply(Refused(done.error()));
+    if (!done.ok()) return reply(ErrorResponse(done.error()));
     nlohmann::ordered_json body = {{"name", name},
                                    {"status", "deleted"},
                                    {"trials", done.value().trials},
@@ -52,7 +48,7 @@ std::optional<Response> Api::Extend(const std::string& name, const Query& query,
   }
   control_.Extend(name, *trials,
                   [reply, name](core::Result<ExtendOutcome> done) {
-                    if (!done.ok()) return reply(Refused(done.error()));
+                    if (!done.ok()) return reply(ErrorResponse(done.error()));
                     const ExtendOutcome& o = done.value();
                     nlohmann::ordered_json body = {{"name", name},
                                                    {"budget", o.budget},

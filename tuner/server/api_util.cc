@@ -1,4 +1,5 @@
 // Helpers of the API handlers: responses, status codes, targets, tokens.
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "tuner/server/api.h"
@@ -57,6 +58,15 @@ Response JsonResponse(int status, const std::string& body) {
 Response ErrorResponse(int status, const std::string& message) {
   nlohmann::json body = {{"error", message}};
   return JsonResponse(status, body.dump() + "\n");
+}
+
+Response ErrorResponse(const core::Error& error) {
+  return ErrorResponse(HttpStatus(error), error.message);
+}
+
+nlohmann::ordered_json FiniteOrNull(std::optional<double> x) {
+  return x && std::isfinite(*x) ? nlohmann::ordered_json(*x)
+                                : nlohmann::ordered_json();
 }
 
 int HttpStatus(const core::Error& error) {
