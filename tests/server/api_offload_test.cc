@@ -1,57 +1,30 @@
 // Api::Handle on the HTTP thread never parses a submitted config: it hands
 // the body to Control::Offload and returns. Driven by hand, no sockets: a
 // Control that queues offloaded work until the test runs it.
-#include <unistd.h>
 
-#include <deque>
 #include <filesystem>
 #include <optional>
 
 #include "tests/catch.h"
+#include "tests/server/api_harness.h"
 #include "tuner/server/api.h"
 #include "tuner/server/store_pool.h"
 
 namespace tuner::server {
 namespace {
 
-class QueuedControl : public Control {
- public:
-  void Submit(ExperimentConfig config, std::string, Done done) override {
-    submitted.push_back(config.name);
-    done(core::Status::Ok());
-  }
-  void Stop(const std::string&, bool, Done done) override {
-    done(core::Status::Ok());
-  }
-  void Resume(const std::string&, Done done) override {
-    done(core::Status::Ok());
-  }
-  std::vector<RunningInfo> Running() const override { return {}; }
-  void Offload(std::function<void()> work) override {
-    queued.push_back(std::move(work));
-  }
-
-  std::deque<std::function<void()>> queued;
-  std::vector<std::string> submitted;
-};
-
 struct Fixture {
-  Fixture()
-      : dir(std::filesystem::temp_directory_path() /
-            ("tuner-offload-" + std::to_string(getpid()))) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::string db = (dir / "tuner.db").string();
+  Fixture() {
+    control.queue_offloads = true;
+    std::string db = dir.db();
     REQUIRE(storage::TrialStore::Open(db).ok());
     stores.emplace(db);
     Api::Options options;
     options.db_path = db;
     options.token = "offload-token-0123456789abcdef01234567";
-    options.default_base_dir = dir.string();
+    options.default_base_dir = dir.path().string();
     api.emplace(*stores, bus, control, options);
   }
-  ~Fixture() { std::filesystem::remove_all(dir); }
-
   // Submits `yaml`; the reply lands in `answer` (if it came).
   void Submit(const std::string& yaml) {
     Request request;
@@ -64,9 +37,9 @@ struct Fixture {
     api->Handle(request, [this](Response r) { answer = std::move(r); });
   }
 
-  std::filesystem::path dir;
+  testing::ScratchDir dir{"tuner-offload"};
   EventBus bus;
-  QueuedControl control;
+  testing::FakeControl control;
   std::optional<StorePool> stores;
   std::optional<Api> api;
   std::optional<Response> answer;

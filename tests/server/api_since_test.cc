@@ -2,7 +2,6 @@
 // `?since=` on /curves and /leases returns only what was written or
 // changed after that time, `?metric=` plots another stored metric, and bad
 // values are refused. The store writes on a clock the test sets.
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "tests/catch.h"
+#include "tests/server/api_harness.h"
 #include "tests/server/views_experiment.h"
 #include "tuner/server/api.h"
 #include "tuner/server/store_pool.h"
@@ -19,28 +19,9 @@ namespace {
 
 using nlohmann::json;
 
-class ReadOnlyControl : public Control {
- public:
-  void Submit(ExperimentConfig, std::string, Done done) override {
-    done(core::Status::Ok());
-  }
-  void Stop(const std::string&, bool, Done done) override {
-    done(core::Status::Ok());
-  }
-  void Resume(const std::string&, Done done) override {
-    done(core::Status::Ok());
-  }
-  std::vector<RunningInfo> Running() const override { return {}; }
-  void Offload(std::function<void()> work) override { work(); }
-};
-
 struct Fixture {
-  Fixture()
-      : dir(std::filesystem::temp_directory_path() /
-            ("tuner-since-" + std::to_string(getpid()))) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::string db = (dir / "tuner.db").string();
+  Fixture() {
+    std::string db = dir.db();
     auto opened = storage::TrialStore::Open(db);
     REQUIRE(opened.ok());
     writer = std::move(opened.value());
@@ -51,17 +32,8 @@ struct Fixture {
     options.db_path = db;
     api.emplace(*stores, bus, control, options);
   }
-  ~Fixture() { std::filesystem::remove_all(dir); }
-
   Response Get(const std::string& target) {
-    Request request;
-    request.method = "GET";
-    request.target = target;
-    request.host = "127.0.0.1";
-    std::optional<Response> answer;
-    api->Handle(request, [&answer](Response r) { answer = std::move(r); });
-    REQUIRE(answer);
-    return *answer;
+    return testing::GetNow(*api, target);
   }
 
   json GetJson(const std::string& target) {
@@ -72,11 +44,11 @@ struct Fixture {
   }
 
   double now = 1000;
-  std::filesystem::path dir;
+  testing::ScratchDir dir{"tuner-since"};
   std::unique_ptr<storage::TrialStore> writer;
   storage::ExperimentId experiment = 0;
   EventBus bus;
-  ReadOnlyControl control;
+  testing::FakeControl control;
   std::optional<StorePool> stores;
   std::optional<Api> api;
 };

@@ -1,12 +1,12 @@
 // GET /metrics without sockets or processes: events fed by hand through
 // EventProgress (time injected), then the exposition, checked line by line
 // and by a format checker (tests/server/prometheus_check.h).
-#include <unistd.h>
 
 #include <filesystem>
 #include <optional>
 
 #include "tests/catch.h"
+#include "tests/server/api_harness.h"
 #include "tests/server/prometheus_check.h"
 #include "tuner/server/api.h"
 #include "tuner/server/build_info.h"
@@ -19,31 +19,10 @@ namespace {
 
 using testing::PrometheusProblems;
 
-class FixedControl : public Control {
- public:
-  void Submit(ExperimentConfig, std::string, Done done) override {
-    done(core::Status::Ok());
-  }
-  void Stop(const std::string&, bool, Done done) override {
-    done(core::Status::Ok());
-  }
-  void Resume(const std::string&, Done done) override {
-    done(core::Status::Ok());
-  }
-  std::vector<RunningInfo> Running() const override { return running; }
-  void Offload(std::function<void()> work) override { work(); }
-
-  std::vector<RunningInfo> running;
-};
-
 // An Api over an empty database in a temporary directory.
 struct Fixture {
-  Fixture()
-      : dir(std::filesystem::temp_directory_path() /
-            ("tuner-metrics-" + std::to_string(getpid()))) {
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::string db = (dir / "tuner.db").string();
+  Fixture() {
+    std::string db = dir.db();
     REQUIRE(storage::TrialStore::Open(db).ok());
     stores.emplace(db);
     Api::Options options;
@@ -52,24 +31,16 @@ struct Fixture {
     options.devices_kind = "cpu";
     api.emplace(*stores, bus, control, options);
   }
-  ~Fixture() { std::filesystem::remove_all(dir); }
-
   std::string Scrape() {
-    Request request;
-    request.method = "GET";
-    request.target = "/metrics";
-    request.host = "127.0.0.1";
-    std::optional<Response> answer;
-    api->Handle(request, [&](Response r) { answer = std::move(r); });
-    REQUIRE(answer);
-    REQUIRE(answer->status == 200);
-    CHECK(answer->content_type == "text/plain; version=0.0.4; charset=utf-8");
-    return answer->body;
+    Response answer = testing::GetNow(*api, "/metrics");
+    REQUIRE(answer.status == 200);
+    CHECK(answer.content_type == "text/plain; version=0.0.4; charset=utf-8");
+    return answer.body;
   }
 
-  std::filesystem::path dir;
+  testing::ScratchDir dir{"tuner-metrics"};
   EventBus bus;
-  FixedControl control;
+  testing::FakeControl control;
   std::optional<StorePool> stores;
   std::optional<Api> api;
 };
