@@ -36,8 +36,8 @@ std::string NodePrefix(const std::string& node) {
 core::Status CheckNodeName(const std::string& node) {
   bool ok = node != "." && node != ".." && node.size() <= 255;
   for (char c : node)
-    ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
-          c == '_' || c == '-';
+    ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+          c == '-';
   if (ok) return core::Status::Ok();
   return core::InvalidArgument("node name '" + node +
                                "': expected letters, digits, '.', '_' or '-'");
@@ -374,9 +374,11 @@ std::string DevicePool::Describe() const {
                      std::string(ToString(kind_)) + " device(s) in " +
                      std::to_string(groups_.size()) + " group(s) of " +
                      std::to_string(k) + ":";
+  bool several_nodes = nodes().size() > 1;
   std::string node = "";
   for (const auto& g : groups_) {
-    if (g.node != node) text += " " + g.node + ":", node = g.node;
+    if (several_nodes && g.node != node)
+      text += " " + g.node + ":", node = g.node;
     std::vector<int> ids;
     for (const auto& d : g.devices) ids.push_back(d.id);
     text += " [" + FormatCpuList(ids) + "]";

@@ -4,10 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/posix/stream_descriptor.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <algorithm>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -76,8 +76,7 @@ core::Result<std::unique_ptr<Running>> Start(
   return running;
 }
 
-CommandResult Collect(const Running& running, int wait_status,
-                      bool timed_out) {
+CommandResult Collect(const Running& running, int wait_status, bool timed_out) {
   CommandResult result;
   result.timed_out = timed_out;
   if (WIFEXITED(wait_status)) result.exit_code = WEXITSTATUS(wait_status);

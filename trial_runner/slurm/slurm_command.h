@@ -15,10 +15,10 @@
 namespace tuner::runner {
 
 struct CommandResult {
-  int exit_code = -1;   // -1: killed (a signal, or its timeout)
+  int exit_code = -1;  // -1: killed (a signal, or its timeout)
   bool timed_out = false;
-  std::string out;      // its stdout, at most kMaxCommandOutput bytes
-  std::string err;      // its stderr, likewise
+  std::string out;  // its stdout, at most kMaxCommandOutput bytes
+  std::string err;  // its stderr, likewise
   bool ok() const { return exit_code == 0; }
   // "squeue: error: ..." (the last line of stderr) or "exit code 1".
   std::string Why() const;

@@ -58,17 +58,11 @@ std::vector<std::string> SrunArgv(const SlurmCommands& commands,
                                   const std::string& log,
                                   const std::vector<std::string>& extra,
                                   const std::vector<std::string>& program) {
-  std::vector<std::string> argv = {commands.srun,
-                                   "--jobid=" + job,
-                                   "--nodelist=" + node,
-                                   "--nodes=1",
-                                   "--ntasks=1",
-                                   "--overlap",
-                                   "--job-name=" + name,
-                                   "--input=none",
-                                   "--output=" + log,
-                                   "--error=" + log,
-                                   "--quiet"};
+  std::vector<std::string> argv = {
+      commands.srun,        "--jobid=" + job, "--nodelist=" + node,
+      "--nodes=1",          "--ntasks=1",     "--overlap",
+      "--job-name=" + name, "--input=none",   "--output=" + log,
+      "--error=" + log,     "--quiet"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), program.begin(), program.end());
   return argv;
@@ -131,9 +125,8 @@ bool NodeUnfit(std::string_view state) {
 }
 
 std::optional<std::string> ParseGrantedJob(std::string_view text) {
-  for (std::string_view key :
-       {std::string_view("Granted job allocation "),
-        std::string_view("Submitted batch job ")}) {
+  for (std::string_view key : {std::string_view("Granted job allocation "),
+                               std::string_view("Submitted batch job ")}) {
     size_t at = text.find(key);
     if (at == std::string_view::npos) continue;
     std::string_view rest = text.substr(at + key.size());
@@ -155,11 +148,15 @@ bool ValidJobId(std::string_view job) {
 StepEnd ClassifyStepEnd(std::string_view srun_log) {
   StepEnd end;
   for (std::string_view line : Lines(srun_log)) {
-    bool cancelled = Contains(line, "CANCELLED");
-    bool failed = Contains(line, "NODE_FAIL") ||
-                  Contains(line, "Node failure") ||
-                  Contains(line, "node failure") ||
-                  Contains(line, "DUE TO NODE");
+    // slurmstepd's "*** STEP 7.2 ON n1 CANCELLED AT ... ***" may be lost
+    // when it kills the step; srun's "task 0: Killed" (SIGKILL to the
+    // shim, which only Slurm sends) remains.
+    bool cancelled = Contains(line, "CANCELLED") ||
+                     (Contains(line, "srun: error:") && line.size() >= 8 &&
+                      line.substr(line.size() - 8) == ": Killed");
+    bool failed =
+        Contains(line, "NODE_FAIL") || Contains(line, "Node failure") ||
+        Contains(line, "node failure") || Contains(line, "DUE TO NODE");
     if (!cancelled && !failed) continue;
     end.node_failed = failed;
     end.cancelled = cancelled && !failed;

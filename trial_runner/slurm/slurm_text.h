@@ -78,9 +78,10 @@ std::optional<std::string> ParseGrantedJob(std::string_view text);
 // array/het suffix such as 12_3 or 12+1).
 bool ValidJobId(std::string_view job);
 
-// Why a step ended without its shim's status, from srun's own log: the
-// line saying it was cancelled ("*** STEP 12.3 ON n1 CANCELLED AT ...")
-// or that its node failed; "" when it says neither.
+// Why a step ended without its shim's status, from srun's and the step's
+// logs: the line saying it was cancelled ("*** STEP 12.3 ON n1 CANCELLED
+// AT ..." or srun's "task 0: Killed": the shim got SIGKILL, which only
+// Slurm sends it) or that its node failed; "" when it says neither.
 struct StepEnd {
   bool cancelled = false;
   bool node_failed = false;

@@ -23,9 +23,9 @@ constexpr milliseconds kBooking{3600000};  // waiting in the queue
 // The job's state and node list ("RUNNING|n[1-2]"), or an error.
 core::Result<std::pair<std::string, std::string>> JobState(
     const std::string& job, const runner::SlurmCommands& commands) {
-  auto listed = RunCommand({commands.squeue, "--jobs=" + job, "--noheader",
-                            "--format=%T|%N"},
-                           kQuery);
+  auto listed = RunCommand(
+      {commands.squeue, "--jobs=" + job, "--noheader", "--format=%T|%N"},
+      kQuery);
   if (!listed.ok()) return listed.error();
   std::string out = listed.value().out;
   size_t bar = out.find('|');
@@ -91,9 +91,7 @@ core::Result<SlurmAllocation> Book(const ClusterSpec& spec,
   return allocation;
 }
 
-std::string KindFlag(const DevicesSpec& spec) {
-  return "--kind=" + spec.kind;
-}
+std::string KindFlag(const DevicesSpec& spec) { return "--kind=" + spec.kind; }
 
 }  // namespace
 
@@ -122,9 +120,9 @@ void ReleaseAllocation(const SlurmAllocation& allocation,
   if (!allocation.booked || allocation.job.empty()) return;
   auto cancelled = RunCommand({commands.scancel, allocation.job}, kQuery);
   if (!cancelled.ok() || !cancelled.value().ok()) {
-    spdlog::warn("scancel {}: {}", allocation.job,
-                 cancelled.ok() ? cancelled.value().Why()
-                                : cancelled.message());
+    spdlog::warn(
+        "scancel {}: {}", allocation.job,
+        cancelled.ok() ? cancelled.value().Why() : cancelled.message());
   }
 }
 
@@ -162,13 +160,18 @@ core::Result<runner::DevicePool> SetUpClusterDevices(
     const std::string& tuner_path, const runner::SlurmCommands& commands) {
   std::vector<runner::DevicePool> pools;
   for (const auto& node : allocation.nodes) {
-    std::vector<std::string> argv = {
-        commands.srun,      "--jobid=" + allocation.job,
-        "--nodelist=" + node, "--nodes=1",
-        "--ntasks=1",       "--overlap",
-        "--quiet",          "--job-name=tuner-devices",
-        tuner_path,         "devices",
-        KindFlag(spec),     "--format=json"};
+    std::vector<std::string> argv = {commands.srun,
+                                     "--jobid=" + allocation.job,
+                                     "--nodelist=" + node,
+                                     "--nodes=1",
+                                     "--ntasks=1",
+                                     "--overlap",
+                                     "--quiet",
+                                     "--job-name=tuner-devices",
+                                     tuner_path,
+                                     "devices",
+                                     KindFlag(spec),
+                                     "--format=json"};
     auto detected = RunCommand(argv, kQuery);
     if (!detected.ok()) return detected.error();
     if (!detected.value().ok())
@@ -187,7 +190,8 @@ core::Result<runner::DevicePool> SetUpClusterDevices(
     pools.push_back(std::move(pool).value());
   }
   auto joined = runner::DevicePool::Join(std::move(pools));
-  if (!joined.ok()) return core::InvalidArgument("devices: " + joined.message());
+  if (!joined.ok())
+    return core::InvalidArgument("devices: " + joined.message());
   for (const auto& warning : joined.value().warnings())
     spdlog::warn("devices: {}", warning);
   return joined;

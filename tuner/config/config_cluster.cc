@@ -65,8 +65,6 @@ void ReadCluster(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
     if (s.poll.count() < 100 || s.poll.count() > 600000)
       Fail(n, path / "poll", "must be between 0.1 s and 10 min");
   }
-  if (s.kind == "local" && node.size() > (node["kind"] ? 1u : 0u))
-    Fail(node, path, "these keys apply to kind slurm only");
   if (s.kind == "slurm" && c.devices.launcher == "docker")
     Fail(node["kind"], path / "kind",
          "devices.launcher docker is not supported on Slurm yet");
