@@ -90,7 +90,8 @@ core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
     core::TrialId trial) {
   auto stmt = db_->Prepare(
       "SELECT id, trial_id, attempt, kind, devices, cpus, acquired_at, "
-      "released_at, node FROM leases WHERE trial_id = ?1 AND released_at IS NULL "
+      "released_at, node FROM leases WHERE trial_id = ?1 AND released_at IS "
+      "NULL "
       "ORDER BY id DESC LIMIT 1");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
@@ -110,7 +111,10 @@ core::Status TrialStore::SetClusterJob(ExperimentId experiment,
       "UPDATE experiments SET cluster_job = ?2, cluster_booked = ?3 WHERE "
       "id = ?1");
   if (!stmt.ok()) return stmt.status();
-  stmt.value().Bind(1, experiment).Bind(2, job.job).Bind(3, int64_t{job.booked ? 1 : 0});
+  stmt.value()
+      .Bind(1, experiment)
+      .Bind(2, job.job)
+      .Bind(3, int64_t{job.booked ? 1 : 0});
   return stmt.value().Run();
 }
 

@@ -132,7 +132,9 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
     with_status.status_path = launch.spawn.stdout_path + ".status";
   std::remove(with_status.status_path.c_str());
   SpawnRequest shim;
-  shim.argv = ShimArgv(options_.shim_path, ShimLock{options_.tuner_lock, options_.orphan_timeout}, with_status);
+  shim.argv = ShimArgv(options_.shim_path,
+                       ShimLock{options_.tuner_lock, options_.orphan_timeout},
+                       with_status);
   shim.env = launch.spawn.env;
   shim.stdout_path = shim.stderr_path = "/dev/null";
   shim.cpus = launch.spawn.cpus;

@@ -87,8 +87,8 @@ core::Result<SlurmAllocation> AcquireSlurm(
     if (!job.ok()) return job.error();
     stored = job.value();
   }
-  auto allocation = AcquireAllocation(config.cluster, stored.job, stored.booked,
-                                      config.name);
+  auto allocation =
+      AcquireAllocation(config.cluster, stored.job, stored.booked, config.name);
   if (!allocation.ok()) return allocation.error();
   if (resume && allocation.value().job != stored.job) {
     TUNER_RETURN_IF_ERROR(store.SetClusterJob(
@@ -131,9 +131,9 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   }
   // No step outlives a sweep that ends here (not one that detaches).
   AllocationRelease release(allocation);
-  auto pool = allocation ? SetUpClusterDevices(config.devices, *allocation,
-                                               SelfPath())
-                         : SetUpDevices(config.devices, config.workdir);
+  auto pool = allocation
+                  ? SetUpClusterDevices(config.devices, *allocation, SelfPath())
+                  : SetUpDevices(config.devices, config.workdir);
   if (!pool.ok()) {
     std::fprintf(stderr, "error: %s\n", pool.message().c_str());
     return kExitBadInput;

@@ -59,11 +59,11 @@ struct ClusterSpec {
   // The allocation to run in; "": $SLURM_JOB_ID when the tuner runs inside
   // one, else the tuner books one (salloc --no-shell) and releases it.
   std::string job;
-  int nodes = 1;           // nodes to book
-  std::string partition;   // --partition; "": the cluster's default
-  std::string account;     // --account
-  std::string time;        // --time of a booked allocation; "": default
-  bool exclusive = true;   // --exclusive: whole nodes
+  int nodes = 1;          // nodes to book
+  std::string partition;  // --partition; "": the cluster's default
+  std::string account;    // --account
+  std::string time;       // --time of a booked allocation; "": default
+  bool exclusive = true;  // --exclusive: whole nodes
   std::vector<std::string> salloc_args;  // more salloc arguments
   std::vector<std::string> srun_args;    // more srun arguments per step
   std::chrono::milliseconds poll{1000};  // squeue and output files
