@@ -40,7 +40,7 @@ def steps():
     return listed
 
 
-def config(workdir, trials, sleep_ms, epochs, scheduler="fifo"):
+def config(workdir, trials, sleep_ms, epochs, scheduler="fifo", per_trial=1):
     # The trial writes where it runs: Slurm's node name and the cards the
     # shim set, then trains.
     text = f"""
@@ -54,7 +54,7 @@ search_space:
 searcher: {{type: random, seed: 7}}
 num_trials: {trials}
 scheduler: {{type: {scheduler}}}
-devices: {{kind: habana, per_trial: 1}}
+devices: {{kind: habana, per_trial: {per_trial}}}
 trial: {{timeout: 2m, stop_grace: 5s}}
 cluster: {{kind: slurm, nodes: 2, poll: 200ms}}
 """
@@ -236,9 +236,40 @@ def case_scancel():
     print("scancel: %s recorded as %r" % (victim, cancelled[0][1]))
 
 
+def case_nodefail():
+    workdir = tempfile.mkdtemp(prefix="slurm-nodefail-")
+    # Two groups of 4 cards a node: trials 3 and 4 start on n2; once it is
+    # down they wait for a group of n1.
+    path = config(workdir, trials=4, sleep_ms=800, epochs=6, per_trial=4)
+    proc = start(["run", path, "--db", "tuner.db"], workdir)
+    seen = {}
+    watch(proc, seen, until=lambda: any(n == "n2" for _, n in steps().values()))
+    try:
+        slurm("scontrol", "update", "nodename=n2", "state=down", "reason=tuner-test")
+        watch(proc, seen)
+    finally:
+        slurm("scontrol", "update", "nodename=n2", "state=resume")
+    if proc.returncode != 0:
+        fail("tuner run exited %d" % proc.returncode)
+    conn = db(workdir)
+    rows = conn.execute("SELECT id, status, attempts FROM trials").fetchall()
+    if any(status != "completed" for _, status, _ in rows):
+        fail("a trial did not complete after its node failed: %r" % rows)
+    moved = conn.execute(
+        "SELECT a.trial_id FROM leases a JOIN leases b ON a.trial_id = b.trial_id "
+        "AND a.attempt < b.attempt WHERE a.node = 'n2' AND b.node = 'n1'").fetchall()
+    if not moved:
+        fail("no trial moved from n2 to n1: %r" % conn.execute("SELECT trial_id, attempt, node FROM leases").fetchall())
+    failures = conn.execute("SELECT MAX(failures) FROM trials").fetchone()[0]
+    if failures:
+        fail("a node failure was counted as the trial's failure")
+    print("nodefail: trials %s moved from n2 to n1" % sorted({m[0] for m in moved}))
+
+
 if not os.environ.get("SLURM_CONF"):
     if os.environ.get("TUNER_NO_SLURM") == "1":
         sys.exit(77)
     fail("SLURM_CONF is not set: start the local Slurm (scripts/local-slurm.sh "
          "start) or set TUNER_NO_SLURM=1 to skip the Slurm tests")
-{"sweep": case_sweep, "resume": case_resume, "scancel": case_scancel}[CASE]()
+{"sweep": case_sweep, "resume": case_resume, "scancel": case_scancel,
+ "nodefail": case_nodefail}[CASE]()

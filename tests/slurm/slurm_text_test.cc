@@ -57,6 +57,10 @@ TEST_CASE("a node that is down, drained or not responding is unfit",
   CHECK(NodeUnfit(states["n7"]));  // not responding
   CHECK(NodeUnfit(""));
   CHECK(NodeUnfit("fail"));
+  CHECK(NodeLeftAllocation("down*"));
+  CHECK(NodeLeftAllocation("failing"));
+  CHECK_FALSE(NodeLeftAllocation("drained"));
+  CHECK_FALSE(NodeLeftAllocation("mixed"));
 }
 
 TEST_CASE("salloc's and sbatch's job ids are read; job ids are checked",

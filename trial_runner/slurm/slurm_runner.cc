@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <cerrno>
 #include <filesystem>
@@ -216,6 +217,10 @@ void SlurmRunner::Poll() {
     if (Step* step = Find(trial)) ReadOutput(*step);
     if (Step* step = Find(trial)) CheckEnded(*step);
   }
+  if (++polls_ % std::max(1, options_.node_polls) == 0 && !sinfo_running_ &&
+      !options_.nodes.empty()) {
+    ReadNodeStates({options_.nodes.begin(), options_.nodes.end()});
+  }
   if (!steps_.empty() && !squeue_running_) {
     squeue_running_ = true;
     RunCommandAsync(io_, SqueueStepsArgv(options_.commands, options_.job),
@@ -289,6 +294,10 @@ void SlurmRunner::EndWithoutStatus(Step& step) {
     if (s->ending && !s->node.empty()) nodes.insert(s->node);
   }
   if (nodes.empty()) return OnNodeStates(CommandResult{});
+  ReadNodeStates(nodes);
+}
+
+void SlurmRunner::ReadNodeStates(const std::set<std::string>& nodes) {
   sinfo_running_ = true;
   RunCommandAsync(io_, SinfoNodesArgv(options_.commands, JoinNodes(nodes)),
                   options_.command_timeout,
@@ -302,7 +311,10 @@ void SlurmRunner::EndWithoutStatus(Step& step) {
 void SlurmRunner::OnNodeStates(const CommandResult& result) {
   auto states = ParseNodeStates(result.out);
   for (const auto& [node, state] : states) {
-    bool unfit = NodeUnfit(state);
+    // A node that went down left the allocation for good (Slurm does not
+    // give it back to a --no-kill job); a drained one may come back.
+    if (NodeLeftAllocation(state)) lost_nodes_.insert(node);
+    bool unfit = NodeUnfit(state) || lost_nodes_.count(node) > 0;
     bool was = unfit_nodes_.count(node) > 0;
     if (unfit == was) continue;
     if (unfit) {

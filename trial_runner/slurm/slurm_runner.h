@@ -33,6 +33,10 @@ struct SlurmRunnerOptions {
   // ended (lost, cancelled or its node failed) after this many more polls:
   // the shared filesystem may show the status late.
   int missing_polls = 3;
+  // The allocation's nodes, whose states (sinfo) are read every
+  // `node_polls` polls: a node that drains or fails gets no new trial.
+  std::vector<std::string> nodes;
+  int node_polls = 10;
   SlurmCommands commands;
 };
 
@@ -89,6 +93,7 @@ class SlurmRunner : public TrialRunner {
   void Signal(const Step& step, const char* signal);
   void Deliver(core::TrialId trial, TrialExit exit);
   void EndWithoutStatus(Step& step);
+  void ReadNodeStates(const std::set<std::string>& nodes);
   Step* Find(core::TrialId trial);
 
   boost::asio::io_context& io_;
@@ -98,7 +103,9 @@ class SlurmRunner : public TrialRunner {
   bool polling_ = false;
   bool squeue_running_ = false;
   bool sinfo_running_ = false;
+  int polls_ = 0;
   std::set<std::string> unfit_nodes_;
+  std::set<std::string> lost_nodes_;  // down once: out of the allocation
   std::unordered_map<core::TrialId, std::unique_ptr<Step>> steps_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -124,6 +124,10 @@ bool NodeUnfit(std::string_view state) {
   return false;
 }
 
+bool NodeLeftAllocation(std::string_view state) {
+  return Contains(state, "down") || Contains(state, "fail");
+}
+
 std::optional<std::string> ParseGrantedJob(std::string_view text) {
   for (std::string_view key : {std::string_view("Granted job allocation "),
                                std::string_view("Submitted batch job ")}) {

@@ -71,6 +71,10 @@ std::map<std::string, std::string> ParseNodeStates(std::string_view text);
 // draining, failing, not responding ("*"), powered down, or unknown.
 bool NodeUnfit(std::string_view state);
 
+// Whether a node in `state` left the allocation for good: it went down or
+// failed (Slurm shrinks a --no-kill job and never gives the node back).
+bool NodeLeftAllocation(std::string_view state);
+
 // The job id in salloc's "Granted job allocation 1234" (or sbatch's
 // "Submitted batch job 1234"); nullopt when there is none.
 std::optional<std::string> ParseGrantedJob(std::string_view text);

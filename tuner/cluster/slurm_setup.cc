@@ -205,6 +205,7 @@ runner::SlurmRunnerOptions SlurmRunnerOptionsFor(
   options.job = allocation.job;
   options.srun_args = spec.srun_args;
   options.poll = spec.poll;
+  options.nodes = allocation.nodes;
   return options;
 }
 
