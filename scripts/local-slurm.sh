@@ -64,10 +64,19 @@
 # - (f) `scontrol update nodename=n2 state=down reason=test` while a step
 #   runs there: the step is killed, srun prints "srun: error: Node failure
 #   on n2" and exits 0 (!); the --no-kill job stays RUNNING, shrunk to n1
-#   (squeue NODELIST n1). ReturnToService=2 put n2 back to idle within 5 ms
-#   (its slurmd answered), so this conf uses ReturnToService=1: an admin DOWN
-#   stays down until `scontrol update nodename=n2 state=resume`.
-# - (g) see the README of the test (tests/scripts/local_slurm_test.sh).
+#   (squeue NODELIST n1) and does not get n2 back after `state=resume`; a
+#   new step there fails "Requested node configuration is not available".
+#   `squeue --steps` still listed the killed step RUNNING 2 s later. sinfo:
+#   "n2 down test". With ReturnToService=2 n2 was idle again within 5 ms (its
+#   slurmd answered), so this conf has ReturnToService=1: an admin DOWN stays
+#   until `scontrol update nodename=n2 state=resume`. `state=drain`: running
+#   steps go on, new steps of a job already there still start, sinfo shows
+#   "draining" then "drained" when the job ends; `state=resume` -> idle.
+# - (g) A step's env has SLURMD_NODENAME, SLURM_JOB_ID, SLURM_STEP_ID,
+#   SLURM_PROCID; without GRES Slurm neither sets nor changes
+#   CUDA_VISIBLE_DEVICES, HABANA_VISIBLE_MODULES or ROCR_VISIBLE_DEVICES
+#   given in srun's environment (passed as they are). srun exits with the
+#   task's code, 128+N when a signal N ended it (137, 138 seen).
 set -euo pipefail
 
 dir="${TUNER_SLURM_DIR:-/tmp/tuner-local-slurm}"
@@ -146,6 +155,10 @@ SlurmdTimeout=30
 KillWait=5
 InactiveLimit=0
 MinJobAge=60
+# Job ids from a range of the port: proctrack/cgroup names its cgroups
+# slurm_<node>/uid_<uid>/job_<id>, so two clusters on one host (say the
+# tests' and one started by hand) must not share job ids.
+FirstJobId=$(((port % 1000) * 10000 + 1))
 EOF
   : > "$dir/machines"
   for m in "$@"; do
