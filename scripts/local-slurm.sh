@@ -56,11 +56,14 @@
 #   runs on. When the job has nodes where the step does not run, scancel
 #   ALSO exits 225 with "Kill job error on job step id J: Invalid job id
 #   specified" although the signal was delivered (rc 0 on a one-node job).
+#   (--full changes neither; a python child trapping TERM got nothing too:
+#   a step's program that has children must pass the signal on itself.)
 #   Plain `scancel J.S` kills every process of the step at once (SIGKILL, no
 #   TERM seen, srun rc 137).
 # - (e) SIGKILL of the srun client ends the step within a second ("STEP
 #   CANCELLED"), also with --output/--error files and --input=none: a step
-#   lives only as long as its srun.
+#   lives only as long as its srun. The reader of srun's stdout may go:
+#   `setsid srun ... | head -1` ran the step to its end.
 # - (f) `scontrol update nodename=n2 state=down reason=test` while a step
 #   runs there: the step is killed, srun prints "srun: error: Node failure
 #   on n2" and exits 0 (!); the --no-kill job stays RUNNING, shrunk to n1
@@ -129,7 +132,7 @@ ClusterName=tuner-local
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmUser=$(id -un)
-SlurmdUser=root
+SlurmdUser=$(id -un)
 AuthType=auth/none
 CredType=cred/none
 StateSaveLocation=$dir/ctld
