@@ -212,6 +212,11 @@ void DevicePool::SetNodeUsable(const std::string& node, bool usable) {
   if (!usable) nodes.push_back(node);
 }
 
+bool DevicePool::AnyNodeUsable() const {
+  return std::any_of(groups_.begin(), groups_.end(),
+                     [this](const Group& g) { return NodeUsable(g.node); });
+}
+
 std::vector<std::string> DevicePool::nodes() const {
   std::vector<std::string> out;
   for (const auto& group : groups_) {

@@ -77,6 +77,8 @@ class DevicePool {
   // A node that failed or drains gets no new leases until it is usable
   // again; leases held there stay until released.
   void SetNodeUsable(const std::string& node, bool usable);
+  // Whether some group's node is usable (SetNodeUsable).
+  bool AnyNodeUsable() const;
   // The nodes of its groups, in order ("" for this machine's pool).
   std::vector<std::string> nodes() const;
   // The group may be handed out again (its locks close with the lease),

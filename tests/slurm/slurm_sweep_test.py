@@ -11,6 +11,8 @@ sweep:   16 trials, each a job step seen in `squeue --steps`; each step ran on
 resume:  SIGKILL the tuner while steps run, `tuner resume`: the running steps
          are adopted (same step, one attempt each), nothing is lost.
 scancel: `scancel JOB.STEP` of one trial's step is recorded as cancelled.
+nodefail: a node set down mid-sweep: its trials run again on the other.
+allocend: `scancel JOB` mid-sweep: trials pending, `tuner resume` finishes.
 Exits 77 (skipped) only with TUNER_NO_SLURM=1; without SLURM_CONF it fails.
 """
 import json, os, signal, sqlite3, subprocess, sys, tempfile, time
@@ -266,10 +268,39 @@ def case_nodefail():
     print("nodefail: trials %s moved from n2 to n1" % sorted({m[0] for m in moved}))
 
 
+def case_allocend():
+    """The allocation ends under the sweep (`scancel JOB`, as a time limit):
+    its trials go back to pending, the run fails saying so, and `tuner
+    resume` books a new allocation and finishes them."""
+    workdir = tempfile.mkdtemp(prefix="slurm-allocend-")
+    path = config(workdir, trials=4, sleep_ms=800, epochs=6)
+    proc = start(["run", path, "--db", "tuner.db", "-q"], workdir)
+    seen = {}
+    watch(proc, seen, until=lambda: len(steps()) >= 4)
+    job = next(iter(steps().values()))[0].split(".")[0]
+    slurm("scancel", job)
+    watch(proc, seen)
+    if proc.returncode != 1:
+        fail("tuner run exited %d after its allocation ended" % proc.returncode)
+    conn = db(workdir)
+    rows = conn.execute("SELECT status, reason FROM trials").fetchall()
+    if any(r != ("pending", "interrupted") for r in rows):
+        fail("trials cut by the allocation's end: %r" % rows)
+    resumed = start(["resume", "slurm-test", "--db", "tuner.db", "-q"], workdir)
+    watch(resumed, seen)
+    rows = conn.execute("SELECT status, failures FROM trials").fetchall()
+    again = conn.execute("SELECT cluster_job FROM experiments").fetchone()[0]
+    if resumed.returncode != 0 or any(r != ("completed", 0) for r in rows) or again == job:
+        fail("resume after the allocation's end: rc %d, %r, job %s -> %s" % (resumed.returncode, rows, job, again))
+    if slurm("squeue", "--noheader", "--jobs=" + again).stdout.strip():
+        fail("allocation %s still there" % again)
+    print("allocend: 4 trials interrupted with allocation %s, finished in %s" % (job, again))
+
+
 if not os.environ.get("SLURM_CONF"):
     if os.environ.get("TUNER_NO_SLURM") == "1":
         sys.exit(77)
     fail("SLURM_CONF is not set: start the local Slurm (scripts/local-slurm.sh "
          "start) or set TUNER_NO_SLURM=1 to skip the Slurm tests")
 {"sweep": case_sweep, "resume": case_resume, "scancel": case_scancel,
- "nodefail": case_nodefail}[CASE]()
+ "nodefail": case_nodefail, "allocend": case_allocend}[CASE]()

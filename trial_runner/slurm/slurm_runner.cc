@@ -41,6 +41,7 @@ struct SlurmRunner::Step {
   bool listed = false;             // squeue listed it at least once
   int missing = 0;      // polls without it, once it cannot appear any more
   bool ending = false;  // ended without a status: waiting for sinfo
+  std::optional<TrialExit> held_exit;  // until squeue tells who sent it
   LineReader stdout_reader;
   MetricStream metrics;
   asio::steady_timer stop_timer;
@@ -245,17 +246,69 @@ void SlurmRunner::ReadOutput(Step& step) {
 }
 
 void SlurmRunner::CheckEnded(Step& step) {
+  if (step.held_exit) return;  // decided by the next squeue
   if (access(step.launch.status_path.c_str(), R_OK) != 0) return;
   TrialExit exit = ReadShimStatus(step.launch.status_path, -1);
+  if (exit.signal == SIGTERM && !step.stop_requested && !step.kill_requested) {
+    // A SIGTERM the tuner did not send: Slurm ending the allocation (its
+    // time limit, `scancel JOB`) unless squeue still lists the job.
+    step.held_exit = exit;
+    return;
+  }
   exit.stop_requested |= step.stop_requested || step.kill_requested;
   Deliver(step.trial, exit);
+}
+
+void SlurmRunner::CheckHeld() {
+  bool held = std::any_of(steps_.begin(), steps_.end(),
+                          [](const auto& s) { return s.second->held_exit; });
+  if (!held || job_check_running_) return;
+  job_check_running_ = true;
+  RunCommandAsync(
+      io_,
+      {options_.commands.squeue, "--jobs=" + options_.job, "--noheader",
+       "--format=%T"},
+      options_.command_timeout, [this, alive = alive_](CommandResult result) {
+        if (!*alive) return;
+        job_check_running_ = false;
+        std::string state = result.out.substr(0, result.out.find('\n'));
+        if (result.ok() && state == "RUNNING") return DeliverHeld(false);
+        bool gone = state.empty() ||
+                    result.err.find("Invalid job id") != std::string::npos;
+        if (!result.ok() && !gone) return;  // unknown: ask again later
+        AllocationGone();  // completing, cancelled, timed out, or gone
+        DeliverHeld(true);
+      });
+}
+
+void SlurmRunner::DeliverHeld(bool allocation_gone) {
+  std::vector<core::TrialId> held;
+  for (const auto& [trial, step] : steps_) {
+    if (step->held_exit) held.push_back(trial);
+  }
+  for (core::TrialId trial : held) {
+    Step* step = Find(trial);
+    if (!step) continue;
+    TrialExit exit = *step->held_exit;
+    exit.stop_requested |= step->stop_requested || step->kill_requested;
+    if (allocation_gone) {
+      exit.node_failed = true;  // not the trial's doing: it runs again
+      exit.lost_why = "Slurm ended allocation " + options_.job;
+    }
+    Deliver(trial, exit);
+  }
 }
 
 void SlurmRunner::OnSteps(const CommandResult& result) {
   if (!result.ok()) {
     spdlog::warn("squeue for allocation {}: {}", options_.job, result.Why());
-    return;  // nothing is known: no step counts as missing
+    if (result.err.find("Invalid job id") == std::string::npos)
+      return;  // nothing is known: no step counts as missing
+    AllocationGone();
+    DeliverHeld(true);
+    return OnSteps(CommandResult{0, false, "", ""});  // none is listed
   }
+  CheckHeld();
   std::unordered_map<std::string, SlurmStep> by_name;
   for (auto& step : ParseSteps(result.out)) by_name[step.name] = step;
   std::vector<core::TrialId> trials;
@@ -355,6 +408,16 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
                       (log.empty() ? std::string() : " (" + why + ")");
     }
     Deliver(trial, exit);
+  }
+}
+
+void SlurmRunner::AllocationGone() {
+  for (const auto& node : options_.nodes) {
+    if (!lost_nodes_.insert(node).second) continue;
+    unfit_nodes_.insert(node);
+    spdlog::warn("allocation {} is gone: node {} gets no new trials",
+                 options_.job, node);
+    observer_.OnNodeUsable(node, false);
   }
 }
 

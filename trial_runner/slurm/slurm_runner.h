@@ -94,6 +94,13 @@ class SlurmRunner : public TrialRunner {
   void Deliver(core::TrialId trial, TrialExit exit);
   void EndWithoutStatus(Step& step);
   void ReadNodeStates(const std::set<std::string>& nodes);
+  // squeue says the job is gone (time limit, scancel): no node is usable.
+  void AllocationGone();
+  // Delivers the exits held for a SIGTERM the tuner did not send: as they
+  // are, or (`allocation_gone`) as ended by the cluster, not the trial.
+  void DeliverHeld(bool allocation_gone);
+  // Asks whether the job still runs when an exit is held.
+  void CheckHeld();
   Step* Find(core::TrialId trial);
 
   boost::asio::io_context& io_;
@@ -104,6 +111,7 @@ class SlurmRunner : public TrialRunner {
   bool squeue_running_ = false;
   bool sinfo_running_ = false;
   int polls_ = 0;
+  bool job_check_running_ = false;
   std::set<std::string> unfit_nodes_;
   std::set<std::string> lost_nodes_;  // down once: out of the allocation
   std::unordered_map<core::TrialId, std::unique_ptr<Step>> steps_;

@@ -211,7 +211,15 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
 void Sweep::OnNodeUsable(const std::string& node, bool usable) {
   Guarded("a node's state", [&] {
     pool_.SetNodeUsable(node, usable);
-    if (usable) FillSlots();
+    if (usable) return FillSlots();
+    if (!pool_.AnyNodeUsable()) {
+      // Waiting would never end: its trials go back to pending for a
+      // `tuner resume` once the cluster is back.
+      FailInside(
+          "no node of the cluster is usable (down, drained, or the "
+          "allocation ended); `tuner resume " +
+          config_.name + "` takes the sweep up again");
+    }
   });
 }
 
