@@ -7,6 +7,7 @@
 #   tuner/         the wiring, one folder a role, each using those before it:
 #     base/    core, trial_runner
 #     config/  core, schedulers, trial_runner, base
+#     cluster/ core, trial_runner, base, config (Slurm: not the sweep)
 #     sweep/   core, the three leaves, base, config
 #     text/    ... and sweep
 #     sim/     ... and sweep (not text, server or cli)
@@ -31,6 +32,7 @@ declare -A allowed=(
   [trial_runner]="core trial_runner"
   [tuner/base]="core trial_runner tuner/base"
   [tuner/config]="core schedulers trial_runner tuner/base tuner/config"
+  [tuner/cluster]="core trial_runner tuner/base tuner/config tuner/cluster"
   [tuner/sweep]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep"
   [tuner/text]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text"
   [tuner/sim]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/sim"
@@ -48,7 +50,7 @@ declare -A forbidden=(
 # The project's top folders: an include naming one of them, quoted or in
 # angle brackets, is checked against the map.
 project_top='^(core|schedulers|storage|trial_runner|tuner|tests|examples|bench|fuzz)/'
-roles="base config sweep text sim server cli"
+roles="base config cluster sweep text sim server cli"
 sources=(--include='*.h' --include='*.hh' --include='*.hpp' --include='*.cc'
          --include='*.cpp' --include='*.cxx' --include='*.inc' --include='*.ipp')
 # What core may take from the standard library: any header without a dot

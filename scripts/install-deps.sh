@@ -21,6 +21,9 @@ packages=(
                                           # runs: systemctl disable --now prometheus)
   dpkg-dev file                           # cpack -G DEB: Depends by dpkg-shlibdeps
   groff-base                              # the man page's test renders it
+  slurmctld slurmd slurm-client           # the local Slurm of the tests
+                                          # (scripts/local-slurm.sh; they
+                                          # bring munge, unused: auth/none)
 )
 
 sudo=""

@@ -73,6 +73,13 @@ struct LeaseRecord {
   std::string cpus;     // "0-11", empty when not pinned
   double acquired_at = 0;
   std::optional<double> released_at;
+  std::string node;  // the cluster node of the devices; "": this machine
+};
+
+// The cluster allocation an experiment's trials run in (docs/slurm.md).
+struct ClusterJob {
+  std::string job;      // a Slurm job id; "": none (this machine)
+  bool booked = false;  // the tuner booked it, and releases it at the end
 };
 
 // One report of an experiment's trial, for its learning curve.

@@ -161,6 +161,14 @@ CREATE INDEX trials_best_last_min ON trials (experiment_id,
   (abs(last_time) <= 1.7976931348623157e308) DESC,
   last_time DESC, last_value ASC, id) WHERE last_value IS NOT NULL;
 )sql",
+      // 9: trials on a cluster (docs/slurm.md): the node of each lease, and
+      // the Slurm allocation an experiment runs in (booked: by the tuner,
+      // which releases it at the end).
+      R"sql(
+ALTER TABLE leases ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE experiments ADD COLUMN cluster_job TEXT NOT NULL DEFAULT '';
+ALTER TABLE experiments ADD COLUMN cluster_booked INTEGER NOT NULL DEFAULT 0;
+)sql",
   };
   return kMigrations;
 }

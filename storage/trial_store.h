@@ -170,6 +170,9 @@ class TrialStore {
   core::Result<int64_t> OpenLease(const LeaseRecord& lease);
   // Records that the lease's devices were given back now.
   core::Status CloseLease(int64_t lease);
+  // The Slurm allocation the experiment runs in (docs/slurm.md).
+  core::Status SetClusterJob(ExperimentId experiment, const ClusterJob& job);
+  core::Result<ClusterJob> GetClusterJob(ExperimentId experiment);
   // Every lease of the experiment's trials, oldest first.
   core::Result<std::vector<LeaseRecord>> ListLeases(ExperimentId experiment);
 

@@ -9,12 +9,12 @@ namespace tuner::storage {
 core::Result<int64_t> TrialStore::OpenLease(const LeaseRecord& lease) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
   auto stmt = db_->Prepare(
-      "INSERT INTO leases (trial_id, attempt, kind, devices, cpus, "
-      "acquired_at) VALUES (?1, ?2, ?3, ?4, ?5, $now)");
+      "INSERT INTO leases (trial_id, attempt, kind, devices, cpus, node, "
+      "acquired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, $now)");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, lease.trial).Bind(2, lease.attempt).Bind(3, lease.kind);
-  s.Bind(4, lease.devices).Bind(5, lease.cpus);
+  s.Bind(4, lease.devices).Bind(5, lease.cpus).Bind(6, lease.node);
   TUNER_RETURN_IF_ERROR(s.Run());
   return db_->LastInsertRowId();
 }
@@ -90,7 +90,8 @@ core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
     core::TrialId trial) {
   auto stmt = db_->Prepare(
       "SELECT id, trial_id, attempt, kind, devices, cpus, acquired_at, "
-      "released_at FROM leases WHERE trial_id = ?1 AND released_at IS NULL "
+      "released_at, node FROM leases WHERE trial_id = ?1 AND released_at IS "
+      "NULL "
       "ORDER BY id DESC LIMIT 1");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
@@ -100,7 +101,33 @@ core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
   if (!row.value()) return std::optional<LeaseRecord>();
   return std::optional<LeaseRecord>(
       LeaseRecord{s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), s.Text(5),
-                  s.Double(6), s.OptionalDouble(7)});
+                  s.Double(6), s.OptionalDouble(7), s.Text(8)});
+}
+
+core::Status TrialStore::SetClusterJob(ExperimentId experiment,
+                                       const ClusterJob& job) {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  auto stmt = db_->Prepare(
+      "UPDATE experiments SET cluster_job = ?2, cluster_booked = ?3 WHERE "
+      "id = ?1");
+  if (!stmt.ok()) return stmt.status();
+  stmt.value()
+      .Bind(1, experiment)
+      .Bind(2, job.job)
+      .Bind(3, int64_t{job.booked ? 1 : 0});
+  return stmt.value().Run();
+}
+
+core::Result<ClusterJob> TrialStore::GetClusterJob(ExperimentId experiment) {
+  auto stmt = db_->Prepare(
+      "SELECT cluster_job, cluster_booked FROM experiments WHERE id = ?1");
+  if (!stmt.ok()) return stmt.error();
+  Statement& s = stmt.value();
+  s.Bind(1, experiment);
+  auto row = s.Step();
+  if (!row.ok()) return row.error();
+  if (!row.value()) return ClusterJob{};
+  return ClusterJob{s.Text(0), s.Int(1) != 0};
 }
 
 core::Status TrialStore::LimitPages(int64_t pages) {

@@ -160,7 +160,8 @@ core::Result<std::vector<LeaseRecord>> TrialStore::ListLeasesSince(
     ExperimentId experiment, double since) {
   auto stmt = db_->Prepare(
       "SELECT l.id, l.trial_id, l.attempt, l.kind, l.devices, l.cpus, "
-      "l.acquired_at, l.released_at FROM leases l JOIN trials t ON t.id = "
+      "l.acquired_at, l.released_at, l.node FROM leases l JOIN trials t ON "
+      "t.id = "
       "l.trial_id WHERE t.experiment_id = ?1 AND (l.acquired_at > ?2 OR "
       "l.released_at IS NULL OR l.released_at > ?2) ORDER BY l.id");
   if (!stmt.ok()) return stmt.error();
@@ -173,7 +174,7 @@ core::Result<std::vector<LeaseRecord>> TrialStore::ListLeasesSince(
     if (!row.ok()) return row.error();
     if (!row.value()) return out;
     out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
-                   s.Text(5), s.Double(6), s.OptionalDouble(7)});
+                   s.Text(5), s.Double(6), s.OptionalDouble(7), s.Text(8)});
   }
 }
 

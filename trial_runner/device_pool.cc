@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "trial_runner/device_parsers.h"
@@ -25,6 +26,21 @@ std::vector<int> CpuShare(const std::vector<int>& cpus, size_t position,
   return std::vector<int>(
       cpus.begin() + static_cast<long>(position * per),
       cpus.begin() + static_cast<long>((position + 1) * per));
+}
+
+// "node n1: " before a cluster node's messages; "" on this machine.
+std::string NodePrefix(const std::string& node) {
+  return node.empty() ? "" : "node " + node + ": ";
+}
+
+core::Status CheckNodeName(const std::string& node) {
+  bool ok = node != "." && node != ".." && node.size() <= 255;
+  for (char c : node)
+    ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+          c == '-';
+  if (ok) return core::Status::Ok();
+  return core::InvalidArgument("node name '" + node +
+                               "': expected letters, digits, '.', '_' or '-'");
 }
 
 bool AlignedKind(DeviceKind kind) {
@@ -67,12 +83,13 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
   pool.options_ = options;
   int k = options.per_trial;
   TUNER_RETURN_IF_ERROR(CheckPerTrial(inventory.kind, k));
+  TUNER_RETURN_IF_ERROR(CheckNodeName(options.node));
   if (options.shared_slots > 0) {
     for (int slot = 0; slot < options.shared_slots; ++slot) {
       Device device;
       device.id = device.index = slot;
       device.name = "shared cpu slot";
-      pool.groups_.push_back({{device}, {}, false});
+      pool.groups_.push_back({{device}, {}, false, {}, options.node});
     }
     pool.options_.lock_dir.clear();
     return pool;
@@ -84,7 +101,8 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
     const Device& d = inventory.devices[p];
     if (!Wanted(options, d.id)) continue;
     if (!d.busy.empty() && !pool.LeaseHeld(inventory, d)) {
-      pool.warnings_.push_back(std::string(ToString(inventory.kind)) + " " +
+      pool.warnings_.push_back(NodePrefix(options.node) +
+                               std::string(ToString(inventory.kind)) + " " +
                                std::to_string(d.id) +
                                " is in use by a "
                                "process that is not ours (" +
@@ -116,12 +134,13 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
       group.cpus.insert(group.cpus.end(), cpus.begin(), cpus.end());
     }
     if (!options.pin_cpus) group.cpus.clear();
+    group.node = options.node;
     pool.groups_.push_back(std::move(group));
     i += static_cast<size_t>(k);
   }
   if (pool.groups_.empty()) {
     return core::InvalidArgument(
-        "no group of " + std::to_string(k) + " " +
+        NodePrefix(options.node) + "no group of " + std::to_string(k) + " " +
         std::string(ToString(inventory.kind)) + " device(s) is free: " +
         std::to_string(usable.size()) + " usable of " + std::to_string(count) +
         (AlignedKind(inventory.kind) ? " (groups must be aligned)" : ""));
@@ -133,7 +152,7 @@ core::Result<DevicePool> DevicePool::Create(const Inventory& inventory,
     idle = 0;  // asked for
   }
   if (idle > 0) {
-    pool.warnings_.push_back(std::to_string(idle) +
+    pool.warnings_.push_back(NodePrefix(options.node) + std::to_string(idle) +
                              " usable device(s) fit no "
                              "group of " +
                              std::to_string(k) + " and stay idle");
@@ -146,30 +165,76 @@ core::Status DevicePool::CheckLocks() const {
   std::string error;
   if (!EnsureLockDir(options_.lock_dir, &error))
     return core::IoError("lock directory: " + error);
+  if (!options_.node.empty() &&
+      (!EnsureLockDir(options_.lock_dir + "/nodes", &error) ||
+       !EnsureLockDir(LockDirOf(options_.node), &error)))
+    return core::IoError("lock directory: " + error);
   for (const auto& group : groups_) {
     for (const auto& d : group.devices) {
-      if (!CheckLockFile(LockPath(d, ".lock"), &error) ||
-          !CheckLockFile(LockPath(d, ".reserve"), &error))
+      if (!CheckLockFile(LockPath(group.node, d, ".lock"), &error) ||
+          !CheckLockFile(LockPath(group.node, d, ".reserve"), &error))
         return core::IoError("lock directory: " + error);
     }
   }
   return core::Status::Ok();
 }
 
-std::string DevicePool::LockPath(const Device& device,
+std::string DevicePool::LockDirOf(const std::string& node) const {
+  return node.empty() ? options_.lock_dir
+                      : options_.lock_dir + "/nodes/" + node;
+}
+
+std::string DevicePool::LockPath(const std::string& node, const Device& device,
                                  const char* suffix) const {
-  return options_.lock_dir + "/" + LockName(kind_, device) + suffix;
+  return LockDirOf(node) + "/" + LockName(kind_, device) + suffix;
+}
+
+core::Result<DevicePool> DevicePool::Join(std::vector<DevicePool> pools) {
+  if (pools.empty()) return core::InvalidArgument("no node has devices");
+  DevicePool joined = std::move(pools.front());
+  joined.options_.node.clear();
+  for (size_t i = 1; i < pools.size(); ++i) {
+    DevicePool& pool = pools[i];
+    if (pool.kind_ != joined.kind_ || pool.group_size() != joined.group_size())
+      return core::InvalidArgument(
+          "node " + pool.options_.node + " has " + pool.Describe() +
+          ", unlike the first node's " + joined.Describe());
+    for (auto& group : pool.groups_) joined.groups_.push_back(std::move(group));
+    for (auto& warning : pool.warnings_)
+      joined.warnings_.push_back(std::move(warning));
+  }
+  return joined;
+}
+
+void DevicePool::SetNodeUsable(const std::string& node, bool usable) {
+  auto& nodes = unusable_nodes_;
+  nodes.erase(std::remove(nodes.begin(), nodes.end(), node), nodes.end());
+  if (!usable) nodes.push_back(node);
+}
+
+bool DevicePool::AnyNodeUsable() const {
+  return std::any_of(groups_.begin(), groups_.end(),
+                     [this](const Group& g) { return NodeUsable(g.node); });
+}
+
+std::vector<std::string> DevicePool::nodes() const {
+  std::vector<std::string> out;
+  for (const auto& group : groups_) {
+    if (std::find(out.begin(), out.end(), group.node) == out.end())
+      out.push_back(group.node);
+  }
+  return out;
 }
 
 bool DevicePool::LeaseHeld(const Inventory& inventory,
                            const Device& device) const {
   if (options_.lock_dir.empty()) return false;
-  if (ProbeLock(LockPath(device, ".lock")).held) return true;
+  if (ProbeLock(LockPath(options_.node, device, ".lock")).held) return true;
   if (kind_ != DeviceKind::kNeuron) return false;
   // neuron-ls shows processes per chip: a trial on one of its cores.
   for (const auto& other : inventory.devices) {
     if (other.index == device.index && other.id != device.id &&
-        ProbeLock(LockPath(other, ".lock")).held)
+        ProbeLock(LockPath(options_.node, other, ".lock")).held)
       return true;
   }
   return false;
@@ -177,7 +242,7 @@ bool DevicePool::LeaseHeld(const Inventory& inventory,
 
 bool DevicePool::ReservedByOthers(const Group& group) const {
   for (const auto& d : group.devices) {
-    if (ProbeLock(LockPath(d, ".reserve")).held) return true;
+    if (ProbeLock(LockPath(group.node, d, ".reserve")).held) return true;
   }
   return false;
 }
@@ -187,7 +252,7 @@ std::optional<std::vector<LockFile>> DevicePool::LockGroup(
   std::vector<LockFile> locks;
   held_elsewhere = 0;
   for (const auto& d : group.devices) {
-    auto lock = LockFile::TryAcquire(LockPath(d, ".lock"));
+    auto lock = LockFile::TryAcquire(LockPath(group.node, d, ".lock"));
     if (lock) {
       locks.push_back(std::move(*lock));
     } else {
@@ -205,7 +270,7 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
   size_t best_held = std::numeric_limits<size_t>::max();
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group& group = groups_[i];
-    if (group.leased) continue;
+    if (group.leased || !NodeUsable(group.node)) continue;
     if (group.rest_until > std::chrono::steady_clock::now()) {
       contended_ = true;  // free again soon: worth polling for
       continue;
@@ -231,6 +296,7 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
     lease.kind = kind_;
     lease.devices = group.devices;
     lease.cpus = group.cpus;
+    lease.node = group.node;
     return lease;
   }
   if (contended_ && options_.per_trial > 1 && !reserved_group_ &&
@@ -243,7 +309,8 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
 void DevicePool::Reserve(size_t group) {
   std::vector<LockFile> locks;
   for (const auto& d : groups_[group].devices) {
-    auto lock = LockFile::TryAcquire(LockPath(d, ".reserve"));
+    auto lock =
+        LockFile::TryAcquire(LockPath(groups_[group].node, d, ".reserve"));
     if (!lock) return;  // someone else reserves it: try again later
     lock->WriteOwner("reserved by pid " + std::to_string(getpid()));
     locks.push_back(std::move(*lock));
@@ -264,18 +331,20 @@ void DevicePool::StopWaiting() {
   reserved_group_.reset();
 }
 
-std::optional<DeviceLease> DevicePool::Adopt(const std::vector<int>& ids) {
+std::optional<DeviceLease> DevicePool::Adopt(const std::vector<int>& ids,
+                                             const std::string& node) {
   for (size_t i = 0; i < groups_.size(); ++i) {
     Group& group = groups_[i];
     std::vector<int> group_ids;
     for (const auto& d : group.devices) group_ids.push_back(d.id);
-    if (group.leased || group_ids != ids) continue;
+    if (group.leased || group_ids != ids || group.node != node) continue;
     group.leased = true;
     DeviceLease lease;
     lease.group = static_cast<int>(i);
     lease.kind = kind_;
     lease.devices = group.devices;
     lease.cpus = group.cpus;
+    lease.node = group.node;
     return lease;
   }
   return std::nullopt;
@@ -287,6 +356,11 @@ void DevicePool::Release(DeviceLease lease, std::chrono::milliseconds rest) {
   Group& group = groups_[static_cast<size_t>(lease.group)];
   group.leased = false;
   group.rest_until = std::chrono::steady_clock::now() + rest;
+}
+
+bool DevicePool::NodeUsable(const std::string& node) const {
+  return std::find(unusable_nodes_.begin(), unusable_nodes_.end(), node) ==
+         unusable_nodes_.end();
 }
 
 size_t DevicePool::free() const {
@@ -305,7 +379,11 @@ std::string DevicePool::Describe() const {
                      std::string(ToString(kind_)) + " device(s) in " +
                      std::to_string(groups_.size()) + " group(s) of " +
                      std::to_string(k) + ":";
+  bool several_nodes = nodes().size() > 1;
+  std::string node = "";
   for (const auto& g : groups_) {
+    if (several_nodes && g.node != node)
+      text += " " + g.node + ":", node = g.node;
     std::vector<int> ids;
     for (const auto& d : g.devices) ids.push_back(d.id);
     text += " [" + FormatCpuList(ids) + "]";

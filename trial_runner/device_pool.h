@@ -23,6 +23,10 @@ struct PoolOptions {
   int shared_slots = 0;   // cpu kind, more slots than CPUs: unpinned
                           // slots that share the CPUs, no leases
   int max_groups = 0;     // at most this many groups; 0: all that fit
+  // A cluster node's pool ("" = this machine): its leases name the node,
+  // and its lock files live in lock_dir/nodes/<node>/ (one name per node,
+  // [A-Za-z0-9._-]: device 0 of two nodes are two devices).
+  std::string node;
 };
 
 // One group of devices held by one trial. Move-only: its locks are held
@@ -33,6 +37,7 @@ struct DeviceLease {
   std::vector<Device> devices;
   std::vector<int> cpus;  // the CPUs to pin to; empty: not pinned
   std::vector<LockFile> locks;
+  std::string node;  // the cluster node of its devices; "": this machine
 
   std::vector<int> ids() const;
   std::vector<int> lock_fds() const;
@@ -56,6 +61,10 @@ class DevicePool {
   // Neuron, a lease on any core of the busy chip).
   static core::Result<DevicePool> Create(const Inventory& inventory,
                                          const PoolOptions& options);
+  // One pool of the groups of several nodes' pools (each made by Create
+  // with its `node`), in their order; they must hold one device kind and
+  // one group size.
+  static core::Result<DevicePool> Join(std::vector<DevicePool> pools);
 
   // A free group whose locks this process could take; nullopt when every
   // group is in use here or held (or reserved) by another process.
@@ -63,7 +72,15 @@ class DevicePool {
   // Marks the group made of exactly `ids` as leased here without taking its
   // locks: a trial adopted from a previous tuner holds them (through its
   // shim) until it ends. nullopt when no free group has those ids.
-  std::optional<DeviceLease> Adopt(const std::vector<int>& ids);
+  std::optional<DeviceLease> Adopt(const std::vector<int>& ids,
+                                   const std::string& node = "");
+  // A node that failed or drains gets no new leases until it is usable
+  // again; leases held there stay until released.
+  void SetNodeUsable(const std::string& node, bool usable);
+  // Whether some group's node is usable (SetNodeUsable).
+  bool AnyNodeUsable() const;
+  // The nodes of its groups, in order ("" for this machine's pool).
+  std::vector<std::string> nodes() const;
   // The group may be handed out again (its locks close with the lease),
   // after `rest` (a device its stack reported busy).
   void Release(DeviceLease lease,
@@ -92,15 +109,19 @@ class DevicePool {
     std::vector<int> cpus;
     bool leased = false;
     std::chrono::steady_clock::time_point rest_until{};
+    std::string node;
   };
   DevicePool() = default;
   // Creates the lock directory if missing; an error if it or a lock file
   // of the pool's devices is unsafe to use (device_locks.h).
   core::Status CheckLocks() const;
-  std::string LockPath(const Device& device, const char* suffix) const;
+  std::string LockPath(const std::string& node, const Device& device,
+                       const char* suffix) const;
+  std::string LockDirOf(const std::string& node) const;
   // Whether `device`'s lease (for Neuron: one on its chip) is held.
   bool LeaseHeld(const Inventory& inventory, const Device& device) const;
   bool ReservedByOthers(const Group& group) const;
+  bool NodeUsable(const std::string& node) const;
   std::optional<std::vector<LockFile>> LockGroup(const Group& group,
                                                  size_t& held_elsewhere);
   void Reserve(size_t group);
@@ -112,6 +133,7 @@ class DevicePool {
   bool contended_ = false;
   std::optional<size_t> reserved_group_;
   std::vector<LockFile> reservation_;
+  std::vector<std::string> unusable_nodes_;
 };
 
 }  // namespace tuner::runner

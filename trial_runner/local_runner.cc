@@ -20,6 +20,7 @@
 #include "trial_runner/line_reader.h"
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/proc_file.h"
+#include "trial_runner/shim_launch.h"
 
 namespace tuner::runner {
 
@@ -53,105 +54,6 @@ struct LocalRunner::Process {
 };
 
 namespace {
-
-// Creates (truncating) the log files, so that they can be watched before the
-// process writes to them.
-core::Status CreateLogFiles(const SpawnRequest& request) {
-  for (const auto& path : {request.stdout_path, request.stderr_path}) {
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      return core::IoError("cannot create " + path + ": " +
-                           std::strerror(errno));
-    }
-    close(fd);
-  }
-  return core::Status::Ok();
-}
-
-// What posix_spawnp would run for `program`, checked before the shim is
-// started, so that a typo fails the launch at once with a clear message.
-core::Status CheckExecutable(const std::vector<std::string>& argv,
-                             const std::string& cwd) {
-  if (argv.empty()) return core::InvalidArgument("empty command");
-  const std::string& program = argv[0];
-  auto executable = [](const std::string& path) {
-    return access(path.c_str(), X_OK) == 0 &&
-           !std::filesystem::is_directory(path);
-  };
-  bool found = false;
-  if (program.find('/') != std::string::npos) {
-    std::filesystem::path p(program);
-    if (p.is_relative() && !cwd.empty()) p = std::filesystem::path(cwd) / p;
-    found = executable(p.string());
-  } else {
-    const char* path = getenv("PATH");
-    std::stringstream dirs(path ? path : "/usr/bin:/bin");
-    for (std::string dir; !found && std::getline(dirs, dir, ':');)
-      found = executable((dir.empty() ? "." : dir) + "/" + program);
-  }
-  if (found) return core::Status::Ok();
-  return core::InvalidArgument("cannot execute '" + program +
-                               "': No such file or directory");
-}
-
-std::vector<std::string> ShimArgv(const RunnerOptions& options,
-                                  const TrialLaunch& launch) {
-  const SpawnRequest& s = launch.spawn;
-  std::vector<std::string> argv = {options.shim_path,
-                                   "--stdout",
-                                   s.stdout_path,
-                                   "--stderr",
-                                   s.stderr_path,
-                                   "--status",
-                                   launch.status_path,
-                                   "--grace-ms",
-                                   std::to_string(launch.stop_grace.count())};
-  auto add = [&argv](const char* flag, const std::string& value) {
-    argv.insert(argv.end(), {flag, value});
-  };
-  if (!s.cwd.empty()) add("--cwd", s.cwd);
-  if (launch.timeout.count() > 0)
-    add("--timeout-ms", std::to_string(launch.timeout.count()));
-  if (launch.idle_timeout.count() > 0)
-    add("--idle-ms", std::to_string(launch.idle_timeout.count()));
-  if (launch.log_cap > 0) add("--log-cap", std::to_string(launch.log_cap));
-  if (!options.tuner_lock.empty() && options.orphan_timeout.count() > 0) {
-    add("--tuner-lock", options.tuner_lock);
-    add("--orphan-ms", std::to_string(options.orphan_timeout.count()));
-  }
-  argv.push_back("--");
-  argv.insert(argv.end(), s.argv.begin(), s.argv.end());
-  return argv;
-}
-
-// What the shim wrote; `shim_status` is its wait status when this runner
-// reaped it (else -1), which tells a killed shim from a lost file.
-TrialExit ReadStatus(const std::string& path, int shim_status) {
-  TrialExit exit;
-  std::ifstream in(path);
-  auto status = nlohmann::json::parse(in, nullptr, false);
-  if (!status.is_object()) {
-    // Never invent a cause: the trial may well have exited 0.
-    exit.lost = true;
-    if (shim_status >= 0 && WIFSIGNALED(shim_status)) {
-      exit.lost_why = "its shim was killed by signal " +
-                      std::to_string(WTERMSIG(shim_status));
-    } else {
-      exit.lost_why =
-          std::string(in.is_open() ? "empty or unreadable " : "no ") + path +
-          " (trial directory removed? disk full?)";
-    }
-    return exit;
-  }
-  if (status.contains("exit_code"))
-    exit.exit_code = status["exit_code"].get<int>();
-  exit.signal = status.value("signal", 0);
-  exit.timed_out = status.value("timed_out", false);
-  exit.idle = status.value("idle", false);
-  exit.orphaned = status.value("orphaned", false);
-  exit.stop_requested = status.value("stop_requested", false);
-  return exit;
-}
 
 int PidfdOpen(pid_t pid) {
   int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -230,7 +132,9 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
     with_status.status_path = launch.spawn.stdout_path + ".status";
   std::remove(with_status.status_path.c_str());
   SpawnRequest shim;
-  shim.argv = ShimArgv(options_, with_status);
+  shim.argv = ShimArgv(options_.shim_path,
+                       ShimLock{options_.tuner_lock, options_.orphan_timeout},
+                       with_status);
   shim.env = launch.spawn.env;
   shim.stdout_path = shim.stderr_path = "/dev/null";
   shim.cpus = launch.spawn.cpus;
@@ -339,7 +243,7 @@ void LocalRunner::HandleExit(core::TrialId trial) {
     }
   }
   process->pidfd.close();
-  process->exit = ReadStatus(process->status_path, shim_status);
+  process->exit = ReadShimStatus(process->status_path, shim_status);
   process->exit.stop_requested |= process->stop_requested;
   if (process->cleanup.empty()) return Deliver(trial);
   SpawnRequest request;

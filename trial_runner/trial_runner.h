@@ -34,6 +34,8 @@ struct TrialLaunch {
   std::vector<std::string> cleanup;
   MetricFormat metrics;     // how its stdout carries metrics
   std::string status_path;  // where the shim writes the exit status
+  // The cluster node to run on (a DeviceLease's node); "": this machine.
+  std::string node;
 };
 
 struct TrialExit {
@@ -46,6 +48,11 @@ struct TrialExit {
   bool lost = false;             // its shim left no status: what ended
   std::string lost_why;          // it is unknown (then why, e.g. "its
                                  // shim was killed by signal 9")
+  // Its node failed or was drained under it (a cluster runner): not the
+  // trial's fault, so it is retried elsewhere; lost_why says what happened.
+  bool node_failed = false;
+  // The cluster cancelled it (e.g. `scancel` by a user); lost_why says so.
+  bool cancelled = false;
 };
 
 // One process for the machine's uptime: a pid and its start time.
@@ -76,6 +83,9 @@ class RunnerObserver {
   // stop grace); every line it wrote was delivered before. The trial's
   // devices may be handed out again.
   virtual void OnExit(core::TrialId trial, const TrialExit& exit) = 0;
+  // A cluster runner found `node` unfit for new trials (down, drained,
+  // failing) or fit again. Runners of one machine never call it.
+  virtual void OnNodeUsable(const std::string& /*node*/, bool /*usable*/) {}
 };
 
 // Runs a sweep's trials. Every verb is called on the thread of the event

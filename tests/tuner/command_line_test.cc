@@ -10,6 +10,7 @@
 #include "tuner/cli/completion.h"
 #include "tuner/cli/man_page.h"
 #include "tuner/cli/suggest.h"
+#include "tuner/config/config_values.h"
 
 namespace tuner::cli {
 namespace {
@@ -21,8 +22,8 @@ bool Has(const std::string& text, const std::string& part) {
 TEST_CASE("a mistyped verb finds the one it meant", "[tuner][cli]") {
   std::vector<std::string> verbs = {"run",    "plan", "best",   "trials",
                                     "status", "stop", "resume", "serve"};
-  CHECK(EditDistance("stauts", "status") == 1);  // a swap is one edit
-  CHECK(EditDistance("", "run") == 3);
+  CHECK(config::EditDistance("stauts", "status") == 1);  // a swap is one edit
+  CHECK(config::EditDistance("", "run") == 3);
   CHECK(Closest("stauts", verbs) == "status");
   CHECK(Closest("bets", verbs) == "best");
   CHECK(Closest("tirals", verbs) == "trials");

@@ -40,6 +40,10 @@ struct TrialScript {
   // on, silent, until it is stopped or times out.
   std::optional<int> exit_code = 0;
   std::string stderr_text;  // what it printed on stderr
+  // Instead of its exit code: its cluster node failed under it (a
+  // SlurmRunner's TrialExit::node_failed) or someone cancelled its step.
+  bool node_failed = false;
+  bool cancelled = false;
 };
 
 // The script of `launch`'s trial; `attempt` counts its starts from 1.
@@ -169,6 +173,14 @@ class ScriptedRunner : public runner::TrialRunner {
     if (attempt.next < attempt.script.reports.size()) {
       attempt.step_timer->Schedule(attempt.script.step,
                                    [this, trial] { Deliver(trial); });
+    } else if (attempt.script.node_failed || attempt.script.cancelled) {
+      runner::TrialExit exit;
+      exit.lost = true;
+      exit.node_failed = attempt.script.node_failed;
+      exit.cancelled = attempt.script.cancelled;
+      exit.lost_why = exit.node_failed ? "node n2 failed or was drained (down*)"
+                                       : "*** STEP 7.2 ON n1 CANCELLED ***";
+      End(trial, exit);
     } else if (attempt.script.exit_code) {
       runner::TrialExit exit;
       exit.exit_code = *attempt.script.exit_code;

@@ -53,6 +53,11 @@ pid_t SpawnTrial(const ShimOptions& o, int out, int err) {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
                                       POSIX_SPAWN_SETSIGMASK |
                                       POSIX_SPAWN_SETSIGDEF);
+  for (const auto& pair : o.env) {
+    size_t eq = pair.find('=');
+    if (eq != std::string::npos && eq > 0)
+      setenv(pair.substr(0, eq).c_str(), pair.c_str() + eq + 1, 1);
+  }
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out, 1);
   posix_spawn_file_actions_adddup2(&actions, err, 2);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-cap", o.log_cap);
   app.add_option("--tuner-lock", o.tuner_lock);
   app.add_option("--orphan-ms", o.orphan_ms);
+  app.add_option("--env", o.env)->allow_extra_args(false);
   app.add_option("command", o.argv)->required();
   app.allow_extras(false);
   app.prefix_command(false);

@@ -21,6 +21,9 @@ struct ShimOptions {
                              // looking lines are kept; 0: no cap
   std::string tuner_lock;    // a flock a live tuner holds
   int64_t orphan_ms = 0;     // no tuner for this long: stopped; 0: never
+  // NAME=VALUE set in the trial's environment over what the shim got (a
+  // cluster's launcher may have set NAME for the step: the tuner's wins).
+  std::vector<std::string> env;
 };
 
 }  // namespace tuner::shim

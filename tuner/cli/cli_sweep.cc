@@ -16,6 +16,7 @@
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cluster/slurm_setup.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/config/launch_spec.h"
@@ -75,12 +76,64 @@ int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
   return kExitOk;
 }
 
+// The allocation a Slurm sweep runs in: its stored one when it resumes
+// (stored again if it had to be booked anew).
+core::Result<SlurmAllocation> AcquireSlurm(
+    const ExperimentConfig& config, storage::TrialStore& store,
+    const storage::ExperimentRecord* resume) {
+  storage::ClusterJob stored;
+  if (resume) {
+    auto job = store.GetClusterJob(resume->id);
+    if (!job.ok()) return job.error();
+    stored = job.value();
+  }
+  auto allocation =
+      AcquireAllocation(config.cluster, stored.job, stored.booked, config.name);
+  if (!allocation.ok()) return allocation.error();
+  if (resume && allocation.value().job != stored.job) {
+    TUNER_RETURN_IF_ERROR(store.SetClusterJob(
+        resume->id, {allocation.value().job, allocation.value().booked}));
+    TUNER_RETURN_IF_ERROR(store.Commit());
+  }
+  return allocation;
+}
+
+// Releases a booked allocation when the sweep is over, unless `keep` (its
+// trials were left running for a later resume).
+struct AllocationRelease {
+  explicit AllocationRelease(const std::optional<SlurmAllocation>& a)
+      : allocation(a) {}
+  ~AllocationRelease() {
+    if (allocation && !keep) ReleaseAllocation(*allocation);
+  }
+  const std::optional<SlurmAllocation>& allocation;
+  bool keep = false;
+};
+
+std::string SelfPath() {
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec).string();
+}
+
 }  // namespace
 
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume, bool quiet) {
-  auto pool = SetUpDevices(config.devices, config.workdir);
+  std::optional<SlurmAllocation> allocation;
+  if (config.cluster.kind == "slurm") {
+    auto acquired = AcquireSlurm(config, store, resume);
+    if (!acquired.ok()) {
+      std::fprintf(stderr, "tuner: slurm: %s\n", acquired.message().c_str());
+      return kExitFailure;
+    }
+    allocation = std::move(acquired).value();
+  }
+  // No step outlives a sweep that ends here (not one that detaches).
+  AllocationRelease release(allocation);
+  auto pool = allocation
+                  ? SetUpClusterDevices(config.devices, *allocation, SelfPath())
+                  : SetUpDevices(config.devices, config.workdir);
   if (!pool.ok()) {
     std::fprintf(stderr, "error: %s\n", pool.message().c_str());
     return kExitBadInput;
@@ -109,6 +162,15 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   options.runner.tuner_lock = lock_path;
   options.runner.orphan_timeout = config.trial.orphan_timeout;
   options.on_finished = [&io] { io.stop(); };
+  if (allocation) {
+    options.cluster_job = {allocation->job, allocation->booked};
+    options.make_runner = [&](boost::asio::io_context& loop,
+                              runner::RunnerObserver& observer) {
+      return std::make_unique<runner::SlurmRunner>(
+          loop, observer,
+          SlurmRunnerOptionsFor(config.cluster, *allocation, ShimPath()));
+    };
+  }
   Sweep sweep(io, config, store, *progress, options);
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR1);
   int last_signal = 0;
@@ -139,6 +201,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
     return taken ? kExitBadInput : kExitFailure;
   }
   if (sweep.outcome() == SweepOutcome::kRunning) RunContained(io, "sweep");
+  release.keep = sweep.outcome() == SweepOutcome::kDetached;
   return ExitCode(sweep, last_signal, db_path);
 }
 

@@ -9,14 +9,10 @@
 
 namespace tuner::cli {
 
-// The edit distance between `a` and `b` where swapping two neighbouring
-// letters counts as one edit (optimal string alignment): "stauts" is 1 from
-// "status". Both are cut to 64 characters first (hostile input stays cheap).
-int EditDistance(std::string_view a, std::string_view b);
-
-// The name `word` most likely meant: the nearest within 2 edits (1 for words
-// of 3 letters or fewer), else the only name that starts with `word`; none
-// when there is no such name or two are equally near.
+// The name `word` most likely meant: the nearest within 2 edits
+// (config::EditDistance; 1 for words of 3 letters or fewer), else the only name
+// that starts with `word`; none when there is no such name or two are equally
+// near.
 std::optional<std::string> Closest(std::string_view word,
                                    std::span<const std::string> names);
 

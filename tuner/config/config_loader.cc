@@ -40,7 +40,8 @@ const std::vector<std::string> kTopKeys = {
     "mode",           "time_attr",     "search_space", "searcher",
     "num_trials",     "scheduler",     "devices",      "env",
     "workdir",        "trial",         "storage",      "checkpoints",
-    "metrics_format", "metrics_regex", "priority",     "preempt"};
+    "metrics_format", "metrics_regex", "priority",     "preempt",
+    "cluster"};
 
 void ReadTrialPolicy(const config::Reader& r, const YAML::Node& node,
                      ExperimentConfig& c) {
@@ -100,6 +101,7 @@ void ReadOptional(const config::Reader& r, const YAML::Node& root,
     c.scheduler.type = core::SchedulerType::kFifo;
   }
   if (auto n = root["devices"]) config::ReadDevices(r, n, c);
+  if (auto n = root["cluster"]) config::ReadCluster(r, n, c);
   if (auto n = root["checkpoints"]) config::ReadCheckpoints(r, n, c);
   config::ReadMetricsFormat(r, root, c);
   if (auto n = root["trial"]) ReadTrialPolicy(r, n, c);

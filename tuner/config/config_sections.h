@@ -32,6 +32,8 @@ void ReadCheckpoints(const Reader& r, const YAML::Node& node,
                      ExperimentConfig& c);
 void ReadMetricsFormat(const Reader& r, const YAML::Node& root,
                        ExperimentConfig& c);
+// The `cluster` section (config_cluster.cc); after `devices`.
+void ReadCluster(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 // The `devices` section (config_devices.cc).
 void ReadDevices(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 

@@ -225,20 +225,27 @@ bool IsName(const std::string& text) {
   });
 }
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+size_t EditDistance(std::string_view a, std::string_view b) {
+  constexpr size_t kMaxLength = 64;
+  a = a.substr(0, kMaxLength);
+  b = b.substr(0, kMaxLength);
+  const size_t columns = b.size() + 1;
+  // d[i][j]: the distance between a's first i letters and b's first j.
+  std::vector<size_t> d((a.size() + 1) * columns);
+  auto at = [&](size_t i, size_t j) -> size_t& { return d[i * columns + j]; };
+  for (size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      size_t change = a[i - 1] == b[j - 1] ? 0 : 1;
+      at(i, j) = std::min(
+          {at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + change});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
     }
   }
-  return row[b.size()];
+  return at(a.size(), b.size());
 }
 
 }  // namespace tuner::config

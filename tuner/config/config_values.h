@@ -7,6 +7,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -92,7 +93,10 @@ class Reader {
 bool IsIdentifier(const std::string& text);
 // Experiment names: letters, digits, '.', '_' and '-', at most 128.
 bool IsName(const std::string& text);
-size_t EditDistance(const std::string& a, const std::string& b);
+// The edit distance between `a` and `b` where swapping two neighbouring
+// letters counts as one edit (optimal string alignment): "stauts" is 1 from
+// "status". Both are cut to 64 characters first (hostile input stays cheap).
+size_t EditDistance(std::string_view a, std::string_view b);
 
 }  // namespace tuner::config
 

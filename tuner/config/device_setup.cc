@@ -49,9 +49,10 @@ std::optional<runner::DeviceKind> RequestedKind(const DevicesSpec& spec) {
   return runner::ParseDeviceKind(spec.kind);
 }
 
-core::Result<runner::DevicePool> MakeDevicePool(
-    const DevicesSpec& spec, const runner::Inventory& inventory,
-    const std::string& /*workdir*/) {
+namespace {
+
+core::Result<runner::PoolOptions> PoolOptionsFor(
+    const DevicesSpec& spec, const runner::Inventory& inventory) {
   runner::PoolOptions options;
   if (inventory.kind == runner::DeviceKind::kCpu) {
     options = CpuPoolOptions(spec, inventory);
@@ -72,7 +73,28 @@ core::Result<runner::DevicePool> MakeDevicePool(
     if (!lock_dir.ok()) return lock_dir.error();
     options.lock_dir = lock_dir.value();
   }
-  return runner::DevicePool::Create(inventory, options);
+  return options;
+}
+
+}  // namespace
+
+core::Result<runner::DevicePool> MakeDevicePool(
+    const DevicesSpec& spec, const runner::Inventory& inventory,
+    const std::string& /*workdir*/) {
+  auto options = PoolOptionsFor(spec, inventory);
+  if (!options.ok()) return options.error();
+  return runner::DevicePool::Create(inventory, options.value());
+}
+
+core::Result<runner::DevicePool> MakeNodePool(
+    const DevicesSpec& spec, const runner::Inventory& inventory,
+    const std::string& node) {
+  auto options = PoolOptionsFor(spec, inventory);
+  if (!options.ok()) return options.error();
+  options.value().node = node;
+  options.value().pin_cpus = false;  // the node's CPUs are not this one's
+  options.value().cpus.clear();
+  return runner::DevicePool::Create(inventory, options.value());
 }
 
 core::Result<runner::DevicePool> SetUpDevices(const DevicesSpec& spec,

@@ -36,6 +36,13 @@ core::Result<runner::DevicePool> MakeDevicePool(
     const DevicesSpec& spec, const runner::Inventory& inventory,
     const std::string& workdir);
 
+// The pool of a cluster node's `inventory` (detected there): as
+// MakeDevicePool, its leases naming `node`, no CPU pinning (the node's
+// CPUs are not this machine's).
+core::Result<runner::DevicePool> MakeNodePool(
+    const DevicesSpec& spec, const runner::Inventory& inventory,
+    const std::string& node);
+
 // Detects the devices and makes the pool; warnings are logged.
 core::Result<runner::DevicePool> SetUpDevices(const DevicesSpec& spec,
                                               const std::string& workdir);

@@ -53,6 +53,22 @@ struct CheckpointSpec {
   std::chrono::milliseconds poll{200};     // how often the dir is read
 };
 
+// Where trials run: this machine, or Slurm job steps (docs/slurm.md).
+struct ClusterSpec {
+  std::string kind = "local";  // local | slurm
+  // The allocation to run in; "": $SLURM_JOB_ID when the tuner runs inside
+  // one, else the tuner books one (salloc --no-shell) and releases it.
+  std::string job;
+  int nodes = 1;          // nodes to book
+  std::string partition;  // --partition; "": the cluster's default
+  std::string account;    // --account
+  std::string time;       // --time of a booked allocation; "": default
+  bool exclusive = true;  // --exclusive: whole nodes
+  std::vector<std::string> salloc_args;  // more salloc arguments
+  std::vector<std::string> srun_args;    // more srun arguments per step
+  std::chrono::milliseconds poll{1000};  // squeue and output files
+};
+
 struct ExperimentConfig {
   std::string name;
   std::string command;  // the template, placeholders unexpanded
@@ -66,6 +82,7 @@ struct ExperimentConfig {
   int64_t num_trials = 0;
   core::SchedulerSpec scheduler;
   DevicesSpec devices;
+  ClusterSpec cluster;
   CheckpointSpec checkpoints;
   // auto | katib | regex | trainer_state (stdout ignored)
   std::string metrics_format = "auto";

@@ -36,6 +36,12 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
     return core::AlreadyExists("experiment '" + config.name +
                                "' is running already");
   }
+  if (config.cluster.kind != "local") {
+    return core::InvalidArgument(
+        "cluster.kind " + config.cluster.kind +
+        ": the service runs trials on its own machine; run this experiment "
+        "with `tuner run` (docs/slurm.md)");
+  }
   for (const auto& warning : LauncherWarnings(config))
     spdlog::warn("experiment '{}': {}", config.name, warning);
   auto experiment = std::make_unique<Experiment>();

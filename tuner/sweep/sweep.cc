@@ -76,6 +76,9 @@ core::Status Sweep::StartUnguarded() {
   auto id = store_.CreateExperiment(record);
   if (!id.ok()) return id.status();
   experiment_ = id.value();
+  if (!options_.cluster_job.job.empty())
+    TUNER_RETURN_IF_ERROR(
+        store_.SetClusterJob(experiment_, options_.cluster_job));
   TUNER_RETURN_IF_ERROR(store_.Commit());
   FillSlots();
   CheckDone();
@@ -205,6 +208,21 @@ void Sweep::OnExit(core::TrialId id, const runner::TrialExit& exit) {
   Guarded("a trial's end", [&] { HandleExit(id, exit); });
 }
 
+void Sweep::OnNodeUsable(const std::string& node, bool usable) {
+  Guarded("a node's state", [&] {
+    pool_.SetNodeUsable(node, usable);
+    if (usable) return FillSlots();
+    if (!pool_.AnyNodeUsable()) {
+      // Waiting would never end: its trials go back to pending for a
+      // `tuner resume` once the cluster is back.
+      FailInside(
+          "no node of the cluster is usable (down, drained, or the "
+          "allocation ended); `tuner resume " +
+          config_.name + "` takes the sweep up again");
+    }
+  });
+}
+
 void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
@@ -233,7 +251,7 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
     ++trial.device_retries;
     RecordRetries(trial);
     spdlog::warn(
-        "trial {} could not acquire its device ({}); retrying on "
+        "trial {} could not use its device or node ({}); retrying on "
         "another",
         id, reason);
     Relaunch(trial);

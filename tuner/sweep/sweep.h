@@ -64,6 +64,9 @@ class Sweep : public runner::RunnerObserver {
     std::function<std::unique_ptr<runner::TrialRunner>(
         boost::asio::io_context& io, runner::RunnerObserver& observer)>
         make_runner;
+    // The Slurm allocation its trials run in, stored with the experiment
+    // when it starts (a resume reuses it); empty job: this machine.
+    storage::ClusterJob cluster_job;
     // Builds the trial scheduler; empty: schedulers::MakeTrialScheduler.
     std::function<std::unique_ptr<schedulers::TrialScheduler>(
         const core::SchedulerSpec&)>
@@ -109,6 +112,9 @@ class Sweep : public runner::RunnerObserver {
   void OnMetrics(core::TrialId trial, core::Metrics metrics,
                  int64_t offset) override;
   void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
+  // A node failed or drains: its devices get no new trial until it is
+  // usable again.
+  void OnNodeUsable(const std::string& node, bool usable) override;
 
  private:
   // Runs `body`, an entry point of the event loop into this sweep (a

@@ -40,6 +40,16 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     reason = "interrupted";  // a later resume runs it again
     return TrialStatus::kPending;
   }
+  if (exit.node_failed && trial.device_retries < kMaxDeviceRetries &&
+      !interrupting_) {
+    reason = exit.lost_why;
+    trial.device_busy = true;  // on another node, not counted
+    return std::nullopt;
+  }
+  if (exit.cancelled) {
+    reason = "cancelled through Slurm: " + exit.lost_why;
+    return TrialStatus::kFailed;  // someone meant it to end: no retry
+  }
   if (exit.timed_out) {
     reason = "timed out after " +
              core::FormatDouble(config_.trial.timeout.count() / 1000.0) + " s";

@@ -223,6 +223,7 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.log_cap = config_.trial.log_cap;
   launch.status_path = AttemptStatusPath(dir, context.attempt);
   launch.metrics = MetricFormatFor(config_);
+  launch.node = lease.node;
   if (env_options.docker)
     launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
   return launch;
@@ -239,6 +240,7 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   record.kind = runner::ToString(lease.kind);
   record.devices = fmt::format("{}", fmt::join(lease.ids(), ","));
   record.cpus = runner::FormatCpuList(lease.cpus);
+  record.node = lease.node;
   auto row = store_.OpenLease(record);
   if (row.ok()) trial.lease_row = row.value();
   bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&

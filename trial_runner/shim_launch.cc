@@ -1,0 +1,113 @@
+#include "trial_runner/shim_launch.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace tuner::runner {
+
+core::Status CreateLogFiles(const SpawnRequest& request) {
+  for (const auto& path : {request.stdout_path, request.stderr_path}) {
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      return core::IoError("cannot create " + path + ": " +
+                           std::strerror(errno));
+    }
+    close(fd);
+  }
+  return core::Status::Ok();
+}
+
+core::Status CheckExecutable(const std::vector<std::string>& argv,
+                             const std::string& cwd) {
+  if (argv.empty()) return core::InvalidArgument("empty command");
+  const std::string& program = argv[0];
+  auto executable = [](const std::string& path) {
+    return access(path.c_str(), X_OK) == 0 &&
+           !std::filesystem::is_directory(path);
+  };
+  bool found = false;
+  if (program.find('/') != std::string::npos) {
+    std::filesystem::path p(program);
+    if (p.is_relative() && !cwd.empty()) p = std::filesystem::path(cwd) / p;
+    found = executable(p.string());
+  } else {
+    const char* path = getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/bin:/bin");
+    for (std::string dir; !found && std::getline(dirs, dir, ':');)
+      found = executable((dir.empty() ? "." : dir) + "/" + program);
+  }
+  if (found) return core::Status::Ok();
+  return core::InvalidArgument("cannot execute '" + program +
+                               "': No such file or directory");
+}
+
+std::vector<std::string> ShimArgv(const std::string& shim_path,
+                                  const ShimLock& lock,
+                                  const TrialLaunch& launch,
+                                  const std::vector<std::string>& env) {
+  const SpawnRequest& s = launch.spawn;
+  std::vector<std::string> argv = {shim_path,
+                                   "--stdout",
+                                   s.stdout_path,
+                                   "--stderr",
+                                   s.stderr_path,
+                                   "--status",
+                                   launch.status_path,
+                                   "--grace-ms",
+                                   std::to_string(launch.stop_grace.count())};
+  auto add = [&argv](const char* flag, const std::string& value) {
+    argv.insert(argv.end(), {flag, value});
+  };
+  if (!s.cwd.empty()) add("--cwd", s.cwd);
+  if (launch.timeout.count() > 0)
+    add("--timeout-ms", std::to_string(launch.timeout.count()));
+  if (launch.idle_timeout.count() > 0)
+    add("--idle-ms", std::to_string(launch.idle_timeout.count()));
+  if (launch.log_cap > 0) add("--log-cap", std::to_string(launch.log_cap));
+  if (!lock.path.empty() && lock.orphan_timeout.count() > 0) {
+    add("--tuner-lock", lock.path);
+    add("--orphan-ms", std::to_string(lock.orphan_timeout.count()));
+  }
+  for (const auto& pair : env) add("--env", pair);
+  argv.push_back("--");
+  argv.insert(argv.end(), s.argv.begin(), s.argv.end());
+  return argv;
+}
+
+TrialExit ReadShimStatus(const std::string& path, int shim_status) {
+  TrialExit exit;
+  std::ifstream in(path);
+  auto status = nlohmann::json::parse(in, nullptr, false);
+  if (!status.is_object()) {
+    // Never invent a cause: the trial may well have exited 0.
+    exit.lost = true;
+    if (shim_status >= 0 && WIFSIGNALED(shim_status)) {
+      exit.lost_why = "its shim was killed by signal " +
+                      std::to_string(WTERMSIG(shim_status));
+    } else {
+      exit.lost_why =
+          std::string(in.is_open() ? "empty or unreadable " : "no ") + path +
+          " (trial directory removed? disk full?)";
+    }
+    return exit;
+  }
+  if (status.contains("exit_code"))
+    exit.exit_code = status["exit_code"].get<int>();
+  exit.signal = status.value("signal", 0);
+  exit.timed_out = status.value("timed_out", false);
+  exit.idle = status.value("idle", false);
+  exit.orphaned = status.value("orphaned", false);
+  exit.stop_requested = status.value("stop_requested", false);
+  return exit;
+}
+
+}  // namespace tuner::runner

@@ -1,0 +1,45 @@
+// Runs Slurm's client commands (squeue, scancel, sinfo, salloc, srun) to
+// their end and captures what they print, without blocking an event loop.
+#ifndef TUNER_TRIAL_RUNNER_SLURM_SLURM_COMMAND_H_
+#define TUNER_TRIAL_RUNNER_SLURM_SLURM_COMMAND_H_
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
+#include <vector>
+
+#include "core/result.h"
+
+namespace tuner::runner {
+
+struct CommandResult {
+  int exit_code = -1;  // -1: killed (a signal, or its timeout)
+  bool timed_out = false;
+  std::string out;  // its stdout, at most kMaxCommandOutput bytes
+  std::string err;  // its stderr, likewise
+  bool ok() const { return exit_code == 0; }
+  // "squeue: error: ..." (the last line of stderr) or "exit code 1".
+  std::string Why() const;
+};
+
+// Output kept of a command (a squeue of thousands of steps fits).
+inline constexpr size_t kMaxCommandOutput = 16 << 20;
+
+// Runs `argv` (PATH looked up) to its end, or kills it after `timeout`.
+// Fails only when it cannot be started.
+core::Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                       std::chrono::milliseconds timeout);
+
+// Starts `argv` and calls `done` with its result on `io`'s thread once it
+// ended (killed after `timeout`). A command that cannot be started calls
+// `done` too (exit_code -1, err saying why), later, never inside this call.
+void RunCommandAsync(boost::asio::io_context& io,
+                     const std::vector<std::string>& argv,
+                     std::chrono::milliseconds timeout,
+                     std::function<void(CommandResult)> done);
+
+}  // namespace tuner::runner
+
+#endif  // TUNER_TRIAL_RUNNER_SLURM_SLURM_COMMAND_H_

@@ -1,0 +1,212 @@
+#include "tuner/cluster/slurm_setup.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "trial_runner/slurm/slurm_command.h"
+#include "trial_runner/slurm/slurm_text.h"
+#include "tuner/config/device_setup.h"
+
+namespace tuner {
+
+namespace {
+
+using runner::RunCommand;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kQuery{60000};
+constexpr milliseconds kBooking{3600000};  // waiting in the queue
+
+// The job's state and node list ("RUNNING|n[1-2]"), or an error.
+core::Result<std::pair<std::string, std::string>> JobState(
+    const std::string& job, const runner::SlurmCommands& commands) {
+  auto listed = RunCommand(
+      {commands.squeue, "--jobs=" + job, "--noheader", "--format=%T|%N"},
+      kQuery);
+  if (!listed.ok()) return listed.error();
+  std::string out = listed.value().out;
+  size_t bar = out.find('|');
+  if (!listed.value().ok() || bar == std::string::npos)
+    return core::NotFound("Slurm job " + job + " is not running" +
+                          (listed.value().ok()
+                               ? std::string()
+                               : " (" + listed.value().Why() + ")"));
+  std::string nodes = out.substr(bar + 1);
+  while (!nodes.empty() && (nodes.back() == '\n' || nodes.back() == ' '))
+    nodes.pop_back();
+  return std::make_pair(out.substr(0, bar), nodes);
+}
+
+core::Result<std::vector<std::string>> Hostnames(
+    const std::string& list, const runner::SlurmCommands& commands) {
+  auto expanded =
+      RunCommand({commands.scontrol, "show", "hostnames", list}, kQuery);
+  if (!expanded.ok()) return expanded.error();
+  if (!expanded.value().ok())
+    return core::Internal("scontrol show hostnames " + list + ": " +
+                          expanded.value().Why());
+  std::vector<std::string> nodes;
+  std::istringstream lines(expanded.value().out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) nodes.push_back(line);
+  if (nodes.empty()) return core::Internal("no node in '" + list + "'");
+  return nodes;
+}
+
+core::Result<SlurmAllocation> Running(const std::string& job, bool booked,
+                                      const runner::SlurmCommands& commands) {
+  auto state = JobState(job, commands);
+  if (!state.ok()) return state.error();
+  if (state.value().first != "RUNNING")
+    return core::NotFound("Slurm job " + job + " is " + state.value().first +
+                          ", not RUNNING");
+  auto nodes = Hostnames(state.value().second, commands);
+  if (!nodes.ok()) return nodes.error();
+  return SlurmAllocation{job, booked, nodes.value()};
+}
+
+core::Result<SlurmAllocation> Book(const ClusterSpec& spec,
+                                   const std::string& experiment,
+                                   const runner::SlurmCommands& commands) {
+  std::vector<std::string> argv = {commands.salloc, "--no-shell", "--no-kill",
+                                   "--nodes=" + std::to_string(spec.nodes),
+                                   "--job-name=tuner-" + experiment};
+  if (spec.exclusive) argv.push_back("--exclusive");
+  if (!spec.partition.empty()) argv.push_back("--partition=" + spec.partition);
+  if (!spec.account.empty()) argv.push_back("--account=" + spec.account);
+  if (!spec.time.empty()) argv.push_back("--time=" + spec.time);
+  argv.insert(argv.end(), spec.salloc_args.begin(), spec.salloc_args.end());
+  spdlog::info("booking {} node(s) with salloc", spec.nodes);
+  auto booked = RunCommand(argv, kBooking);
+  if (!booked.ok()) return booked.error();
+  auto job = runner::ParseGrantedJob(booked.value().err + booked.value().out);
+  if (!booked.value().ok() || !job)
+    return core::Internal("salloc: " + booked.value().Why());
+  spdlog::info("booked Slurm allocation {}", *job);
+  auto allocation = Running(*job, true, commands);
+  if (!allocation.ok()) ReleaseAllocation({*job, true, {}}, commands);
+  return allocation;
+}
+
+std::string KindFlag(const DevicesSpec& spec) { return "--kind=" + spec.kind; }
+
+}  // namespace
+
+core::Result<SlurmAllocation> AcquireAllocation(
+    const ClusterSpec& spec, const std::string& stored_job, bool stored_booked,
+    const std::string& experiment, const runner::SlurmCommands& commands) {
+  if (!stored_job.empty()) {
+    auto running = Running(stored_job, stored_booked, commands);
+    if (running.ok() || !stored_booked) return running;
+    spdlog::warn("{}; booking another", running.message());
+    return Book(spec, experiment, commands);
+  }
+  if (!spec.job.empty()) return Running(spec.job, false, commands);
+  const char* inside = std::getenv("SLURM_JOB_ID");
+  if (inside && *inside) {
+    if (!runner::ValidJobId(inside))
+      return core::InvalidArgument(std::string("$SLURM_JOB_ID: '") + inside +
+                                   "' is not a Slurm job id");
+    return Running(inside, false, commands);
+  }
+  return Book(spec, experiment, commands);
+}
+
+void ReleaseAllocation(const SlurmAllocation& allocation,
+                       const runner::SlurmCommands& commands) {
+  if (!allocation.booked || allocation.job.empty()) return;
+  auto cancelled = RunCommand({commands.scancel, allocation.job}, kQuery);
+  if (!cancelled.ok() || !cancelled.value().ok()) {
+    spdlog::warn(
+        "scancel {}: {}", allocation.job,
+        cancelled.ok() ? cancelled.value().Why() : cancelled.message());
+  }
+}
+
+core::Result<runner::Inventory> InventoryFromJson(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc["devices"].is_array())
+    return core::InvalidArgument("expected `tuner devices --format json`");
+  auto kind = runner::ParseDeviceKind(doc.value("kind", ""));
+  if (!kind) return core::InvalidArgument("unknown device kind");
+  runner::Inventory inventory;
+  inventory.kind = *kind;
+  inventory.source = doc.value("source", "");
+  try {
+    for (const auto& d : doc["devices"]) {
+      runner::Device device;
+      device.id = d.at("id").get<int>();
+      device.index = d.value("index", -1);
+      device.name = d.value("name", "");
+      device.bus_id = d.value("bus_id", "");
+      device.uuid = d.value("uuid", "");
+      device.memory_total_mib = d.value("memory_total_mib", int64_t{-1});
+      device.memory_used_mib = d.value("memory_used_mib", int64_t{-1});
+      if (d.value("state", "") == "busy")
+        device.busy = d.value("detail", std::string("busy"));
+      inventory.devices.push_back(device);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return core::InvalidArgument(std::string("a device: ") + e.what());
+  }
+  return inventory;
+}
+
+core::Result<runner::DevicePool> SetUpClusterDevices(
+    const DevicesSpec& spec, const SlurmAllocation& allocation,
+    const std::string& tuner_path, const runner::SlurmCommands& commands) {
+  std::vector<runner::DevicePool> pools;
+  for (const auto& node : allocation.nodes) {
+    std::vector<std::string> argv = {commands.srun,
+                                     "--jobid=" + allocation.job,
+                                     "--nodelist=" + node,
+                                     "--nodes=1",
+                                     "--ntasks=1",
+                                     "--overlap",
+                                     "--quiet",
+                                     "--job-name=tuner-devices",
+                                     tuner_path,
+                                     "devices",
+                                     KindFlag(spec),
+                                     "--format=json"};
+    auto detected = RunCommand(argv, kQuery);
+    if (!detected.ok()) return detected.error();
+    if (!detected.value().ok())
+      return core::NotFound("devices on node " + node + ": " +
+                            detected.value().Why());
+    auto inventory = InventoryFromJson(detected.value().out);
+    if (!inventory.ok())
+      return core::InvalidArgument("devices on node " + node + ": " +
+                                   inventory.message());
+    auto pool = MakeNodePool(spec, inventory.value(), node);
+    if (!pool.ok())
+      return core::InvalidArgument("devices: node " + node + ": " +
+                                   pool.message());
+    spdlog::info("devices: node {}: {} (from {})", node,
+                 pool.value().Describe(), inventory.value().source);
+    pools.push_back(std::move(pool).value());
+  }
+  auto joined = runner::DevicePool::Join(std::move(pools));
+  if (!joined.ok())
+    return core::InvalidArgument("devices: " + joined.message());
+  for (const auto& warning : joined.value().warnings())
+    spdlog::warn("devices: {}", warning);
+  return joined;
+}
+
+runner::SlurmRunnerOptions SlurmRunnerOptionsFor(
+    const ClusterSpec& spec, const SlurmAllocation& allocation,
+    const std::string& shim_path) {
+  runner::SlurmRunnerOptions options;
+  options.shim_path = shim_path;
+  options.job = allocation.job;
+  options.srun_args = spec.srun_args;
+  options.poll = spec.poll;
+  options.nodes = allocation.nodes;
+  return options;
+}
+
+}  // namespace tuner
