@@ -21,6 +21,7 @@
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/proc_file.h"
 #include "trial_runner/shim_launch.h"
+#include "trial_runner/trial_output.h"
 
 namespace tuner::runner {
 
@@ -189,17 +190,7 @@ core::Status LocalRunner::Follow(std::unique_ptr<Process> process,
 void LocalRunner::ReadOutput(core::TrialId trial) {
   Process* process = Find(trial);
   if (!process) return;
-  process->stdout_reader.ReadAvailable(
-      [&](std::string_view line) { DeliverLine(trial, line); });
-}
-
-void LocalRunner::DeliverLine(core::TrialId trial, std::string_view line) {
-  Process* process = Find(trial);
-  if (!process) return;
-  int64_t offset = process->stdout_reader.line_end();
-  process->metrics.Feed(line, [&](core::Metrics metrics) {
-    observer_.OnMetrics(trial, std::move(metrics), offset);
-  });
+  ReadReports(process->stdout_reader, process->metrics, observer_, trial);
 }
 
 void LocalRunner::Stop(core::TrialId trial) {
@@ -265,13 +256,7 @@ void LocalRunner::Deliver(core::TrialId trial) {
   auto it = processes_.find(trial);
   if (it == processes_.end()) return;
   Process& process = *it->second;
-  ReadOutput(trial);
-  process.stdout_reader.Finish(
-      [&](std::string_view line) { DeliverLine(trial, line); });
-  int64_t end = process.stdout_reader.offset();
-  process.metrics.Finish([&](core::Metrics metrics) {
-    observer_.OnMetrics(trial, std::move(metrics), end);
-  });
+  ReadLastReports(process.stdout_reader, process.metrics, observer_, trial);
   TrialExit exit = process.exit;
   watcher_.Unwatch(process.watch);
   processes_.erase(it);

@@ -71,7 +71,6 @@ class LocalRunner : public TrialRunner {
   struct Process;
   core::Status Follow(std::unique_ptr<Process> process, int64_t offset);
   void ReadOutput(core::TrialId trial);
-  void DeliverLine(core::TrialId trial, std::string_view line);
   void HandleExit(core::TrialId trial);
   void Deliver(core::TrialId trial);
   Process* Find(core::TrialId trial);

@@ -15,6 +15,7 @@
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/metric_stream.h"
 #include "trial_runner/shim_launch.h"
+#include "trial_runner/trial_output.h"
 
 namespace tuner::runner {
 
@@ -236,13 +237,7 @@ void SlurmRunner::Poll() {
 }
 
 void SlurmRunner::ReadOutput(Step& step) {
-  core::TrialId trial = step.trial;
-  step.stdout_reader.ReadAvailable([&](std::string_view line) {
-    int64_t offset = step.stdout_reader.line_end();
-    step.metrics.Feed(line, [&](core::Metrics metrics) {
-      observer_.OnMetrics(trial, std::move(metrics), offset);
-    });
-  });
+  ReadReports(step.stdout_reader, step.metrics, observer_, step.trial);
 }
 
 void SlurmRunner::CheckEnded(Step& step) {
@@ -477,17 +472,7 @@ void SlurmRunner::Deliver(core::TrialId trial, TrialExit exit) {
   auto it = steps_.find(trial);
   if (it == steps_.end()) return;
   Step& step = *it->second;
-  ReadOutput(step);
-  step.stdout_reader.Finish([&](std::string_view line) {
-    int64_t offset = step.stdout_reader.line_end();
-    step.metrics.Feed(line, [&](core::Metrics metrics) {
-      observer_.OnMetrics(trial, std::move(metrics), offset);
-    });
-  });
-  int64_t end = step.stdout_reader.offset();
-  step.metrics.Finish([&](core::Metrics metrics) {
-    observer_.OnMetrics(trial, std::move(metrics), end);
-  });
+  ReadLastReports(step.stdout_reader, step.metrics, observer_, trial);
   steps_.erase(it);
   observer_.OnExit(trial, exit);
 }
