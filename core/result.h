@@ -15,6 +15,7 @@ enum class ErrorCode {
   kIoError,
   kUnavailable,
   kInternal,
+  kCancelled,  // given up because the user asked (a signal)
 };
 
 // An error: a code and a message that names what failed and where. Messages
@@ -71,6 +72,12 @@ inline Error AlreadyExists(std::string message) {
 }
 inline Error IoError(std::string message) {
   return {ErrorCode::kIoError, std::move(message)};
+}
+inline Error Unavailable(std::string message) {
+  return {ErrorCode::kUnavailable, std::move(message)};
+}
+inline Error Cancelled(std::string message) {
+  return {ErrorCode::kCancelled, std::move(message)};
 }
 inline Error Internal(std::string message) {
   return {ErrorCode::kInternal, std::move(message)};

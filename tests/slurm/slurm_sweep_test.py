@@ -13,6 +13,7 @@ resume:  SIGKILL the tuner while steps run, `tuner resume`: the running steps
 scancel: `scancel JOB.STEP` of one trial's step is recorded as cancelled.
 nodefail: a node set down mid-sweep: its trials run again on the other.
 allocend: `scancel JOB` mid-sweep: trials pending, `tuner resume` finishes.
+booking: Ctrl-C while booking cancels it; an orphaned booking is taken over.
 Exits 77 (skipped) only with TUNER_NO_SLURM=1; without SLURM_CONF it fails.
 """
 import json, os, signal, sqlite3, subprocess, sys, tempfile, time
@@ -297,10 +298,43 @@ def case_allocend():
     print("allocend: 4 trials interrupted with allocation %s, finished in %s" % (job, again))
 
 
+def case_booking():
+    """Ctrl-C while Slurm has not granted the nodes cancels the booking; a
+    tuner SIGKILLed after booking leaves a job that the next run takes over
+    (it holds the experiment's lock, so the job is an orphan)."""
+    workdir = tempfile.mkdtemp(prefix="slurm-booking-")
+    path = config(workdir, trials=2, sleep_ms=100, epochs=2)
+    proc = start(["run", path, "--db", "tuner.db", "--set", "cluster.nodes=5"], workdir)
+    log = os.path.join(workdir, "tuner.log")
+    end = time.time() + 30
+    while "waiting for Slurm to grant" not in open(log).read() and time.time() < end:
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=30)
+    queued = slurm("squeue", "--noheader").stdout.strip()
+    if proc.returncode != 130 or queued:
+        fail("Ctrl-C while booking: rc %d, left in the queue: %r" % (proc.returncode, queued))
+    proc = start(["run", path, "--db", "tuner.db", "-q"], workdir)
+    end = time.time() + 30
+    while not slurm("squeue", "--noheader", "--states=RUNNING").stdout.strip() and time.time() < end:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    orphan = slurm("squeue", "--noheader", "--format=%i").stdout.split()
+    proc = start(["run", path, "--db", "tuner.db", "-q"], workdir)
+    watch(proc, {})
+    job = db(workdir).execute("SELECT cluster_job FROM experiments").fetchone()
+    left = slurm("squeue", "--noheader").stdout.strip()
+    if proc.returncode != 0 or left or (orphan and job[0] != orphan[0]):
+        fail("after a SIGKILL while booking: rc %d, orphan %r, used %r, left %r" % (proc.returncode, orphan, job, left))
+    print("booking: Ctrl-C left nothing queued; orphan %r taken over" % orphan)
+
+
 if not os.environ.get("SLURM_CONF"):
     if os.environ.get("TUNER_NO_SLURM") == "1":
         sys.exit(77)
     fail("SLURM_CONF is not set: start the local Slurm (scripts/local-slurm.sh "
          "start) or set TUNER_NO_SLURM=1 to skip the Slurm tests")
 {"sweep": case_sweep, "resume": case_resume, "scancel": case_scancel,
- "nodefail": case_nodefail, "allocend": case_allocend}[CASE]()
+ "nodefail": case_nodefail, "allocend": case_allocend,
+ "booking": case_booking}[CASE]()

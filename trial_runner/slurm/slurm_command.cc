@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "trial_runner/spawn.h"
@@ -99,20 +100,37 @@ std::string CommandResult::Why() const {
 }
 
 core::Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
-                                       std::chrono::milliseconds timeout) {
+                                       std::chrono::milliseconds timeout,
+                                       const KeepGoing& keep_going) {
+  using Clock = std::chrono::steady_clock;
   SpawnedProcess spawned;
   auto running = Start(argv, spawned);
   if (!running.ok()) return running.error();
   close(spawned.pidfd);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto deadline = Clock::now() + timeout;
+  auto next_check = Clock::now() + std::chrono::seconds(1);
+  std::optional<Clock::time_point> kill_at;
   int status = 0;
   bool timed_out = false;
   while (true) {
     pid_t done = waitpid(spawned.pid, &status, WNOHANG);
     if (done == spawned.pid || (done < 0 && errno != EINTR)) break;
-    if (!timed_out && std::chrono::steady_clock::now() >= deadline) {
+    auto now = Clock::now();
+    if (!timed_out && now >= deadline) {
       kill(spawned.pid, SIGKILL);
       timed_out = true;
+    }
+    if (keep_going && !kill_at && now >= next_check) {
+      next_check = now + std::chrono::seconds(1);
+      if (!keep_going(running.value()->err.Read())) {
+        kill(spawned.pid, SIGTERM);
+        kill_at = now + std::chrono::seconds(10);
+        timed_out = true;
+      }
+    }
+    if (kill_at && now >= *kill_at) {
+      kill(spawned.pid, SIGKILL);
+      kill_at = now + std::chrono::hours(1);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

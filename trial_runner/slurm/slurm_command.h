@@ -27,10 +27,16 @@ struct CommandResult {
 // Output kept of a command (a squeue of thousands of steps fits).
 inline constexpr size_t kMaxCommandOutput = 16 << 20;
 
-// Runs `argv` (PATH looked up) to its end, or kills it after `timeout`.
-// Fails only when it cannot be started.
+// Called about once a second while a command runs, with what it printed on
+// stderr so far; false: end it (SIGTERM, SIGKILL 10 s later).
+using KeepGoing = std::function<bool(const std::string& err_so_far)>;
+
+// Runs `argv` (PATH looked up) to its end, or kills it after `timeout` or
+// when `keep_going` says so (then `timed_out` is set too). Fails only when
+// it cannot be started.
 core::Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
-                                       std::chrono::milliseconds timeout);
+                                       std::chrono::milliseconds timeout,
+                                       const KeepGoing& keep_going = {});
 
 // Starts `argv` and calls `done` with its result on `io`'s thread once it
 // ended (killed after `timeout`). A command that cannot be started calls

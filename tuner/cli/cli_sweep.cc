@@ -13,6 +13,7 @@
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
 #include "tuner/base/clock.h"
+#include "tuner/base/held_signals.h"
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -80,15 +81,16 @@ int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
 // (stored again if it had to be booked anew).
 core::Result<SlurmAllocation> AcquireSlurm(
     const ExperimentConfig& config, storage::TrialStore& store,
-    const storage::ExperimentRecord* resume) {
+    const storage::ExperimentRecord* resume, const std::string& job_name,
+    const runner::KeepGoing& keep_going) {
   storage::ClusterJob stored;
   if (resume) {
     auto job = store.GetClusterJob(resume->id);
     if (!job.ok()) return job.error();
     stored = job.value();
   }
-  auto allocation =
-      AcquireAllocation(config.cluster, stored.job, stored.booked, config.name);
+  auto allocation = AcquireAllocation(config.cluster, stored.job, stored.booked,
+                                      job_name, {}, keep_going);
   if (!allocation.ok()) return allocation.error();
   if (resume && allocation.value().job != stored.job) {
     TUNER_RETURN_IF_ERROR(store.SetClusterJob(
@@ -115,41 +117,36 @@ std::string SelfPath() {
   return fs::read_symlink("/proc/self/exe", ec).string();
 }
 
+// The Slurm allocation and its nodes' devices, with Ctrl-C and SIGTERM held
+// (a tuner killed while booking would leave the allocation to nobody): on
+// one, what a new sweep booked is cancelled and `interrupted` set to it.
+// Slurm's refusals are kUnavailable (runtime, not the config's fault).
+core::Result<runner::DevicePool> SetUpSlurm(
+    const ExperimentConfig& config, storage::TrialStore& store,
+    const storage::ExperimentRecord* resume, const std::string& trials_root,
+    std::optional<SlurmAllocation>& allocation, int& interrupted) {
+  HeldSignals held;
+  auto keep_going = [&held](const std::string&) { return !held.Pending(); };
+  auto acquired =
+      AcquireSlurm(config, store, resume,
+                   AllocationName(config.name, trials_root), keep_going);
+  interrupted = held.Pending();
+  if (!acquired.ok()) return core::Unavailable("slurm: " + acquired.message());
+  allocation = std::move(acquired).value();
+  auto pool = SetUpClusterDevices(config.devices, *allocation, SelfPath(), {},
+                                  keep_going);
+  interrupted = held.Pending();
+  if (interrupted && !resume) ReleaseAllocation(*allocation);
+  return pool;
+}
+
 }  // namespace
 
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume, bool quiet) {
-  std::optional<SlurmAllocation> allocation;
-  if (config.cluster.kind == "slurm") {
-    auto acquired = AcquireSlurm(config, store, resume);
-    if (!acquired.ok()) {
-      std::fprintf(stderr, "tuner: slurm: %s\n", acquired.message().c_str());
-      return kExitFailure;
-    }
-    allocation = std::move(acquired).value();
-  }
-  // No step outlives a sweep that ends here (not one that detaches).
-  AllocationRelease release(allocation);
-  auto pool = allocation
-                  ? SetUpClusterDevices(config.devices, *allocation, SelfPath())
-                  : SetUpDevices(config.devices, config.workdir);
-  if (!pool.ok()) {
-    std::fprintf(stderr, "error: %s\n", pool.message().c_str());
-    return kExitBadInput;
-  }
-  for (const auto& warning : LauncherWarnings(config))
-    spdlog::warn("{}", warning);
-  boost::asio::io_context io;
-  SteadyClock progress_clock(io);
-  auto progress = MakeProgress(config, quiet, progress_clock);
-  Sweep::Options options;
-  options.config_json = config_json;
-  options.trials_root = StoredTrialsRoot(config_json, db_path);
-  options.cpus =
-      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.pool = &pool.value();
-  std::string lock_path = TunerLockPath(options.trials_root, config.name);
+  std::string trials_root = StoredTrialsRoot(config_json, db_path);
+  std::string lock_path = TunerLockPath(trials_root, config.name);
   auto lock = HoldTunerLock(lock_path, CliOwnerText());
   if (!lock) {
     std::fprintf(stderr,
@@ -158,6 +155,46 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
                  config.name.c_str(), lock_path.c_str());
     return kExitFailure;
   }
+  if (!resume) {  // before any booking: refused at once
+    auto found = store.FindExperiment(config.name);
+    if (found.ok() && found.value()) {
+      std::fprintf(stderr, "tuner: experiment '%s' already exists\n",
+                   config.name.c_str());
+      return kExitBadInput;
+    }
+  }
+  std::optional<SlurmAllocation> allocation;
+  // No step outlives a sweep that ends here (one that detaches, or a
+  // resume that could not start, leaves them to the next resume).
+  AllocationRelease release(allocation);
+  release.keep = resume != nullptr;
+  int interrupted = 0;
+  auto pool = config.cluster.kind == "slurm"
+                  ? SetUpSlurm(config, store, resume, trials_root, allocation,
+                               interrupted)
+                  : SetUpDevices(config.devices, config.workdir);
+  if (interrupted) {
+    std::fprintf(stderr, "tuner: interrupted while setting up on Slurm%s\n",
+                 resume ? "" : "; nothing was left booked");
+    return 128 + interrupted;
+  }
+  if (!pool.ok()) {
+    bool runtime = pool.error().code == core::ErrorCode::kUnavailable;
+    std::fprintf(stderr, "%s: %s\n", runtime ? "tuner" : "error",
+                 pool.message().c_str());
+    return runtime ? kExitFailure : kExitBadInput;
+  }
+  for (const auto& warning : LauncherWarnings(config))
+    spdlog::warn("{}", warning);
+  boost::asio::io_context io;
+  SteadyClock progress_clock(io);
+  auto progress = MakeProgress(config, quiet, progress_clock);
+  Sweep::Options options;
+  options.config_json = config_json;
+  options.trials_root = trials_root;
+  options.cpus =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.pool = &pool.value();
   options.runner.shim_path = ShimPath();
   options.runner.tuner_lock = lock_path;
   options.runner.orphan_timeout = config.trial.orphan_timeout;
@@ -200,6 +237,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
     std::fprintf(stderr, "tuner: %s%s\n", where.c_str(), s.message().c_str());
     return taken ? kExitBadInput : kExitFailure;
   }
+  release.keep = false;  // the sweep started: it owns the allocation
   if (sweep.outcome() == SweepOutcome::kRunning) RunContained(io, "sweep");
   release.keep = sweep.outcome() == SweepOutcome::kDetached;
   return ExitCode(sweep, last_signal, db_path);

@@ -1,5 +1,6 @@
 #include "tuner/cluster/slurm_setup.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -68,23 +69,84 @@ core::Result<SlurmAllocation> Running(const std::string& job, bool booked,
   return SlurmAllocation{job, booked, nodes.value()};
 }
 
+// "salloc: error: ..." as it is; a hint where Slurm is not reachable.
+std::string SallocError(const runner::CommandResult& result) {
+  std::string why = result.Why();
+  if (why.rfind("salloc", 0) != 0) why = "salloc: " + why;
+  if (why.find("configuration source") != std::string::npos)
+    why += " (is Slurm set up here? SLURM_CONF names its slurm.conf)";
+  return why;
+}
+
+// An allocation of `job_name` left by a tuner killed while it booked (the
+// caller holds the experiment's tuner lock, so no live tuner owns one): a
+// running one is taken over, any other cancelled.
+std::optional<SlurmAllocation> TakeOverOrphan(
+    const std::string& job_name, const runner::SlurmCommands& commands) {
+  auto listed = RunCommand(
+      {commands.squeue, "--name=" + job_name, "--noheader", "--format=%i|%T"},
+      kQuery);
+  if (!listed.ok() || !listed.value().ok()) return std::nullopt;
+  std::optional<SlurmAllocation> taken;
+  std::istringstream lines(listed.value().out);
+  for (std::string line; std::getline(lines, line);) {
+    size_t bar = line.find('|');
+    std::string job = line.substr(0, bar);
+    if (bar == std::string::npos || !runner::ValidJobId(job)) continue;
+    if (!taken && line.substr(bar + 1) == "RUNNING") {
+      auto running = Running(job, true, commands);
+      if (running.ok()) {
+        spdlog::warn("taking over allocation {}, booked by a tuner that died",
+                     job);
+        taken = running.value();
+        continue;
+      }
+    }
+    spdlog::warn("cancelling job {}, booked by a tuner that died", job);
+    ReleaseAllocation({job, true, {}}, commands);
+  }
+  return taken;
+}
+
 core::Result<SlurmAllocation> Book(const ClusterSpec& spec,
-                                   const std::string& experiment,
-                                   const runner::SlurmCommands& commands) {
+                                   const std::string& job_name,
+                                   const runner::SlurmCommands& commands,
+                                   const runner::KeepGoing& keep_going) {
+  if (auto orphan = TakeOverOrphan(job_name, commands)) return *orphan;
   std::vector<std::string> argv = {commands.salloc, "--no-shell", "--no-kill",
                                    "--nodes=" + std::to_string(spec.nodes),
-                                   "--job-name=tuner-" + experiment};
+                                   "--job-name=" + job_name};
   if (spec.exclusive) argv.push_back("--exclusive");
   if (!spec.partition.empty()) argv.push_back("--partition=" + spec.partition);
   if (!spec.account.empty()) argv.push_back("--account=" + spec.account);
   if (!spec.time.empty()) argv.push_back("--time=" + spec.time);
   argv.insert(argv.end(), spec.salloc_args.begin(), spec.salloc_args.end());
   spdlog::info("booking {} node(s) with salloc", spec.nodes);
-  auto booked = RunCommand(argv, kBooking);
+  bool told = false;
+  auto watch = [&](const std::string& err) {
+    size_t at = err.find("Pending job allocation ");
+    if (!told && at != std::string::npos) {
+      told = true;
+      std::string job = err.substr(at + 23, err.find('\n', at) - at - 23);
+      spdlog::info(
+          "waiting for Slurm to grant allocation {} (`squeue -j {}` says "
+          "why; Ctrl-C cancels it)",
+          job, job);
+    }
+    return !keep_going || keep_going(err);
+  };
+  auto booked = RunCommand(argv, kBooking, watch);
   if (!booked.ok()) return booked.error();
+  if (booked.value().timed_out) {
+    ReleaseAllocation(
+        {runner::ParseGrantedJob(booked.value().err).value_or(""), true, {}},
+        commands);
+    (void)TakeOverOrphan(job_name, commands);  // cancels what is left
+    return core::Cancelled("booking interrupted; nothing is left queued");
+  }
   auto job = runner::ParseGrantedJob(booked.value().err + booked.value().out);
   if (!booked.value().ok() || !job)
-    return core::Internal("salloc: " + booked.value().Why());
+    return core::Internal(SallocError(booked.value()));
   spdlog::info("booked Slurm allocation {}", *job);
   auto allocation = Running(*job, true, commands);
   if (!allocation.ok()) ReleaseAllocation({*job, true, {}}, commands);
@@ -97,12 +159,13 @@ std::string KindFlag(const DevicesSpec& spec) { return "--kind=" + spec.kind; }
 
 core::Result<SlurmAllocation> AcquireAllocation(
     const ClusterSpec& spec, const std::string& stored_job, bool stored_booked,
-    const std::string& experiment, const runner::SlurmCommands& commands) {
+    const std::string& job_name, const runner::SlurmCommands& commands,
+    const runner::KeepGoing& keep_going) {
   if (!stored_job.empty()) {
     auto running = Running(stored_job, stored_booked, commands);
     if (running.ok() || !stored_booked) return running;
     spdlog::warn("{}; booking another", running.message());
-    return Book(spec, experiment, commands);
+    return Book(spec, job_name, commands, keep_going);
   }
   if (!spec.job.empty()) return Running(spec.job, false, commands);
   const char* inside = std::getenv("SLURM_JOB_ID");
@@ -112,7 +175,15 @@ core::Result<SlurmAllocation> AcquireAllocation(
                                    "' is not a Slurm job id");
     return Running(inside, false, commands);
   }
-  return Book(spec, experiment, commands);
+  return Book(spec, job_name, commands, keep_going);
+}
+
+std::string AllocationName(const std::string& experiment,
+                           const std::string& trials_root) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : trials_root) hash = (hash ^ c) * 1099511628211ull;
+  return "tuner-" + experiment.substr(0, 64) + "-" +
+         fmt::format("{:08x}", static_cast<uint32_t>(hash ^ (hash >> 32)));
 }
 
 void ReleaseAllocation(const SlurmAllocation& allocation,
@@ -157,9 +228,12 @@ core::Result<runner::Inventory> InventoryFromJson(const std::string& text) {
 
 core::Result<runner::DevicePool> SetUpClusterDevices(
     const DevicesSpec& spec, const SlurmAllocation& allocation,
-    const std::string& tuner_path, const runner::SlurmCommands& commands) {
+    const std::string& tuner_path, const runner::SlurmCommands& commands,
+    const runner::KeepGoing& keep_going) {
   std::vector<runner::DevicePool> pools;
   for (const auto& node : allocation.nodes) {
+    if (keep_going && !keep_going(""))
+      return core::Cancelled("interrupted while detecting the devices");
     std::vector<std::string> argv = {commands.srun,
                                      "--jobid=" + allocation.job,
                                      "--nodelist=" + node,

@@ -205,7 +205,8 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
       trial.lease_row = held.value()->id;
     }
     ++counts_.running;
-    spdlog::info("trial {}: adopted (shim {})", trial.id, adoption.shim_pid);
+    spdlog::info("trial {}: adopted (its shim or Slurm step: {})", trial.id,
+                 adoption.shim_pid);
     ActOnRestored(trial, restored);
     return;
   }
