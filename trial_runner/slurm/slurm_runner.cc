@@ -15,6 +15,7 @@
 #include "trial_runner/metric_parser.h"
 #include "trial_runner/metric_stream.h"
 #include "trial_runner/shim_launch.h"
+#include "trial_runner/slurm/slurm_step.h"
 #include "trial_runner/trial_output.h"
 
 namespace tuner::runner {
@@ -22,47 +23,7 @@ namespace tuner::runner {
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-struct SlurmRunner::Step {
-  Step(asio::io_context& io, const TrialLaunch& l)
-      : trial(l.trial),
-        launch(l),
-        name(StepName(l.status_path)),
-        node(l.node),
-        stdout_reader(l.spawn.stdout_path, kMaxMetricLineBytes),
-        metrics(l.metrics),
-        stop_timer(io) {}
-
-  core::TrialId trial;
-  TrialLaunch launch;
-  std::string name;  // StepName(status path)
-  std::string node;
-  pid_t srun = -1;  // the srun this runner started; -1: adopted
-  bool srun_exited = false;
-  std::optional<int64_t> step_id;  // once squeue listed it
-  bool listed = false;             // squeue listed it at least once
-  int missing = 0;      // polls without it, once it cannot appear any more
-  bool ending = false;  // ended without a status: waiting for sinfo
-  std::optional<TrialExit> held_exit;  // until squeue tells who sent it
-  LineReader stdout_reader;
-  MetricStream metrics;
-  asio::steady_timer stop_timer;
-  bool stop_requested = false, stop_sent = false;
-  bool kill_requested = false, kill_sent = false;
-};
-
 namespace {
-
-// srun.attempt-N.log (srun's own messages) and step.attempt-N.log (the
-// step's, e.g. slurmstepd's "CANCELLED") next to status.attempt-N.json.
-std::string SideLog(const std::string& status_path, const char* kind) {
-  fs::path path(status_path);
-  std::string file = path.filename().string();
-  if (file.rfind("status", 0) == 0 && path.extension() == ".json") {
-    file = kind + file.substr(6, file.size() - 6 - 5) + ".log";
-    return (path.parent_path() / file).string();
-  }
-  return status_path + "." + kind + ".log";
-}
 
 std::vector<std::string> DeviceEnv(const EnvVars& env) {
   std::vector<std::string> pairs;
@@ -70,12 +31,6 @@ std::vector<std::string> DeviceEnv(const EnvVars& env) {
     if (IsDeviceVariable(name)) pairs.push_back(name + "=" + value);
   }
   return pairs;
-}
-
-std::string JoinNodes(const std::set<std::string>& nodes) {
-  std::string text;
-  for (const auto& node : nodes) text += (text.empty() ? "" : ",") + node;
-  return text;
 }
 
 }  // namespace
@@ -144,11 +99,11 @@ core::Status SlurmRunner::Start(const TrialLaunch& launch) {
     with_status.status_path = launch.spawn.stdout_path + ".status";
   std::remove(with_status.status_path.c_str());
   auto step = std::make_unique<Step>(io_, with_status);
-  std::string srun_log = SideLog(with_status.status_path, "srun");
+  std::string srun_log = SideLogPath(with_status.status_path, "srun");
   SpawnRequest srun;
   srun.argv =
       SrunArgv(options_.commands, options_.job, launch.node, step->name,
-               SideLog(with_status.status_path, "step"), options_.srun_args,
+               SideLogPath(with_status.status_path, "step"), options_.srun_args,
                ShimArgv(options_.shim_path, ShimLock{}, with_status,
                         DeviceEnv(launch.spawn.env)));
   srun.env = launch.spawn.env;
@@ -254,46 +209,6 @@ void SlurmRunner::CheckEnded(Step& step) {
   Deliver(step.trial, exit);
 }
 
-void SlurmRunner::CheckHeld() {
-  bool held = std::any_of(steps_.begin(), steps_.end(),
-                          [](const auto& s) { return s.second->held_exit; });
-  if (!held || job_check_running_) return;
-  job_check_running_ = true;
-  RunCommandAsync(
-      io_,
-      {options_.commands.squeue, "--jobs=" + options_.job, "--noheader",
-       "--format=%T"},
-      options_.command_timeout, [this, alive = alive_](CommandResult result) {
-        if (!*alive) return;
-        job_check_running_ = false;
-        std::string state = result.out.substr(0, result.out.find('\n'));
-        if (result.ok() && state == "RUNNING") return DeliverHeld(false);
-        bool gone = state.empty() ||
-                    result.err.find("Invalid job id") != std::string::npos;
-        if (!result.ok() && !gone) return;  // unknown: ask again later
-        AllocationGone();  // completing, cancelled, timed out, or gone
-        DeliverHeld(true);
-      });
-}
-
-void SlurmRunner::DeliverHeld(bool allocation_gone) {
-  std::vector<core::TrialId> held;
-  for (const auto& [trial, step] : steps_) {
-    if (step->held_exit) held.push_back(trial);
-  }
-  for (core::TrialId trial : held) {
-    Step* step = Find(trial);
-    if (!step) continue;
-    TrialExit exit = *step->held_exit;
-    exit.stop_requested |= step->stop_requested || step->kill_requested;
-    if (allocation_gone) {
-      exit.node_failed = true;  // not the trial's doing: it runs again
-      exit.lost_why = "Slurm ended allocation " + options_.job;
-    }
-    Deliver(trial, exit);
-  }
-}
-
 void SlurmRunner::OnSteps(const CommandResult& result) {
   if (!result.ok()) {
     spdlog::warn("squeue for allocation {}: {}", options_.job, result.Why());
@@ -329,90 +244,6 @@ void SlurmRunner::OnSteps(const CommandResult& result) {
     if (step->listed || step->srun < 0 || step->srun_exited) {
       if (++step->missing >= options_.missing_polls) EndWithoutStatus(*step);
     }
-  }
-}
-
-void SlurmRunner::EndWithoutStatus(Step& step) {
-  CheckEnded(step);  // the status may have arrived meanwhile
-  if (!Find(step.trial)) return;
-  step.ending = true;
-  if (sinfo_running_) return;  // its answer decides this step too
-  std::set<std::string> nodes;
-  for (const auto& [trial, s] : steps_) {
-    if (s->ending && !s->node.empty()) nodes.insert(s->node);
-  }
-  if (nodes.empty()) return OnNodeStates(CommandResult{});
-  ReadNodeStates(nodes);
-}
-
-void SlurmRunner::ReadNodeStates(const std::set<std::string>& nodes) {
-  sinfo_running_ = true;
-  RunCommandAsync(io_, SinfoNodesArgv(options_.commands, JoinNodes(nodes)),
-                  options_.command_timeout,
-                  [this, alive = alive_](CommandResult result) {
-                    if (!*alive) return;
-                    sinfo_running_ = false;
-                    OnNodeStates(result);
-                  });
-}
-
-void SlurmRunner::OnNodeStates(const CommandResult& result) {
-  auto states = ParseNodeStates(result.out);
-  for (const auto& [node, state] : states) {
-    // A node that went down left the allocation for good (Slurm does not
-    // give it back to a --no-kill job); a drained one may come back.
-    if (NodeLeftAllocation(state)) lost_nodes_.insert(node);
-    bool unfit = NodeUnfit(state) || lost_nodes_.count(node) > 0;
-    bool was = unfit_nodes_.count(node) > 0;
-    if (unfit == was) continue;
-    if (unfit) {
-      unfit_nodes_.insert(node);
-      spdlog::warn("node {} is {}: no new trials go there", node, state);
-    } else {
-      unfit_nodes_.erase(node);
-    }
-    observer_.OnNodeUsable(node, !unfit);
-  }
-  std::vector<core::TrialId> ending;
-  for (const auto& [trial, step] : steps_) {
-    if (step->ending) ending.push_back(trial);
-  }
-  for (core::TrialId trial : ending) {
-    Step* step = Find(trial);
-    if (!step) continue;
-    TrialExit exit;
-    exit.lost = true;
-    exit.stop_requested = step->stop_requested || step->kill_requested;
-    std::string log =
-        FileTail(SideLog(step->launch.status_path, "srun"), 65536) +
-        FileTail(SideLog(step->launch.status_path, "step"), 65536);
-    StepEnd end = ClassifyStepEnd(log);
-    auto state = states.find(step->node);
-    bool node_down = state != states.end() && NodeUnfit(state->second);
-    exit.node_failed = end.node_failed || node_down;
-    exit.cancelled = end.cancelled && !exit.node_failed;
-    if (exit.node_failed) {
-      exit.lost_why = "node " + step->node + " failed or was drained" +
-                      (node_down ? " (" + state->second + ")" : "") +
-                      (end.line.empty() ? "" : ": " + end.line);
-    } else if (exit.cancelled) {
-      exit.lost_why = end.line;
-    } else {
-      std::string why = CommandResult{1, false, "", log}.Why();
-      exit.lost_why = "its Slurm step ended without a status" +
-                      (log.empty() ? std::string() : " (" + why + ")");
-    }
-    Deliver(trial, exit);
-  }
-}
-
-void SlurmRunner::AllocationGone() {
-  for (const auto& node : options_.nodes) {
-    if (!lost_nodes_.insert(node).second) continue;
-    unfit_nodes_.insert(node);
-    spdlog::warn("allocation {} is gone: node {} gets no new trials",
-                 options_.job, node);
-    observer_.OnNodeUsable(node, false);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 
 namespace tuner::runner {
 
@@ -36,10 +37,24 @@ bool Contains(std::string_view text, std::string_view needle) {
 
 }  // namespace
 
+uint64_t Fnv1a64(std::string_view text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+std::string SideLogPath(const std::string& status_path, const char* kind) {
+  std::filesystem::path path(status_path);
+  std::string file = path.filename().string();
+  if (file.rfind("status", 0) == 0 && path.extension() == ".json") {
+    file = kind + file.substr(6, file.size() - 6 - 5) + ".log";
+    return (path.parent_path() / file).string();
+  }
+  return status_path + "." + kind + ".log";
+}
+
 std::string StepName(const std::string& status_path) {
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a
-  for (unsigned char c : status_path) hash = (hash ^ c) * 1099511628211ull;
-  return fmt::format("tuner-{:016x}", hash);
+  return fmt::format("tuner-{:016x}", Fnv1a64(status_path));
 }
 
 bool IsDeviceVariable(std::string_view name) {

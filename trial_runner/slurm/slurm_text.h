@@ -33,6 +33,14 @@ struct SlurmStep {
   std::string name;  // its name (StepName)
 };
 
+// FNV-1a, 64 bits: a short stable name for a path.
+uint64_t Fnv1a64(std::string_view text);
+
+// srun.attempt-N.log (what srun printed) or step.attempt-N.log (what Slurm
+// printed into the step, e.g. "CANCELLED"): `kind` "srun" or "step", next
+// to the attempt's status.attempt-N.json.
+std::string SideLogPath(const std::string& status_path, const char* kind);
+
 // The name of the step that runs one attempt, made from its status file's
 // path (unique per attempt): "tuner-" and 16 hex digits, safe in any
 // Slurm field, so a restarted tuner finds the step by it.

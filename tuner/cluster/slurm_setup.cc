@@ -180,8 +180,7 @@ core::Result<SlurmAllocation> AcquireAllocation(
 
 std::string AllocationName(const std::string& experiment,
                            const std::string& trials_root) {
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a
-  for (unsigned char c : trials_root) hash = (hash ^ c) * 1099511628211ull;
+  uint64_t hash = runner::Fnv1a64(trials_root);
   return "tuner-" + experiment.substr(0, 64) + "-" +
          fmt::format("{:08x}", static_cast<uint32_t>(hash ^ (hash >> 32)));
 }

@@ -1,4 +1,5 @@
 // The `cluster` section of an experiment config (docs/slurm.md).
+#include "trial_runner/slurm/slurm_text.h"
 #include "tuner/config/config_sections.h"
 
 namespace tuner::config {
@@ -16,23 +17,6 @@ std::vector<std::string> ReadArgs(const Reader& r, const YAML::Node& node,
   return out;
 }
 
-// A Slurm job id: digits, or an array/heterogeneous one (12_3, 12+1).
-bool JobIdText(const std::string& job) {
-  size_t digits = 0, separators = 0;
-  for (char c : job) {
-    if (c >= '0' && c <= '9') {
-      ++digits;
-    } else if (c == '_' || c == '+') {
-      ++separators;
-    } else {
-      return false;
-    }
-  }
-  return digits > 0 && separators <= 1 && job.front() != '_' &&
-         job.front() != '+' && job.back() != '_' && job.back() != '+' &&
-         job.size() <= 24;
-}
-
 }  // namespace
 
 void ReadCluster(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
@@ -47,7 +31,7 @@ void ReadCluster(const Reader& r, const YAML::Node& node, ExperimentConfig& c) {
     Fail(node["kind"], path / "kind", "expected local or slurm");
   if (auto n = node["job"]) {
     s.job = r.String(n, path / "job");
-    if (!JobIdText(s.job))
+    if (!runner::ValidJobId(s.job))
       Fail(n, path / "job", "expected a Slurm job id such as 1234");
   }
   if (auto n = node["nodes"])
