@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Installs what the build, the tests and the demo need from the distribution's
-# packages (Debian 12 / Ubuntu 22.04). Idempotent: installs only what is
-# missing; works as root or through sudo.
+# Installs what is missing from the distribution's packages (Debian 12 /
+# Ubuntu 22.04): with --demo only what building tuner and running the demo
+# sweep need (scripts/demo.sh); without, that and everything the tests need
+# (scripts/test.sh). Idempotent; works as root or through sudo.
 set -euo pipefail
 
+# Building tuner and tuner-shim, and the demo's trainer.
 packages=(
   build-essential cmake pkg-config
   libboost-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  catch2 nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev
   libutfcpp-dev                           # invalid UTF-8 from trials replaced
   libre2-dev                              # metrics_regex in linear time
   python3 python3-numpy python3-sklearn   # the demo's trainer
+)
+# The tests, the sanitizer and fuzz builds, and the package.
+test_packages=(
+  catch2
   python3-torch                           # the DDP example (torchrun, gloo)
   clang                                   # libFuzzer (scripts/fuzz.sh)
   chromium chromium-driver                # the dashboard's browser test
@@ -40,6 +46,12 @@ install() {
   $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
 
+case "${1:-}" in
+  --demo) ;;
+  "") packages+=("${test_packages[@]}") ;;
+  *) echo "usage: install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -47,6 +59,7 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] || install "${missing[@]}"
 
+[ "${1:-}" = "--demo" ] && exit 0
 # libFuzzer's runtime comes with libclang-common-14-dev on Ubuntu 22.04 and
 # is its own package (only recommended by clang) on Debian 12.
 fuzzer_runtime() {

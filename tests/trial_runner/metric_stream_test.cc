@@ -1,5 +1,6 @@
-// Real-world lines from training scripts (see ../shared/docs/accelerators.md
-// §5-6), through the stateful MetricStream.
+// Real-world lines from training scripts (Hugging Face Trainer, Habana and
+// Neuron tools; their formats are in docs/trainer.md), through the stateful
+// MetricStream.
 #include "trial_runner/metric_stream.h"
 
 #include <cmath>

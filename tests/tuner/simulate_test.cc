@@ -275,15 +275,14 @@ TEST_CASE("a simulated experiment is marked and never resumed",
   CHECK(RefuseSimulated("s", R"({"yaml": ""})").ok());
 }
 
-// The issue's acceptance run: NAS-Bench-NLP, asha (grace 1, rf 3, max_t
-// 50), 8 workers, rows drawn without replacement: the trajectory reaches
-// random search's expected best after 64 full trainings.
+// NAS-Bench-NLP's real curves (tests/data/nasbench-nlp-wt2), asha (grace 1,
+// rf 3, max_t 50), 8 workers, rows drawn without replacement: the
+// trajectory reaches random search's expected best after 64 full trainings.
 TEST_CASE("asha on NAS-Bench-NLP reaches random search's 64-run target",
-          "[tuner][sim]") {
-  std::string dir =
-      std::string(SOURCE_DIR) + "/../shared/benchmarks/nasbench-nlp-wt2/";
+          "[tuner][sim][data]") {
+  std::string dir = std::string(TEST_DATA_DIR) + "/nasbench-nlp-wt2/";
   std::ifstream summary_file(dir + "nasbench-nlp-wt2.summary.json");
-  INFO("needs ../shared/benchmarks/nasbench-nlp-wt2 beside the repository");
+  INFO("needs the table unpacked from tests/data/nasbench-nlp-wt2");
   REQUIRE(summary_file.good());
   auto summary = nlohmann::json::parse(summary_file);
   double target = 0;
