@@ -2,7 +2,9 @@
 #ifndef TUNER_TESTS_TUNER_CLI_H_
 #define TUNER_TESTS_TUNER_CLI_H_
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -36,6 +38,28 @@ inline Output RunTuner(const std::filesystem::path& dir,
   result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = ReadFile(dir / "out.txt");
   result.err = ReadFile(dir / "err.txt");
+  return result;
+}
+
+// Runs `tuner ARGS` as RunTuner does, its stdin a terminal (a
+// pseudo-terminal) on which `typed` was typed: a user answering a question.
+inline Output RunTunerTyping(const std::filesystem::path& dir,
+                             const std::string& args,
+                             const std::string& typed) {
+  int terminal = posix_openpt(O_RDWR | O_NOCTTY);
+  if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0) {
+    return {};
+  }
+  std::string line = ptsname(terminal);
+  // Held open, so that what is typed waits there for the reader.
+  int held = open(line.c_str(), O_RDWR | O_NOCTTY);
+  ssize_t written = write(terminal, typed.data(), typed.size());
+  Output result;
+  if (held >= 0 && written == static_cast<ssize_t>(typed.size())) {
+    result = RunTuner(dir, args + " < '" + line + "'");
+  }
+  if (held >= 0) close(held);
+  close(terminal);
   return result;
 }
 

@@ -66,6 +66,13 @@ TEST_CASE(
   CHECK(no_status.code == 1);
   CHECK(no_status.code == RunTuner(dir, "status nope" + db).code);
   CHECK(no_status.err.find("no experiment 'nope'") != std::string::npos);
+  for (std::string verb : {"delete nope --yes", "extend nope --trials 1"}) {
+    INFO("tuner " << verb);
+    Output remote = RunTuner(dir, verb + server);
+    CHECK(remote.code == 1);
+    CHECK(remote.code == RunTuner(dir, verb + db).code);
+    CHECK(remote.err == unknown.err);  // as `tuner best` says it
+  }
   Output again = RunTuner(dir, "submit sweep.yaml" + server);
   CHECK(again.code == 2);
   CHECK(again.err.find("exists already") != std::string::npos);

@@ -11,10 +11,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
-          "[tuner][lifecycle][process]") {
+// A fresh directory `what` with c.yaml: one trial that reports once.
+fs::path SweepDir(const std::string& what) {
   fs::path dir = fs::temp_directory_path() /
-                 ("tuner-lifecycle-cli-" + std::to_string(getpid()));
+                 ("tuner-" + what + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "c.yaml")
@@ -22,6 +22,12 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
          "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
          "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
          "num_trials: 1\ndevices: {kind: cpu, slots: 1}\n";
+  return dir;
+}
+
+TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
+          "[tuner][lifecycle][process]") {
+  fs::path dir = SweepDir("lifecycle-cli");
   Output bad = RunTuner(dir, "run c.yaml --set scheduler.max_tt=3");
   CHECK(bad.code == 2);
   CHECK(bad.err ==
@@ -62,6 +68,55 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   CHECK(RunTuner(dir, "extend d --trials 1 --db none.db").err == nodb.err);
   CHECK_FALSE(fs::exists(dir / "none.db"));
   fs::remove_all(dir);
+}
+
+TEST_CASE("tuner delete: answering n deletes nothing, exit 1",
+          "[tuner][lifecycle][process]") {
+  fs::path dir = SweepDir("lifecycle-no");
+  REQUIRE(RunTuner(dir, "run c.yaml").code == 0);
+  fs::path root = dir / "tuner.db.trials" / "c";
+  Output no = RunTunerTyping(dir, "delete c", "n\n");
+  CHECK(no.code == 1);
+  CHECK(no.err == "delete experiment 'c' (1 trial, " + root.string() +
+                      ")? [y/N] tuner: nothing deleted\n");
+  CHECK(no.out.empty());
+  CHECK(fs::exists(root / "1" / "stdout.log"));
+  CHECK(RunTuner(dir, "best c").code == 0);
+  Output yes = RunTunerTyping(dir, "delete c", "y\n");
+  CHECK(yes.code == 0);
+  CHECK(yes.out == "c: deleted (1 trials, 1 paths removed)\n");
+  CHECK_FALSE(fs::exists(root));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a copied or moved database runs and deletes in its own folder",
+          "[tuner][lifecycle][paths][process]") {
+  fs::path a = SweepDir("lifecycle-a");
+  fs::path b = a.string() + "-copy";
+  fs::path d = a.string() + "-moved";
+  fs::remove_all(b);
+  fs::remove_all(d);
+  REQUIRE(RunTuner(a, "run c.yaml").code == 0);
+  fs::copy(a, b, fs::copy_options::recursive);
+  Output more = RunTuner(b, "extend c --trials 1 --run -q");
+  INFO(more.err);
+  CHECK(more.code == 0);
+  CHECK(fs::exists(b / "tuner.db.trials" / "c" / "2" / "stdout.log"));
+  CHECK_FALSE(fs::exists(a / "tuner.db.trials" / "c" / "2"));
+  Output deleted = RunTuner(b, "delete c --yes");
+  CHECK(deleted.code == 0);
+  CHECK(deleted.out == "c: deleted (2 trials, 1 paths removed)\n");
+  CHECK_FALSE(fs::exists(b / "tuner.db.trials" / "c"));
+  CHECK(fs::exists(a / "tuner.db.trials" / "c" / "1" / "stdout.log"));
+
+  fs::rename(a, d);
+  Output moved = RunTuner(d, "delete c --yes");
+  CHECK(moved.code == 0);
+  CHECK(moved.out == "c: deleted (1 trials, 1 paths removed)\n");
+  CHECK_FALSE(fs::exists(d / "tuner.db.trials" / "c"));
+  CHECK_FALSE(fs::exists(a));
+  fs::remove_all(b);
+  fs::remove_all(d);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "tests/tuner/sweep_harness.h"
+#include "tests/tuner/lifecycle_harness.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/sweep/experiment_lifecycle.h"
@@ -17,60 +17,6 @@ namespace tuner::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Yaml(const std::string& name, int trials) {
-  return "name: " + name +
-         "\ncommand: /bin/true --lr {lr}\nmetric: score\nmode: max\n"
-         "time_attr: epoch\nsearch_space: {lr: {type: uniform, low: 0.1, "
-         "high: 0.9}}\nnum_trials: " +
-         std::to_string(trials) + "\ndevices: {kind: cpu, slots: 1}\n";
-}
-
-std::string DbOf(const SweepResult& result) {
-  return (result.dir / "tuner.db").string();
-}
-
-// Stores the config as `tuner run` does: trial dirs in <db>.trials/NAME/.
-void StoreAsRun(const std::string& yaml, Sweep::Options& options) {
-  fs::path dir = fs::path(options.trials_root).parent_path();
-  auto config = LoadConfigText(yaml, "x.yaml", dir.string(), dir.string());
-  REQUIRE(config.ok());
-  options.trials_root =
-      TrialsRootFor((dir / "tuner.db").string(), config.value().name);
-  options.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
-                                         dir.string(), options.trials_root);
-}
-
-SweepResult RunStored(const std::string& yaml) {
-  return RunScripted(
-      yaml,
-      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 2); },
-      [&yaml](Sweep::Options& options) { StoreAsRun(yaml, options); });
-}
-
-// Resumes the stored experiment of `result` as `tuner resume` does.
-SweepOutcome ResumeScripted(SweepResult& result) {
-  auto config = LoadStoredConfig(result.experiment.config_json);
-  REQUIRE(config.ok());
-  runner::DevicePool pool = TestPool(config.value());
-  boost::asio::io_context io;
-  ManualClock clock;
-  NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool);
-  options.config_json = result.experiment.config_json;
-  options.trials_root =
-      StoredTrialsRoot(result.experiment.config_json, DbOf(result));
-  options.clock = &clock;
-  options.make_runner = MakeScriptedRunner(
-      clock,
-      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 2); });
-  Sweep sweep(io, config.value(), *result.store, progress, options);
-  REQUIRE(sweep.Resume(result.experiment).ok());
-  Drive(io, clock,
-        [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
-  ReadBack(config.value(), result);
-  return sweep.outcome();
-}
 
 TEST_CASE("a running sweep launches the trials an extension adds",
           "[tuner][lifecycle]") {
@@ -124,11 +70,6 @@ TEST_CASE("a finished experiment extended runs the new trials on resume",
             .code == core::ErrorCode::kInvalidArgument);
 }
 
-void Touch(const fs::path& path) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << "x\n";
-}
-
 TEST_CASE("delete removes the rows and its own files, never a link's target",
           "[tuner][lifecycle]") {
   auto result = RunStored(Yaml("doomed", 2));
@@ -144,7 +85,7 @@ TEST_CASE("delete removes the rows and its own files, never a link's target",
   auto plan = PlanDelete(*result.store, db, "doomed");
   REQUIRE(plan.ok());
   CHECK(plan.value().trials == 2);
-  CHECK(plan.value().paths == std::vector<std::string>{root.string()});
+  CHECK(Paths(plan.value()) == std::vector<std::string>{root.string()});
 
   auto deleted = DeleteExperiment(*result.store, db, "doomed");
   INFO(deleted.status().message());
@@ -188,7 +129,7 @@ TEST_CASE("a delete cut short after its transaction is finished by a re-run",
   // What a crash right after the commit leaves: rows gone, files there.
   REQUIRE(
       result.store
-          ->DeleteExperiment(result.experiment.id, "half", plan.value().paths)
+          ->DeleteExperiment(result.experiment.id, "half", Paths(plan.value()))
           .ok());
   REQUIRE(result.store->Commit().ok());
   REQUIRE(fs::exists(TrialsRootFor(db, "half")));
@@ -219,10 +160,6 @@ TEST_CASE("an experiment of the shared trials/ layout loses only its dirs",
   CHECK_FALSE(fs::exists(legacy / "1"));
   CHECK_FALSE(fs::exists(legacy / "2"));
   CHECK(fs::exists(legacy / "99" / "stdout.log"));
-}
-
-std::string WithCheckpoints(const std::string& name, const std::string& dir) {
-  return Yaml(name, 2) + "checkpoints: {dir: \"" + dir + "\"}\n";
 }
 
 TEST_CASE("delete never follows '..' in checkpoints.dir out of the trial",

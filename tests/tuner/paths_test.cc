@@ -35,16 +35,22 @@ TEST_CASE("trial directories are scoped by database and experiment",
   CHECK(TrialsRootFor("/data/x.sqlite", "lr") !=
         TrialsRootFor("/data/x.db", "lr"));
   CHECK(TrialsRootFor("/data/x", "lr") != TrialsRootFor("/data/x.db", "lr"));
-  // Stored with the experiment; one stored before has the old shared dir.
+  // Found from where the database is now, whatever the stored root says
+  // (it was moved, copied, or crafted); one stored before scoping has the
+  // old shared dir.
   auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
   std::string stored = StoredConfigJson(config.value(), Sweep("lr"),
                                         "/cfg/x.yaml", "/inv", "/keep/here");
-  CHECK(StoredTrialsRoot(stored, "/data/tuner.db") == "/keep/here");
+  CHECK(ExperimentTrialsRoot(stored, "/data/tuner.db", "lr") ==
+        "/data/tuner.db.trials/lr");
+  CHECK(ExperimentTrialsRoot(stored, "/moved/x.db", "lr") ==
+        "/moved/x.db.trials/lr");
   auto old = nlohmann::json::parse(stored);
   old.erase("trials_root");
   old.erase("base");
-  CHECK(StoredTrialsRoot(old.dump(), "/data/tuner.db") == "/data/trials");
+  CHECK(ExperimentTrialsRoot(old.dump(), "/data/tuner.db", "lr") ==
+        "/data/trials");
   // A name is one safe path component.
   for (std::string bad : {"..", ".", "a/b", ".hidden", "a b"}) {
     INFO(bad);

@@ -53,8 +53,9 @@ struct Fixture {
     record.status = "running";
     record.metric = "acc";
     record.time_attr = "epoch";
-    record.config_json = StoredConfigJson(config.value(), kYaml, "/base/x.yaml",
-                                          "/base", "/runs/formats");
+    record.config_json =
+        StoredConfigJson(config.value(), kYaml, "/base/x.yaml", "/base",
+                         "/db/tuner.db.trials/formats");
     auto id = store->CreateExperiment(record);
     REQUIRE(id.ok());
     ids.push_back(
@@ -213,11 +214,12 @@ TEST_CASE("best as a command line: the template filled and shell-quoted",
   REQUIRE(text.ok());
   CHECK(text.value() ==
         "cd /work && python3 train.py --lr 0.3333333333333333 --opt "
-        "'a b'\\''s' --out /runs/formats/" +
+        "'a b'\\''s' --out /db/tuner.db.trials/formats/" +
             std::to_string(f.ids[1]) +
             "\n"
             "cd /work && python3 train.py --lr 0.1 --opt "
-            "'a,b \"quoted\"\r\nnext line, \x1b[2J' --out /runs/formats/" +
+            "'a,b \"quoted\"\r\nnext line, \x1b[2J' --out "
+            "/db/tuner.db.trials/formats/" +
             std::to_string(f.ids[0]) + "\n");
   ExperimentRecord unreadable = f.e;
   unreadable.config_json = "{}";

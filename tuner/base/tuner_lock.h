@@ -13,8 +13,9 @@ namespace tuner {
 // Where a new experiment's trial directories go: <database file>.trials/NAME/
 // next to the database (tuner.db: tuner.db.trials/NAME/), so that neither two
 // experiments nor two databases in one folder share one. The name is a
-// safe path component (config::IsName). Stored with the experiment
-// (StoredConfigJson): a resume finds them there whatever this rule becomes.
+// safe path component (config::IsName). Always found from where the
+// database is now (ExperimentTrialsRoot), so that a database moved or
+// copied with its folder uses its own trial directories.
 std::string TrialsRootFor(const std::string& db_path,
                           const std::string& experiment);
 

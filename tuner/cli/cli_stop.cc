@@ -18,13 +18,14 @@ namespace tuner::cli {
 
 namespace {
 
-// Where the experiment's tuner holds its lock: with its trials, as stored.
+// Where the experiment's tuner holds its lock: with its trials.
 std::string TrialsRootOf(const StopOptions& options) {
   auto store = storage::TrialStore::OpenReadOnly(options.db_path);
   if (store.ok()) {
     auto experiment = store.value()->FindExperiment(options.name);
     if (experiment.ok() && experiment.value()) {
-      return StoredTrialsRoot(experiment.value()->config_json, options.db_path);
+      return ExperimentTrialsRoot(experiment.value()->config_json,
+                                  options.db_path, options.name);
     }
   }
   return TrialsRootFor(options.db_path, options.name);

@@ -145,7 +145,8 @@ core::Result<runner::DevicePool> SetUpSlurm(
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume, bool quiet) {
-  std::string trials_root = StoredTrialsRoot(config_json, db_path);
+  std::string trials_root =
+      ExperimentTrialsRoot(config_json, db_path, config.name);
   std::string lock_path = TunerLockPath(trials_root, config.name);
   auto lock = HoldTunerLock(lock_path, CliOwnerText());
   if (!lock) {

@@ -77,12 +77,12 @@ core::Status RefuseSimulated(const std::string& name, const std::string& json) {
       "another --name)");
 }
 
-std::string StoredTrialsRoot(const std::string& text,
-                             const std::string& db_path) {
+std::string ExperimentTrialsRoot(const std::string& text,
+                                 const std::string& db_path,
+                                 const std::string& name) {
   auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_object() && json.contains("trials_root") &&
-      json["trials_root"].is_string()) {
-    return json["trials_root"].get<std::string>();
+  if (json.is_object() && json.contains("trials_root")) {
+    return TrialsRootFor(db_path, name);
   }
   return LegacyTrialsRoot(db_path);
 }

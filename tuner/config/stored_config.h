@@ -13,7 +13,9 @@ namespace tuner {
 // JSON holding the YAML text as written, where it came from, and what was
 // resolved when the sweep started (the directory relative paths were
 // resolved against, workdir, the searcher seed, where its trial directories
-// go), so that the stored experiment can be rebuilt exactly.
+// went), so that the stored experiment can be rebuilt exactly. The stored
+// `trials_root` only marks trial directories scoped by experiment: where
+// they are is ExperimentTrialsRoot's, from where the database is.
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
                              const std::string& source_path,
@@ -36,10 +38,15 @@ bool IsSimulated(const std::string& json);
 // InvalidArgument naming it; OK for any other.
 core::Status RefuseSimulated(const std::string& name, const std::string& json);
 
-// The directory of the experiment's trial directories as stored; for an
-// experiment stored before they were scoped, LegacyTrialsRoot(db_path).
-std::string StoredTrialsRoot(const std::string& json,
-                             const std::string& db_path);
+// The directory of the trial directories of the experiment `name` stored
+// as `json`, found from where the database at `db_path` is now and never
+// from a path the database holds (it may have been moved or copied, or
+// crafted): TrialsRootFor(db_path, name) for an experiment stored with a
+// "trials_root" (whatever it says), LegacyTrialsRoot(db_path) for one
+// stored before trial directories were scoped.
+std::string ExperimentTrialsRoot(const std::string& json,
+                                 const std::string& db_path,
+                                 const std::string& name);
 
 }  // namespace tuner
 

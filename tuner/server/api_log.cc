@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "tuner/base/unique_fd.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
 
@@ -17,20 +18,6 @@ namespace {
 
 constexpr int64_t kMaxTailLines = 10000;
 constexpr off_t kMaxTailBytes = 1 << 20;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The last `lines` lines of at most the last kMaxTailBytes of the file.
 std::string Tail(int fd, int64_t lines) {
@@ -83,16 +70,17 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   std::string root;
   for (const auto& e : experiments.value()) {
     if (e.id == trial.value()->experiment_id)
-      root = StoredTrialsRoot(e.config_json, options_.db_path);
+      root = ExperimentTrialsRoot(e.config_json, options_.db_path, e.name);
   }
   std::string dir = root + "/" + std::to_string(id);
-  Fd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd dir_fd(
+      open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (dir_fd.get() < 0) {
     return ErrorResponse(404, "trial " + std::to_string(id) + " has no logs");
   }
   std::string file = stream + ".log";
-  Fd log(openat(dir_fd.get(), file.c_str(),
-                O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  UniqueFd log(openat(dir_fd.get(), file.c_str(),
+                      O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (log.get() < 0) {
     return ErrorResponse(404,
                          "trial " + std::to_string(id) + " has no " + file);

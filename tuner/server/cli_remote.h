@@ -40,7 +40,8 @@ int RemoteStop(const std::string& name, bool force,
 int RemoteResume(const std::string& name, const RemoteOptions& remote);
 // cli_remote_lifecycle.cc: POST /api/experiments/NAME/delete (the caller
 // has asked the user) and .../extend?trials=N. Like the verbs with --db:
-// 2 for an unknown name or a bad count, 1 while it runs (409).
+// 1 for an unknown name (as `tuner best` says it) or while it runs (409),
+// 2 for a bad count.
 int RemoteDelete(const std::string& name, const RemoteOptions& remote);
 int RemoteExtend(const std::string& name, int64_t trials,
                  const RemoteOptions& remote);

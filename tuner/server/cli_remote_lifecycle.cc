@@ -11,8 +11,9 @@ namespace tuner::server {
 
 namespace {
 
-// POSTs `target`; the answer's JSON in `out`. The exit code: 0 on 2xx, 2
-// for 400 and 404 (bad input, as with --db), 1 otherwise (409: it runs).
+// POSTs `target`; the answer's JSON in `out`. The exit code, as with
+// --db: 0 on 2xx, 2 for 400 (bad input), 1 otherwise (404: an unknown
+// name, 409: it runs).
 int Post(const RemoteOptions& remote, const std::string& target,
          nlohmann::json& out) {
   auto token = FindClientToken(remote.token_file, remote.db_path);
@@ -36,7 +37,7 @@ int Post(const RemoteOptions& remote, const std::string& target,
           ? out["error"].get<std::string>()
           : "the server answered " + std::to_string(status);
   std::fprintf(stderr, "tuner: %s\n", error.c_str());
-  return status == 400 || status == 404 ? 2 : 1;
+  return status == 400 ? 2 : 1;
 }
 
 std::string Target(const std::string& name, const std::string& verb) {

@@ -47,7 +47,8 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
   experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
-  std::string trials_root = StoredTrialsRoot(stored_json, options_.db_path);
+  std::string trials_root =
+      ExperimentTrialsRoot(stored_json, options_.db_path, config.name);
   std::string lock_path = TunerLockPath(trials_root, config.name);
   experiment->lock = HoldTunerLock(lock_path, options_.owner);
   if (!experiment->lock) {

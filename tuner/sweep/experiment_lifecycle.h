@@ -15,14 +15,24 @@
 
 namespace tuner {
 
+// One path a delete removes, root/below, walked from `root` without
+// following a link below it (RemoveTreeBelow): `root` is the database's
+// folder for its trial directories, the part of checkpoints.dir before its
+// first placeholder for a checkpoint directory.
+struct DoomedPath {
+  std::string root;
+  std::string below;         // relative, without `..`
+  std::string path() const;  // as recorded in doomed_paths
+};
+
 // What deleting `name` removes: its rows (when `stored`), its trials, and
-// these files. Paths are absolute or as stored.
+// these files.
 struct DeletePlan {
   bool stored = false;  // false: only a half-done delete's files are left
   int64_t trials = 0;
-  std::vector<std::string> paths;  // trial dirs, checkpoints, its lock
-  std::string trials_root;         // for the question ("... in PATH")
-  std::string lock_path;           // the tuner lock of the experiment
+  std::vector<DoomedPath> paths;  // trial dirs, checkpoints
+  std::string trials_root;        // for the question ("... in PATH")
+  std::string lock_path;          // the tuner lock of the experiment
   // Checkpoint dirs that WhyNotTrialOwned refuses, as "path: why": never
   // removed.
   std::vector<std::string> left;
@@ -39,32 +49,36 @@ struct DeletePlan {
 std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,
                              const std::string& trial_dir);
 
-// Finds what belongs to `name` in the database at `db_path`: for a scoped
-// experiment its `<db>.trials/<name>/` (only if its last component is the
-// name), for one stored before scoping its `trials/<id>/` directories and
-// its lock file, plus each trial's checkpoints.dir when that is a
-// per-trial directory ({trial_id} or {trial_dir} in it) outside those that
-// WhyNotTrialOwned accepts (the others go to `left`); and the paths a
-// half-done delete of `name` left (doomed_paths), each checked again: one
-// of those found from the rows, inside <db>.trials/<name>/, or the
-// experiment's lock in the shared trials/; any other goes to `refused`.
-// kNotFound when there is neither a row nor a doomed path.
+// Finds what belongs to `name` in the database at `db_path`, from where
+// the database is now (ExperimentTrialsRoot), never from a path it holds:
+// for a scoped experiment its `<db>.trials/<name>/`, for one stored before
+// scoping its `trials/<id>/` directories, plus each trial's checkpoints.dir
+// when that is a per-trial directory ({trial_id} or {trial_dir} in it)
+// outside those that WhyNotTrialOwned accepts (the others go to `left`);
+// and the paths a half-done delete of `name` left (doomed_paths), each
+// checked again: one of those found from the rows, inside
+// <db>.trials/<name>/, or the experiment's lock in the shared trials/; any
+// other goes to `refused`. A `name` that is no safe path component
+// (config::IsName) has no files. kNotFound when there is neither a row nor
+// a doomed path.
 core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
                                     const std::string& db_path,
                                     const std::string& name);
 
 struct DeleteOutcome {
   int64_t trials = 0;
-  int64_t removed = 0;              // paths removed (or already gone)
+  int64_t removed = 0;              // paths that were there and are gone
   std::vector<std::string> failed;  // "path: why", left for a re-run
   std::vector<std::string> left;    // "path: why", never to be removed
 };
 
-// Deletes `name`: takes its tuner lock (naming the
-// holder when a tuner or the service runs it: kAlreadyExists), deletes every
-// row and records the files as doomed in one committed transaction, then
-// removes the files without following symlinks, forgetting each one removed. A
-// crash after the commit leaves doomed paths that a re-run removes.
+// Deletes `name`: takes its tuner lock when its folder exists (naming the
+// holder when a tuner or the service runs it: kAlreadyExists), deletes
+// every row and records the files as doomed in one committed transaction,
+// then removes each file with RemoveTreeBelow, never following a link
+// below its root (one in the middle of a path: left and named), forgetting
+// each one removed or absent. A crash after the commit leaves doomed paths
+// that a re-run removes. Creates nothing.
 core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
                                              const std::string& db_path,
                                              const std::string& name);

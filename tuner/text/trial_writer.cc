@@ -139,7 +139,8 @@ core::Result<std::unique_ptr<TrialWriter>> MakeTrialWriter(
     }
     return Made(std::make_unique<CommandWriter>(
         std::move(config).value(),
-        StoredTrialsRoot(e.config_json, listing.db_path), format == "command"));
+        ExperimentTrialsRoot(e.config_json, listing.db_path, e.name),
+        format == "command"));
   }
   return core::InvalidArgument("unknown format '" + format +
                                "' (table, json, yaml, csv, args or command)");

@@ -1,0 +1,215 @@
+// Which files a stored experiment's delete and resume act on, without
+// processes: those in the database's own folder wherever it was moved or
+// copied, whatever trials_root the database names, and never through a
+// symbolic link on the way.
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/catch.h"
+#include "tests/tuner/lifecycle_harness.h"
+#include "tuner/base/remove_tree.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/sweep/experiment_lifecycle.h"
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Scratch(const std::string& what) {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-lifecycle-" + what + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+// `result`'s folder, its database closed, copied or moved to `to`; the
+// database there opened.
+SweepResult Relocated(SweepResult& result, const fs::path& to, bool move) {
+  std::string name = result.experiment.name;
+  result.store.reset();
+  fs::remove_all(to);
+  if (move) {
+    fs::rename(result.dir, to);
+  } else {
+    fs::copy(result.dir, to, fs::copy_options::recursive);
+  }
+  SweepResult there;
+  there.dir = to;
+  auto store = storage::TrialStore::Open((to / "tuner.db").string());
+  REQUIRE(store.ok());
+  there.store = std::move(store).value();
+  there.experiment = *there.store->FindExperiment(name).value();
+  return there;
+}
+
+TEST_CASE("a copied database resumes and deletes in its own folder only",
+          "[tuner][lifecycle][paths]") {
+  auto original = RunStored(Yaml("base", 1));
+  fs::path theirs = TrialsRootFor(DbOf(original), "base");
+  auto copy = Relocated(original, Scratch("copy"), false);
+  std::string db = DbOf(copy);
+  fs::path mine = TrialsRootFor(db, "base");
+  REQUIRE(ExtendExperiment(*copy.store, db, "base", 1).ok());
+  CHECK(ResumeScripted(copy) == SweepOutcome::kFinished);
+  CHECK(fs::exists(mine / "2" / "params.json"));
+  CHECK_FALSE(fs::exists(theirs / "2"));
+
+  auto deleted = DeleteExperiment(*copy.store, db, "base");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(deleted.value().removed == 1);
+  CHECK_FALSE(fs::exists(mine));
+  CHECK(fs::exists(theirs / "1" / "params.json"));
+  fs::remove_all(original.dir);
+  fs::remove_all(copy.dir);
+}
+
+TEST_CASE("a moved database deletes its own folder and creates nothing",
+          "[tuner][lifecycle][paths]") {
+  auto original = RunStored(Yaml("base", 1));
+  fs::path old_dir = original.dir;
+  auto moved = Relocated(original, Scratch("moved"), true);
+  std::string db = DbOf(moved);
+  auto plan = PlanDelete(*moved.store, db, "base");
+  REQUIRE(plan.ok());
+  CHECK(plan.value().trials_root == TrialsRootFor(db, "base"));
+
+  auto deleted = DeleteExperiment(*moved.store, db, "base");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(deleted.value().removed == 1);
+  CHECK_FALSE(fs::exists(TrialsRootFor(db, "base")));
+  CHECK_FALSE(fs::exists(old_dir));
+  fs::remove_all(moved.dir);
+}
+
+// Stored as `tuner run` stores it, then `trials_root` set to `claimed`
+// (as sqlite's json_set would).
+SweepResult RunClaiming(const std::string& yaml, const std::string& claimed) {
+  return RunScripted(
+      yaml,
+      [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 2); },
+      [&](Sweep::Options& options) {
+        StoreAsRun(yaml, options);
+        auto json = nlohmann::json::parse(options.config_json);
+        json["trials_root"] = claimed;
+        options.config_json = json.dump();
+      });
+}
+
+TEST_CASE("a trials_root the database names elsewhere steers no delete",
+          "[tuner][lifecycle][paths]") {
+  fs::path victim = Scratch("victim");
+  for (const std::string& claimed : {victim.string(), std::string()}) {
+    INFO("trials_root: '" << claimed << "'");
+    Touch(victim / "1" / "thesis.tex");
+    auto result = RunClaiming(Yaml("bait", 1), claimed);
+    std::string db = DbOf(result);
+    std::string root = TrialsRootFor(db, "bait");
+    auto plan = PlanDelete(*result.store, db, "bait");
+    REQUIRE(plan.ok());
+    REQUIRE(Paths(plan.value()) == std::vector<std::string>{root});
+    CHECK(plan.value().lock_path == TunerLockPath(root, "bait"));
+
+    auto deleted = DeleteExperiment(*result.store, db, "bait");
+    INFO(deleted.status().message());
+    REQUIRE(deleted.ok());
+    CHECK(deleted.value().removed == 1);
+    CHECK_FALSE(fs::exists(root));
+    CHECK(fs::exists(victim / "1" / "thesis.tex"));
+    fs::remove_all(result.dir);
+  }
+  fs::remove_all(victim);
+}
+
+TEST_CASE("delete counts only the paths that were there and creates none",
+          "[tuner][lifecycle][paths]") {
+  auto result = RunStored(Yaml("bare", 1));
+  fs::path trials = result.dir / "tuner.db.trials";
+  fs::remove_all(trials);
+  auto deleted = DeleteExperiment(*result.store, DbOf(result), "bare");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(deleted.value().removed == 0);
+  CHECK(deleted.value().failed.empty());
+  CHECK_FALSE(fs::exists(trials));
+  CHECK_FALSE(result.store->FindExperiment("bare").value());
+  fs::remove_all(result.dir);
+}
+
+TEST_CASE("delete never follows a link in the middle of a checkpoint path",
+          "[tuner][lifecycle][paths]") {
+  fs::path dir = Scratch("mid");
+  auto result = RunStored(WithCheckpoints(
+      "mid", (dir / "ck" / "run_{trial_id}" / "data").string()));
+  // Trial 2 saved its checkpoints; another user planted run_1 first.
+  Touch(dir / "ck" / "run_2" / "data" / "model.pt");
+  fs::path precious = dir / "precious";
+  Touch(precious / "data" / "thesis.tex");
+  fs::remove_all(dir / "ck" / "run_1");
+  fs::create_directory_symlink(precious, dir / "ck" / "run_1");
+
+  auto deleted = DeleteExperiment(*result.store, DbOf(result), "mid");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(precious / "data" / "thesis.tex"));
+  CHECK(fs::is_symlink(dir / "ck" / "run_1"));
+  CHECK_FALSE(fs::exists(dir / "ck" / "run_2" / "data"));
+  CHECK(deleted.value().left ==
+        std::vector<std::string>{(dir / "ck" / "run_1").string() +
+                                 ": a symbolic link, not followed"});
+  CHECK(deleted.value().removed == 2);  // its trial folder, run_2/data
+  CHECK(result.store->DoomedPaths("mid").value().empty());
+  fs::remove_all(dir);
+  fs::remove_all(result.dir);
+}
+
+TEST_CASE("delete never follows a link on the way to its trial folder",
+          "[tuner][lifecycle][paths]") {
+  auto result = RunStored(Yaml("away", 1));
+  fs::path trials = result.dir / "tuner.db.trials";
+  fs::path precious = result.dir / "precious";
+  fs::rename(trials, precious);
+  fs::create_directory_symlink(precious, trials);
+
+  auto deleted = DeleteExperiment(*result.store, DbOf(result), "away");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(precious / "away" / "1" / "params.json"));
+  CHECK_FALSE(fs::exists(precious / "away" / ".tuner-away.lock"));
+  CHECK(deleted.value().removed == 0);
+  CHECK(deleted.value().left ==
+        std::vector<std::string>{trials.string() +
+                                 ": a symbolic link, not followed"});
+  fs::remove_all(result.dir);
+}
+
+TEST_CASE("RemoveTreeBelow removes a link, never its target, and stays below",
+          "[tuner][lifecycle][paths]") {
+  fs::path dir = Scratch("tree");
+  Touch(dir / "target" / "keep.txt");
+  Touch(dir / "root" / "a" / "b" / "file.txt");
+  fs::create_directory_symlink(dir / "target", dir / "root" / "a" / "b" / "l");
+  fs::create_directory_symlink(dir / "target", dir / "root" / "link");
+  fs::path root = dir / "root";
+  CHECK(RemoveTreeBelow(root, "link").kind == TreeRemoval::kRemoved);
+  CHECK(RemoveTreeBelow(root, "a").kind == TreeRemoval::kRemoved);
+  CHECK(fs::exists(dir / "target" / "keep.txt"));
+  CHECK_FALSE(fs::exists(root / "a"));
+  CHECK_FALSE(fs::is_symlink(root / "link"));
+  CHECK(RemoveTreeBelow(root, "a").kind == TreeRemoval::kAbsent);
+  CHECK(RemoveTreeBelow(root, "none/x").kind == TreeRemoval::kAbsent);
+  for (const char* below : {"", "../target", "x/../../target", "/tmp"}) {
+    INFO(below);
+    CHECK(RemoveTreeBelow(root, below).kind == TreeRemoval::kFailed);
+  }
+  CHECK(fs::exists(dir / "target" / "keep.txt"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::testing

@@ -1,0 +1,338 @@
+// Deleting an experiment: its rows, then its files, each walked from a
+// trusted folder without following links.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "tuner/base/remove_tree.h"
+#include "tuner/base/tuner_lock.h"
+#include "tuner/config/config_loader.h"
+#include "tuner/config/config_values.h"
+#include "tuner/config/launch_spec.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/sweep/experiment_lifecycle.h"
+
+namespace tuner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Without `.`, doubled or trailing slashes.
+std::string Normal(const fs::path& path) {
+  fs::path normal = path.lexically_normal();
+  if (normal.has_relative_path() && normal.filename().empty()) {
+    normal = normal.parent_path();
+  }
+  return normal.string();
+}
+
+// Strictly inside `root`, both lexically normalised.
+bool Inside(const fs::path& path, const fs::path& root) {
+  auto rel = fs::path(Normal(path)).lexically_relative(Normal(root));
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
+
+bool HasDotDot(const fs::path& path) {
+  return std::any_of(path.begin(), path.end(),
+                     [](const fs::path& part) { return part == ".."; });
+}
+
+// The database's folder: where the walks to its trial directories start.
+fs::path DbFolder(const std::string& db_path) {
+  return fs::absolute(db_path).parent_path();
+}
+
+// `path`, inside `root`, as the walk from `root` that removes it.
+DoomedPath Below(const fs::path& root, const std::string& path) {
+  return DoomedPath{root.string(),
+                    fs::path(path).lexically_relative(root).string()};
+}
+
+bool PerTrial(const std::string& templ) {
+  return templ.find("{trial_id}") != std::string::npos ||
+         templ.find("{trial_dir}") != std::string::npos;
+}
+
+// A component that is the trial's id, alone (7) or with non-digits around
+// it (ckpt_7), so that 17 or 2070 never count for trial 7.
+bool NamesTrial(const std::string& part, const std::string& id) {
+  for (size_t at = part.find(id); at != std::string::npos;
+       at = part.find(id, at + 1)) {
+    bool before =
+        at == 0 || !std::isdigit(static_cast<unsigned char>(part[at - 1]));
+    size_t end = at + id.size();
+    bool after = end == part.size() ||
+                 !std::isdigit(static_cast<unsigned char>(part[end]));
+    if (before && after) return true;
+  }
+  return false;
+}
+
+// The folder a checkpoints.dir's walk starts from (RemoveTreeBelow): the
+// components of `templ` before its first placeholder, as written (a
+// relative one in `workdir`); the database's folder for one that starts
+// with {trial_dir}, whose trial directory is in it.
+fs::path CheckpointRoot(const std::string& templ, const std::string& workdir,
+                        const fs::path& db_folder) {
+  if (templ.rfind("{trial_dir}", 0) == 0) return Normal(db_folder);
+  fs::path written = fs::absolute(fs::path(workdir) / templ);
+  fs::path root;
+  for (const auto& part : written) {
+    if (part.string().find('{') != std::string::npos) break;
+    root /= part;
+  }
+  return Normal(root);
+}
+
+// Each trial's checkpoints.dir outside the paths found so far, when it is
+// per trial and its own (WhyNotTrialOwned); the others go to `left`,
+// "path: why".
+void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
+                       const std::vector<storage::TrialRecord>& trials,
+                       const std::string& trials_root,
+                       const fs::path& db_folder,
+                       std::vector<DoomedPath>& paths,
+                       std::vector<std::string>& left) {
+  auto config = LoadStoredConfig(experiment.config_json);
+  if (!config.ok() || !PerTrial(config.value().checkpoints.dir)) return;
+  const std::string& templ = config.value().checkpoints.dir;
+  fs::path root = CheckpointRoot(templ, config.value().workdir, db_folder);
+  std::vector<DoomedPath> found = paths;
+  for (const auto& trial : trials) {
+    TrialContext context;
+    context.id = trial.id;
+    context.params = &trial.params;
+    context.trial_dir = trials_root + "/" + std::to_string(trial.id);
+    fs::path dir = ExpandForTrial(config.value(), context, templ);
+    if (!dir.is_absolute()) dir = fs::path(config.value().workdir) / dir;
+    std::string why = WhyNotTrialOwned(dir, trial.id, context.trial_dir);
+    if (why.empty() && !Inside(dir, root)) {
+      why = "not inside " + root.string();
+    }
+    if (!why.empty()) {
+      left.push_back(dir.string() + ": " + why);
+      continue;
+    }
+    std::string normal = Normal(dir);
+    bool covered = std::any_of(found.begin(), found.end(), [&](auto& own) {
+      return Inside(normal, own.path()) || normal == Normal(own.path());
+    });
+    if (!covered) paths.push_back(Below(root, normal));
+  }
+}
+
+// The experiment's own files, all in the database's folder: its scoped
+// root, or its legacy trial dirs; then its checkpoint dirs.
+std::vector<DoomedPath> OwnPaths(
+    const storage::ExperimentRecord& experiment,
+    const std::vector<storage::TrialRecord>& trials,
+    const std::string& trials_root, const std::string& db_path,
+    std::vector<std::string>& left) {
+  fs::path db_folder = DbFolder(db_path);
+  std::vector<DoomedPath> paths;
+  if (trials_root != LegacyTrialsRoot(db_path)) {
+    paths.push_back(Below(db_folder, trials_root));
+  } else {
+    // Shared with other experiments: only its own trials.
+    for (const auto& trial : trials) {
+      paths.push_back(
+          Below(db_folder, trials_root + "/" + std::to_string(trial.id)));
+    }
+  }
+  AddCheckpointDirs(experiment, trials, trials_root, db_folder, paths, left);
+  return paths;
+}
+
+// The path a delete of `name` may remove for `path`, read from
+// doomed_paths: one of `own` (what PlanDelete found from the rows), inside
+// <db>.trials/<name>/, or the experiment's lock in the shared trials/.
+std::optional<DoomedPath> MayRemoveDoomed(const std::string& path,
+                                          const std::vector<DoomedPath>& own,
+                                          const std::string& db_path,
+                                          const std::string& name) {
+  for (const auto& mine : own) {
+    if (mine.path() == path) return mine;
+  }
+  if (HasDotDot(path)) return std::nullopt;
+  std::string scoped = TrialsRootFor(db_path, name);
+  std::string normal = Normal(path);
+  if (normal == Normal(scoped) || Inside(path, scoped) ||
+      normal == Normal(TunerLockPath(LegacyTrialsRoot(db_path), name))) {
+    fs::path folder = DbFolder(db_path);
+    return DoomedPath{
+        folder.string(),
+        fs::path(normal).lexically_relative(Normal(folder)).string()};
+  }
+  return std::nullopt;
+}
+
+std::string LockHolder(const std::string& lock_path) {
+  runner::LockState state = runner::ProbeLock(lock_path);
+  if (state.owner.rfind("server=", 0) == 0) {
+    return "the service at " + state.owner.substr(7, state.owner.find(' ') - 7);
+  }
+  return state.owner.empty() ? "another tuner"
+                             : "a tuner (" + state.owner + ")";
+}
+
+}  // namespace
+
+std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,
+                             const std::string& trial_dir) {
+  if (HasDotDot(dir)) return "it has a '..' component";
+  if (Inside(dir, trial_dir)) return "";
+  std::string id = std::to_string(trial_id);
+  fs::path relative = dir.lexically_normal().relative_path();
+  for (const auto& part : relative) {
+    if (NamesTrial(part.string(), id)) return "";
+  }
+  return "no component of it names trial " + id;
+}
+
+std::string DoomedPath::path() const {
+  return (fs::path(root) / below).string();
+}
+
+core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
+                                    const std::string& db_path,
+                                    const std::string& name) {
+  DeletePlan plan;
+  auto doomed = store.DoomedPaths(name);
+  if (!doomed.ok()) return doomed.error();
+  plan.trials_root = TrialsRootFor(db_path, name);
+  auto found = store.FindExperiment(name);
+  if (!found.ok()) return found.error();
+  // Only a crafted row has a name that is no path component: no files.
+  bool named = config::IsName(name);
+  if (found.value()) {
+    const auto& experiment = *found.value();
+    plan.stored = true;
+    plan.trials_root =
+        ExperimentTrialsRoot(experiment.config_json, db_path, name);
+    auto trials = store.ListTrials(experiment.id);
+    if (!trials.ok()) return trials.error();
+    plan.trials = static_cast<int64_t>(trials.value().size());
+    if (named) {
+      plan.paths = OwnPaths(experiment, trials.value(), plan.trials_root,
+                            db_path, plan.left);
+    }
+  }
+  plan.lock_path = TunerLockPath(plan.trials_root, name);
+  // The database is no authority: each doomed path is checked again.
+  std::vector<DoomedPath> own = plan.paths;
+  for (auto& path : doomed.value()) {
+    auto allowed =
+        named ? MayRemoveDoomed(path, own, db_path, name) : std::nullopt;
+    if (!allowed) {
+      plan.refused.push_back(path);
+    } else if (std::none_of(plan.paths.begin(), plan.paths.end(),
+                            [&](auto& p) { return p.path() == path; })) {
+      plan.paths.push_back(*allowed);
+    }
+  }
+  if (!plan.stored && plan.paths.empty() && plan.refused.empty()) {
+    return core::NotFound("no experiment '" + name + "' in " + db_path);
+  }
+  return plan;
+}
+
+namespace {
+
+// Removes each of `plan`'s paths, forgetting those removed, absent or
+// behind a link; `removed` counts only those that were there.
+core::Status RemovePaths(storage::TrialStore& store, const DeletePlan& plan,
+                         DeleteOutcome& outcome) {
+  for (const auto& doomed : plan.paths) {
+    TreeRemoval removal = RemoveTreeBelow(doomed.root, doomed.below);
+    if (removal.kind == TreeRemoval::kFailed) {
+      outcome.failed.push_back(removal.why);
+      continue;
+    }
+    if (removal.kind == TreeRemoval::kRemoved) ++outcome.removed;
+    if (removal.kind == TreeRemoval::kLink) outcome.left.push_back(removal.why);
+    TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(doomed.path()));
+  }
+  for (const auto& path : plan.refused) {
+    outcome.left.push_back(path + ": not a path of this experiment's");
+    TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(path));
+  }
+  return core::Status::Ok();
+}
+
+// The experiment's tuner lock while it is deleted, and whether the delete
+// created its file.
+struct DeleteLock {
+  std::optional<runner::LockFile> file;
+  bool created = false;
+};
+
+// Takes the lock at `lock_path`, so that no tuner takes the experiment up
+// meanwhile; kAlreadyExists naming the holder. A tuner running it holds it
+// in its folder: without that folder none runs it, and nothing is created.
+core::Result<DeleteLock> LockForDelete(const std::string& lock_path,
+                                       const std::string& name) {
+  DeleteLock lock;
+  std::error_code ec;
+  if (!fs::is_directory(fs::path(lock_path).parent_path(), ec)) return lock;
+  lock.created =
+      fs::symlink_status(lock_path, ec).type() == fs::file_type::not_found;
+  lock.file = HoldTunerLock(lock_path, CliOwnerText());
+  if (!lock.file) {
+    return core::AlreadyExists("experiment '" + name + "' is running in " +
+                               LockHolder(lock_path) +
+                               "; stop it first: tuner stop " + name);
+  }
+  return lock;
+}
+
+// Removes the lock file once the experiment is deleted (most often it went
+// with its trial folder): the one in the shared trials/ of an experiment
+// stored before scoping, and one the delete created.
+void DropLock(const std::string& db_path, const std::string& lock_path,
+              const DeleteLock& lock) {
+  if (!lock.file) return;
+  fs::path folder = DbFolder(db_path);
+  auto removal =
+      RemoveTreeBelow(folder, fs::path(lock_path).lexically_relative(folder));
+  std::error_code ec;
+  if (removal.kind == TreeRemoval::kLink && lock.created) {
+    fs::remove(lock_path, ec);
+  }
+}
+
+// Deletes the rows of `name` and records the plan's paths as doomed, in
+// one committed transaction.
+core::Status DeleteRows(storage::TrialStore& store, const DeletePlan& plan,
+                        const std::string& name) {
+  auto found = store.FindExperiment(name);
+  if (!found.ok()) return found.error();
+  if (!found.value()) return core::Status::Ok();
+  std::vector<std::string> paths;
+  for (const auto& doomed : plan.paths) paths.push_back(doomed.path());
+  TUNER_RETURN_IF_ERROR(store.DeleteExperiment(found.value()->id, name, paths));
+  return store.Commit();
+}
+
+}  // namespace
+
+core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
+                                             const std::string& db_path,
+                                             const std::string& name) {
+  auto plan = PlanDelete(store, db_path, name);
+  if (!plan.ok()) return plan.error();
+  DeleteOutcome outcome;
+  outcome.trials = plan.value().trials;
+  outcome.left = plan.value().left;
+  auto lock = LockForDelete(plan.value().lock_path, name);
+  if (!lock.ok()) return lock.error();
+  if (plan.value().stored) {
+    TUNER_RETURN_IF_ERROR(DeleteRows(store, plan.value(), name));
+  }
+  TUNER_RETURN_IF_ERROR(RemovePaths(store, plan.value(), outcome));
+  DropLock(db_path, plan.value().lock_path, lock.value());
+  TUNER_RETURN_IF_ERROR(store.Commit());
+  return outcome;
+}
+
+}  // namespace tuner
