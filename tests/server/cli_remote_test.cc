@@ -1,12 +1,23 @@
 // The CLI as a client of `tuner serve`: submit, then status, best, trials
 // and stop with --server print what the same verbs print with --db.
+#include <sys/stat.h>
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
+#include <cctype>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "tests/server/service_fixture.h"
 #include "tests/tuner_cli.h"
+#include "tuner/server/token.h"
 
 namespace tuner::testing {
 namespace {
@@ -214,6 +225,183 @@ TEST_CASE(
   CHECK(failed == 0);
   CHECK(completed > 0);
   // The service stops the rest of the sweep as it shuts down.
+}
+
+}  // namespace
+}  // namespace tuner::testing
+
+namespace tuner::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// A plain HTTP listener on loopback, not a tuner: it answers every request
+// with `status` and keeps the head of each request it received.
+class PlainListener {
+ public:
+  explicit PlainListener(int status)
+      : status_(status),
+        acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~PlainListener() {
+    stopping_ = true;
+    tcp::socket wake(io_);
+    boost::system::error_code ec;
+    wake.connect(acceptor_.local_endpoint(), ec);
+    thread_.join();
+  }
+  std::string url() const {
+    return "http://127.0.0.1:" +
+           std::to_string(acceptor_.local_endpoint().port());
+  }
+  // The heads received so far, header names in lower case.
+  std::vector<std::string> Heads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return heads_;
+  }
+
+ private:
+  void Serve() {
+    for (;;) {
+      tcp::socket socket(io_);
+      boost::system::error_code ec;
+      acceptor_.accept(socket, ec);
+      if (stopping_ || ec) return;
+      net::streambuf buffer;
+      size_t n = net::read_until(socket, buffer, "\r\n\r\n", ec);
+      if (ec) continue;
+      std::string head(net::buffers_begin(buffer.data()),
+                       net::buffers_begin(buffer.data()) + n);
+      for (char& c : head) c = static_cast<char>(std::tolower(c));
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        heads_.push_back(head);
+      }
+      ReadBody(socket, buffer, n, head);
+      std::string body = R"({"error": "plain listener"})";
+      std::string reply = "HTTP/1.1 " + std::to_string(status_) +
+                          " X\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " +
+                          std::to_string(body.size()) +
+                          "\r\nConnection: close\r\n\r\n" + body;
+      net::write(socket, net::buffer(reply), ec);
+      socket.shutdown(tcp::socket::shutdown_both, ec);
+    }
+  }
+  // Reads what is left of the body, so that closing sends no reset.
+  void ReadBody(tcp::socket& socket, net::streambuf& buffer, size_t head_size,
+                const std::string& head) {
+    size_t at = head.find("content-length: ");
+    if (at == std::string::npos) return;
+    size_t length = std::stoul(head.substr(at + 16));
+    size_t have = buffer.size() - head_size;
+    boost::system::error_code ec;
+    if (length > have) {
+      net::read(socket, buffer, net::transfer_exactly(length - have), ec);
+    }
+  }
+
+  int status_;
+  net::io_context io_;
+  tcp::acceptor acceptor_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;
+  std::vector<std::string> heads_;
+  std::thread thread_;
+};
+
+bool AnyToken(const std::vector<std::string>& heads) {
+  for (const auto& head : heads) {
+    if (head.find("authorization") != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_CASE("CLI: the database's token goes only to its own service",
+          "[server][cli][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-token-scope-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "tuner.db").string();
+  // As `tuner serve` on 127.0.0.1:1 leaves it: the token and its server.
+  std::ofstream(server::TokenPathFor(db))
+      << "db-token-0123456789abcdef0123456789abcdef\n";
+  chmod(server::TokenPathFor(db).c_str(), 0600);
+  REQUIRE(server::BindTokenToServer(db, "127.0.0.1", 1).ok());
+  std::ofstream(dir / "a.yaml") << ToySweepYaml("scope", 2, 1, 1);
+
+  // Reads need no token: none is sent, even where the server would take it.
+  PlainListener reads(200);
+  for (std::string verb : {"status", "best x", "trials x", "reports x"}) {
+    INFO(verb);
+    RunTuner(dir, verb + " --server " + reads.url());
+  }
+  CHECK(reads.Heads().size() == 4);
+  CHECK_FALSE(AnyToken(reads.Heads()));
+
+  // A server that asks for it is not the one the token belongs to.
+  PlainListener asks(401);
+  std::string server = " --server " + asks.url();
+  Output read = RunTuner(dir, "status" + server);
+  CHECK(read.code == 2);
+  CHECK(read.err.find("tuner: not sending the token of tuner.db.token to "
+                      "127.0.0.1:") == 0);
+  CHECK(read.err.find("it belongs to the service at 127.0.0.1:1 ") !=
+        std::string::npos);
+  for (std::string verb : {"submit a.yaml", "stop x", "resume x",
+                           "extend x --trials 2", "delete x --yes"}) {
+    Output write = RunTuner(dir, verb + server);
+    INFO(verb << ": " << write.err);
+    CHECK(write.code == 2);
+    CHECK(write.err.find("not sending the token") != std::string::npos);
+  }
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  // Without the record of its service, the token goes nowhere.
+  fs::remove(server::TokenServerPathFor(db));
+  Output unbound = RunTuner(dir, "stop x" + server);
+  CHECK(unbound.code == 2);
+  CHECK(unbound.err.find("no tuner.db.token.server says which service") !=
+        std::string::npos);
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  // A token the user gives goes where the user's --server says.
+  std::ofstream(dir / "given") << "given-token-0123456789abcdef\n";
+  RunTuner(dir, "stop x --token-file given" + server);
+  CHECK(AnyToken(asks.Heads()));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a token goes to its own service, and off this machine on request",
+          "[server][cli]") {
+  server::ClientToken given{"t", "$TUNER_TOKEN", false, ""};
+  server::PeerAddress here{"127.0.0.1", 8080, true};
+  server::PeerAddress away{"10.1.2.3", 8080, false};
+  CHECK(server::MayCarryToken(given, here, false).ok());
+  auto refused = server::MayCarryToken(given, away, false);
+  CHECK(refused.message() ==
+        "not sending the token to 10.1.2.3:8080 over plain HTTP off this "
+        "machine: pass --allow-plain-http, or reach it through an SSH tunnel "
+        "to a local port");
+  CHECK(server::MayCarryToken(given, away, true).ok());
+
+  server::ClientToken kept{"t", "tuner.db.token", true, "127.0.0.1:8080"};
+  CHECK(server::MayCarryToken(kept, here, false).ok());
+  CHECK_FALSE(
+      server::MayCarryToken(kept, {"127.0.0.1", 8081, true}, false).ok());
+  CHECK_FALSE(server::MayCarryToken(kept, away, true).ok());
+  kept.bound_to = "0.0.0.0:8080";  // every address of this machine
+  CHECK(server::MayCarryToken(kept, {"192.168.1.9", 8080, true}, false).ok());
+  CHECK_FALSE(server::MayCarryToken(kept, away, false).ok());
+  kept.bound_to = "[::1]:8080";
+  CHECK(server::MayCarryToken(kept, {"::1", 8080, true}, false).ok());
+  CHECK_FALSE(server::MayCarryToken(kept, here, false).ok());
+  kept.bound_to = "";
+  CHECK_FALSE(server::MayCarryToken(kept, here, false).ok());
 }
 
 }  // namespace

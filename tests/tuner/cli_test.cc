@@ -1,4 +1,6 @@
 // The `tuner` binary as a user runs it: exit codes, stderr, output formats.
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -342,6 +344,113 @@ TEST_CASE("query verbs: missing database or experiment, range errors, csv",
   CHECK(reports[2][4] == "0.75");
   auto status = nlohmann::json::parse(f.Tuner("status --format json").out);
   CHECK(status[0]["counts"]["failed"] == 1);
+}
+
+}  // namespace
+}  // namespace tuner
+
+namespace tuner {
+namespace {
+
+// The name of an experiment a crafted database holds: a window title, a
+// colour and a C1 CSI.
+const std::string kEvilName = "x\x1b]0;HACKED\x07y\xc2\x9b";
+
+// A database with experiment kEvilName whose metric and time attribute
+// hold escapes too, one trial with a value.
+void MakeEvilDb(const std::string& path) {
+  auto store = storage::TrialStore::Open(path).value();
+  storage::ExperimentRecord e;
+  e.name = kEvilName;
+  e.status = "finished";
+  e.metric = "acc\x1b[31m";
+  e.time_attr = "ep\x1b[2J";
+  e.config_json = "{}";
+  auto id = store->CreateExperiment(e).value();
+  auto t = store->AddTrial(id, 0, {{"opt", std::string("s\x1b[5m")}}).value();
+  REQUIRE(store
+              ->AppendReport({t, 1, 1.0, 0.5, {{"ep\x1b[2J", 1.0}}},
+                             core::Mode::kMax)
+              .ok());
+  REQUIRE(store->Commit().ok());
+}
+
+TEST_CASE("names from a crafted database print as text, never as escapes",
+          "[tuner][cli][process]") {
+  CliFixture f;
+  MakeEvilDb(f.Path("tuner.db").string());
+  setenv("EVIL", kEvilName.c_str(), 1);
+  // Each verb and its exit code; the errors name the experiment.
+  std::vector<std::pair<std::string, int>> verbs = {
+      {"status", 0},
+      {"status --format csv", 0},
+      {"trials \"$EVIL\"", 0},
+      {"trials \"$EVIL\" --format yaml", 0},
+      {"best \"$EVIL\"", 0},
+      {"best \"$EVIL\" --format args", 2},  // no stored config: says so
+      {"reports \"$EVIL\"", 0},
+      {"best nosuch", 1},
+      {"stop \"$EVIL\"", 2}};
+  for (const auto& [verb, code] : verbs) {
+    Output shown = f.Tuner(verb);
+    INFO(verb << ": " << shown.out << shown.err);
+    CHECK(shown.code == code);
+    for (const auto& text : {shown.out, shown.err}) {
+      CHECK(text.find('\x1b') == std::string::npos);
+      CHECK(text.find('\x07') == std::string::npos);
+      CHECK(text.find("\xc2\x9b") == std::string::npos);
+    }
+  }
+  unsetenv("EVIL");
+  CHECK(f.Tuner("status").out.find("x\\x1b]0;HACKED\\x07y\\u009b") !=
+        std::string::npos);
+}
+
+// Runs `tuner WORDS` (split at spaces) in `dir` with stdout a pipe whose
+// reader has closed it (`tuner ... | head` once head has its lines).
+Output RunIntoClosedPipe(const fs::path& dir, const std::string& words) {
+  std::vector<std::string> args = {TUNER_BINARY};
+  std::istringstream split(words);
+  for (std::string word; split >> word;) args.push_back(word);
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  close(fds[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
+                                   (dir / "err.txt").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  pid_t pid = -1;
+  int spawned =
+      posix_spawn(&pid, TUNER_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  REQUIRE(spawned == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  Output result;
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = ReadFile(dir / "err.txt");
+  return result;
+}
+
+TEST_CASE("a closed pipe on stdout ends every verb quietly with 141",
+          "[tuner][cli][process]") {
+  CliFixture f;
+  MakeQueryDb(f.Path("tuner.db").string());
+  for (std::string verb :
+       {"reports q", "reports q --format csv", "trials q", "best q", "status",
+        "help", "help status", "--help", "completion bash"}) {
+    Output cut = RunIntoClosedPipe(f.Path(""), verb);
+    INFO(verb << ": " << cut.err);
+    CHECK(cut.code == 141);
+    CHECK(cut.err.empty());
+  }
 }
 
 }  // namespace

@@ -188,7 +188,7 @@ TEST_CASE("bad configs get one line naming file and line and key",
       "be a grid or a choice; 'lr' is not");
   ExpectError(Replace(kValid, "name: sweep-1", "name: a/b"),
               "x.yaml:1: name: use letters, digits, '.', '_' and '-', not "
-              "starting with '.' (at most 128)");
+              "starting with '.' or '-' (at most 128)");
 }
 
 TEST_CASE("grid search defaults num_trials to the grid size",

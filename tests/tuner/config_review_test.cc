@@ -177,3 +177,63 @@ TEST_CASE("run and submit refuse a workdir that is not a directory",
 
 }  // namespace
 }  // namespace tuner
+
+namespace tuner {
+namespace {
+
+using testing::ExpectError;
+using testing::Load;
+using testing::Replace;
+
+const std::string kPlain = R"(name: r
+command: run --lr {lr} --layers {layers}
+metric: acc
+mode: max
+search_space: {lr: {type: uniform, low: 0, high: 1}, layers: {type: randint, low: 1, high: 4}}
+num_trials: 8
+)";
+
+TEST_CASE("integers are decimal: a leading zero or 0x is refused",
+          "[tuner][config]") {
+  // YAML 1.1 reads 010 as 8 and 0x10 as 16.
+  ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: 010"),
+              "x.yaml:6: num_trials: expected a decimal integer without "
+              "leading zeros, got '010'");
+  ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: 0x10"),
+              "x.yaml:6: num_trials: expected a decimal integer without "
+              "leading zeros, got '0x10'");
+  ExpectError(Replace(kPlain, "high: 4", "high: 04"),
+              "x.yaml:5: search_space.layers.high: expected a decimal integer "
+              "without leading zeros, got '04'");
+  auto ten = Load(Replace(kPlain, "num_trials: 8", "num_trials: 10"));
+  REQUIRE(ten.ok());
+  CHECK(ten.value().num_trials == 10);
+  auto zero = Load(Replace(kPlain, "low: 1, high: 4", "low: -3, high: 0"));
+  REQUIRE(zero.ok());
+}
+
+TEST_CASE("an experiment name may not start with '-'", "[tuner][config]") {
+  for (std::string name : {"--help", "-x"}) {
+    INFO(name);
+    ExpectError(Replace(kPlain, "name: r", "name: " + name),
+                "x.yaml:1: name: use letters, digits, '.', '_' and '-', not "
+                "starting with '.' or '-' (at most 128)");
+  }
+  CHECK(Load(Replace(kPlain, "name: r", "name: r-1")).ok());
+}
+
+TEST_CASE("the metric and time_attr hold no control character",
+          "[tuner][config]") {
+  // Escaped in YAML, they are read as raw ESC and BEL bytes.
+  ExpectError(
+      Replace(kPlain, "metric: acc", R"(metric: "acc\e]0;HACKED\a\e[31m")"),
+      "x.yaml:3: metric: the name holds a control character");
+  ExpectError(Replace(kPlain, "mode: max", "mode: max\ntime_attr: \"ep\\x9b\""),
+              "x.yaml:5: time_attr: the name holds a control character");
+  ExpectError(Replace(kPlain, "metric: acc", R"(metric: "acc\u202e")"),
+              "x.yaml:3: metric: the name holds a control character");
+  CHECK(Load(Replace(kPlain, "metric: acc", R"(metric: "caf\u00e9")")).ok());
+}
+
+}  // namespace
+}  // namespace tuner

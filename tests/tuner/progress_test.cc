@@ -298,6 +298,45 @@ TEST_CASE("progress: --quiet prints the summary line only", "[progress]") {
         "sweep finished: 1 completed, 0 stopped early, 0 failed\n");
 }
 
+// A metric, time attribute, param or reason from a crafted database
+// (`tuner resume`) passes through OneLine: the line display writes no ESC,
+// BEL or C1 at all, the table none but its own cursor and bold sequences.
+TEST_CASE("progress: names from the database never drive the terminal",
+          "[progress]") {
+  const std::string metric = "acc\x1b]0;HACKED\x07";
+  const std::string time_attr =
+      "ep\xc2\x9b"
+      "31m";
+  const core::Params params = {{"opt", std::string("a\x1b[2Jb")}};
+  SweepCounts c{1, 0, 0};
+  Captured lines_out;
+  LineProgress lines(lines_out.file(), metric, time_attr);
+  lines.TrialStarted({1, &params, 1}, c);
+  lines.TrialReported({1, &params, 1}, 1, 0.5,
+                      AtRung(1, 1, 1, core::Action::kComplete), c);
+  lines.TrialEnded({1, &params, 1}, core::TrialStatus::kFailed,
+                   "crashed\x1b[31m", c);
+  std::string text = lines_out.Take();
+  CHECK(text.find_first_of("\x1b\x07") == std::string::npos);
+  CHECK(text.find("\xc2\x9b") == std::string::npos);
+  CHECK(text.find("acc\\x1b]0;HACKED\\x07=0.5") != std::string::npos);
+
+  Captured table_out;
+  ManualClock clock;
+  TableProgress table(
+      table_out.file(), metric, time_attr, [] { return 120; }, clock);
+  table.TrialStarted({1, &params, 1}, c);
+  table.TrialEnded({1, &params, 1}, core::TrialStatus::kFailed,
+                   "crashed\x1b[31m", c);
+  std::string drawn = table_out.Take();
+  CHECK(drawn.find('\x07') == std::string::npos);
+  CHECK(drawn.find("\xc2\x9b") == std::string::npos);
+  CHECK(drawn.find("\x1b]") == std::string::npos);
+  CHECK(drawn.find("\x1b[2J") == std::string::npos);
+  CHECK(drawn.find("\x1b[31m") == std::string::npos);
+  CHECK(drawn.find("acc\\x1b]0;HACKED\\x07") != std::string::npos);
+}
+
 // Every display on a pipe whose reader has gone (`tuner run | head -1`,
 // with SIGPIPE ignored as main does): each event returns, none throws,
 // and after the first failed write nothing more is tried.

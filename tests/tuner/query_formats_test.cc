@@ -2,7 +2,9 @@
 // whatever text a trial left, JSON written a row at a time with the layout
 // of one dump, status as JSON and CSV, best by either rule, and the best
 // trial's command line.
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
@@ -247,6 +249,83 @@ TEST_CASE("status as JSON and CSV; a missing experiment is not found",
   CHECK(missing.error().code == core::ErrorCode::kNotFound);
   CHECK(missing.message() ==
         "no experiment 'nosuch' in x.db (it has: formats)");
+}
+
+}  // namespace
+}  // namespace tuner
+
+namespace tuner {
+namespace {
+
+using testing::ParseCsv;
+
+// Reports whose metric names take the tuner's own column names, start with
+// NUL, or start as spreadsheet formulas.
+TEST_CASE("reports as CSV: every column named once, none a formula",
+          "[tuner][query]") {
+  auto store = TrialStore::Open(":memory:").value();
+  ExperimentRecord record;
+  record.name = "clash";
+  record.status = "finished";
+  record.metric = "trial";
+  record.time_attr = "seq";
+  record.config_json = "{}";
+  auto id = store->CreateExperiment(record).value();
+  auto trial = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
+  core::Metrics metrics = {{"seq", 3},
+                           {"trial", 0.75},
+                           {"attempt", 7},
+                           {"created_at", 8},
+                           {"metrics.attempt", 9},
+                           {std::string("\0x", 2), 10},
+                           {"=HYPERLINK(\"http://x\")", -0.5},
+                           {"+1", 11},
+                           {"@SUM(A1)", 12},
+                           {"-loss", 13}};
+  REQUIRE(
+      store->AppendReport({trial, 1, 3, 0.75, metrics}, core::Mode::kMax).ok());
+  REQUIRE(store->Commit().ok());
+  auto e = *store->FindExperiment("clash").value();
+  auto rows = ParseCsv(ReportsText(*store, e, "csv").value());
+  REQUIRE(rows.size() == 2);
+  const auto& header = rows[0];
+  std::set<std::string> unique(header.begin(), header.end());
+  CHECK(unique.size() == header.size());
+  for (const auto& name : header) {
+    INFO(name);
+    CHECK_FALSE(name.empty());
+    CHECK(std::string("=+-@").find(name.front()) == std::string::npos);
+  }
+  // What csv.DictReader gives for each column.
+  std::map<std::string, std::string> row;
+  for (size_t i = 0; i < header.size(); ++i) row[header[i]] = rows[1][i];
+  CHECK(row["trial"] == std::to_string(trial));
+  CHECK(row["seq"] == "1");
+  CHECK(row["attempt"] == "1");
+  CHECK(row["metrics.seq"] == "3");
+  CHECK(row["metrics.trial"] == "0.75");
+  CHECK(row["metrics.attempt"] == "7");
+  CHECK(row["metrics.created_at"] == "8");
+  CHECK(row["metrics.metrics.attempt"] == "9");
+  CHECK(row["'=HYPERLINK(\"http://x\")"] == "-0.5");  // a number stays one
+  CHECK(row["'+1"] == "11");
+  CHECK(row["'@SUM(A1)"] == "12");
+  CHECK(row["'-loss"] == "13");
+  CHECK(std::stod(row["created_at"]) > 0);
+}
+
+TEST_CASE("CSV cells: text that starts a formula gets a leading quote",
+          "[tuner][query]") {
+  CHECK(CsvField("=1+1") == "'=1+1");
+  CHECK(CsvField("@cmd") == "'@cmd");
+  CHECK(CsvField("+x") == "'+x");
+  CHECK(CsvField("-x,y") == "\"'-x,y\"");
+  CHECK(CsvField("\tx") == "'\tx");
+  CHECK(CsvField("-0.5") == "-0.5");
+  CHECK(CsvField("-inf") == "-inf");
+  CHECK(CsvField("+1e3") == "'+1e3");  // never a number the tuner writes
+  CHECK(CsvField("a=b") == "a=b");
+  CHECK(CsvRecord({"-3", "=A1"}) == "-3,'=A1\r\n");
 }
 
 }  // namespace

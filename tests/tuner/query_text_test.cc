@@ -3,11 +3,13 @@
 #include "tuner/text/query_text.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
 #include "tests/failed_experiment.h"
 #include "tuner/base/one_line.h"
+#include "tuner/text/printable_stream.h"
 
 namespace tuner {
 namespace {
@@ -60,6 +62,53 @@ TEST_CASE("one line: C0, DEL, C1 and bidi overrides are escaped",
                 "b\xe2\x80\xae"
                 "c\xe2\x81\xa6"
                 "d\xc3\xa9") == "a\\u009bb\\u202ec\\u2066d\xc3\xa9");
+}
+
+}  // namespace
+}  // namespace tuner
+
+namespace tuner {
+namespace {
+
+// The output boundary of the query verbs: whatever the text holds, a table
+// reaches stdout with its LFs and every other control escaped; CSV keeps
+// TAB, CR and LF and shows the rest as U+FFFD.
+TEST_CASE("printable stream: escapes reach stdout only as text",
+          "[tuner][query]") {
+  std::ostringstream target;
+  {
+    PrintableStream out(target, "table");
+    out << "name\x1b]0;HACKED\x07 ok\n"
+        << "cr\rtab\t";
+    // A C1 control written in two pieces is still seen whole.
+    out << "c1 \xc2";
+    out.flush();
+    out << "\x9b"
+        << "31m\n";
+  }
+  CHECK(target.str() ==
+        "name\\x1b]0;HACKED\\x07 ok\ncr\\x0dtab\\x09c1 \\u009b31m\n");
+
+  std::ostringstream csv;
+  {
+    PrintableStream out(csv, "csv");
+    out << "a\tb,\"c\r\nd\"\x1b[2J\r\n";
+  }
+  CHECK(csv.str() == "a\tb,\"c\r\nd\"\xEF\xBF\xBD[2J\r\n");
+  CHECK(PrintableFor("json", "{\"a\": \"\\u001b\"}\n") ==
+        "{\"a\": \"\\u001b\"}\n");
+}
+
+TEST_CASE("printable stream: a failed write fails the stream",
+          "[tuner][query]") {
+  struct Refusing : std::streambuf {
+    int_type overflow(int_type) override { return traits_type::eof(); }
+    std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+  } refusing;
+  std::ostream closed(&refusing);
+  PrintableStream out(closed, "table");
+  out << "line\n";
+  CHECK_FALSE(out.good());
 }
 
 }  // namespace

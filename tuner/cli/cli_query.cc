@@ -1,12 +1,17 @@
 // tuner best | trials | status | reports on a database (--db); the text
 // comes from tuner/text, which the service shares. Listings are written to
 // stdout as they are read, so memory does not grow with the experiment.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include "storage/trial_store.h"
+#include "tuner/base/closed_pipe.h"
+#include "tuner/base/one_line.h"
 #include "tuner/cli/cli.h"
+#include "tuner/text/printable_stream.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
 
@@ -17,7 +22,7 @@ namespace {
 using storage::TrialStore;
 
 int Fail(const std::string& message, int code = kExitFailure) {
-  std::fprintf(stderr, "tuner: %s\n", message.c_str());
+  std::fprintf(stderr, "tuner: %s\n", OneLine(message).c_str());
   return code;
 }
 
@@ -27,19 +32,23 @@ int ExitFor(const core::Error& error) {
                                                          : kExitFailure;
 }
 
-int Print(const core::Result<std::string>& text) {
-  if (!text.ok()) return Fail(text.message(), ExitFor(text.error()));
-  std::fputs(text.value().c_str(), stdout);
+// Ends a listing written to `out` (a PrintableStream over std::cout): its
+// error, or a failed write (a full disk). A reader that left (`| head`) is
+// no error: CommandLine::Run ends the verb with kExitClosedPipe.
+int Finish(const core::Status& status, std::ostream& out) {
+  out.flush();
+  if (!status.ok()) return Fail(status.message(), ExitFor(status.error()));
+  if (!out && !ReaderGone(STDOUT_FILENO)) {
+    return Fail("cannot write to stdout");
+  }
   return kExitOk;
 }
 
-// Ends a listing written to std::cout: its error, or a failed write
-// (a closed pipe, a full disk).
-int Finish(const core::Status& status) {
-  std::cout.flush();
-  if (!status.ok()) return Fail(status.message(), ExitFor(status.error()));
-  if (!std::cout) return Fail("cannot write to stdout");
-  return kExitOk;
+int Print(const core::Result<std::string>& text, const std::string& format) {
+  if (!text.ok()) return Fail(text.message(), ExitFor(text.error()));
+  PrintableStream out(std::cout, format);
+  out << text.value();
+  return Finish(core::Status::Ok(), out);
 }
 
 // "./tuner.db" rather than "tuner.db": a path, visibly.
@@ -88,12 +97,13 @@ int Best(const QueryOptions& options) {
   query.by =
       options.by == "best" ? storage::BestBy::kBest : storage::BestBy::kLast;
   query.listing = {options.format, options.db_path};
-  auto status = WriteBest(*store, experiment, query, std::cout);
+  PrintableStream out(std::cout, options.format);
+  auto status = WriteBest(*store, experiment, query, out);
   // No trial with a value yet: a fact, as before (exit 1).
   if (!status.ok() && status.error().code == core::ErrorCode::kNotFound) {
     return Fail(status.message());
   }
-  return Finish(status);
+  return Finish(status, out);
 }
 
 int Trials(const QueryOptions& options) {
@@ -102,8 +112,10 @@ int Trials(const QueryOptions& options) {
   if (int code = Open(options, store, experiment); code != kExitOk) {
     return code;
   }
-  return Finish(WriteTrials(*store, experiment,
-                            {options.format, options.db_path}, std::cout));
+  PrintableStream out(std::cout, options.format);
+  return Finish(
+      WriteTrials(*store, experiment, {options.format, options.db_path}, out),
+      out);
 }
 
 int Reports(const QueryOptions& options) {
@@ -112,14 +124,16 @@ int Reports(const QueryOptions& options) {
   if (int code = Open(options, store, experiment); code != kExitOk) {
     return code;
   }
-  return Finish(WriteReports(*store, experiment, options.format, std::cout));
+  PrintableStream out(std::cout, options.format);
+  return Finish(WriteReports(*store, experiment, options.format, out), out);
 }
 
 int Status(const QueryOptions& options) {
   auto store = OpenToRead(options.db_path);
   if (!store.ok()) return Fail(store.message());
-  return Print(StatusText(*store.value(), options.name, options.format,
-                          options.db_path));
+  return Print(
+      StatusText(*store.value(), options.name, options.format, options.db_path),
+      options.format);
 }
 
 }  // namespace tuner::cli

@@ -46,9 +46,7 @@ core::Result<ExperimentConfig> ReadConfig(const SimulateOptions& options,
   }
   if (options.name) {
     if (!config::IsName(*options.name)) {
-      return core::InvalidArgument(
-          "--name: use letters, digits, '.', '_' and '-', not starting "
-          "with '.' (at most 128)");
+      return core::InvalidArgument(std::string("--name: ") + config::kNameRule);
     }
     config.value().name = *options.name;
   }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "tuner/base/closed_pipe.h"
 #include "tuner/base/one_line.h"
 #include "tuner/cli/own_verbs.h"
 #include "tuner/cli/suggest.h"
@@ -36,6 +37,12 @@ void CommandLine::Register(const Verb& verb) {
 }
 
 int CommandLine::Run(int argc, char** argv) {
+  int code = Dispatch(argc, argv);
+  // Cut short by `| head`: quiet, and the status a shell expects.
+  return StdoutReaderGone() ? kExitClosedPipe : code;
+}
+
+int CommandLine::Dispatch(int argc, char** argv) {
   try {
     app_.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,7 +23,8 @@ class CommandLine {
 
   // Parses argv and runs the verb it names; returns the exit code (2 for
   // anything CLI11 refuses, with its message on stderr; 0 for --help and
-  // --version). Call once.
+  // --version; kExitClosedPipe, silently, when stdout's reader left before
+  // all of it was written). Call once.
   int Run(int argc, char** argv);
 
   // Every verb and flag, as registered (what the completion scripts and the
@@ -32,6 +33,8 @@ class CommandLine {
 
  private:
   void Register(const Verb& verb);
+  // Run without the closed-pipe check.
+  int Dispatch(int argc, char** argv);
   int ParseFailure(const CLI::ParseError& error);
 
   CLI::App app_;

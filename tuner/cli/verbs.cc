@@ -28,13 +28,22 @@ std::string PositiveInt64(const std::string& text) {
   return "";
 }
 
+// --token-file and --allow-plain-http: how a --server verb sends a token.
+void TokenFlags(CLI::App& command, Arguments& a) {
+  command.add_option("--token-file", a.remote.token_file,
+                     "the service's token (else $TUNER_TOKEN, else "
+                     "<db>.token, sent only to the service it belongs to)");
+  command.add_flag("--allow-plain-http", a.remote.allow_plain_http,
+                   "send the token to a server off this machine over plain "
+                   "HTTP (the network can read it)");
+}
+
 // --server and --token-file: the verbs a running `tuner serve` can answer.
 void RemoteFlags(CLI::App& command, Arguments& a) {
   command.add_option("--server", a.remote.server,
                      "ask a running `tuner serve` (http://HOST:PORT) "
                      "instead of the database");
-  command.add_option("--token-file", a.remote.token_file,
-                     "the service's token (else $TUNER_TOKEN)");
+  TokenFlags(command, a);
 }
 
 bool Remote(const Arguments& a) { return !a.remote.server.empty(); }
@@ -229,8 +238,7 @@ int ServeVerb(Arguments& a) {
 void SubmitFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.submit_path, "experiment YAML")->required();
   c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
-  c.add_option("--token-file", a.remote.token_file,
-               "the service's token (else $TUNER_TOKEN)");
+  TokenFlags(c, a);
   OverrideFlags(c, a.run);
 }
 int SubmitVerb(Arguments& a) {

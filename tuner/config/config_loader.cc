@@ -93,7 +93,7 @@ std::string ReadCommand(const config::Reader& r, const YAML::Node& node) {
 void ReadOptional(const config::Reader& r, const YAML::Node& root,
                   ExperimentConfig& c) {
   if (auto n = root["shell"]) c.shell = r.Bool(n, Path("shell"));
-  if (auto n = root["time_attr"]) c.time_attr = r.String(n, Path("time_attr"));
+  if (auto n = root["time_attr"]) c.time_attr = r.Label(n, Path("time_attr"));
   if (auto n = root["searcher"]) config::ReadSearcher(r, n, c);
   if (auto n = root["scheduler"]) {
     config::ReadScheduler(r, n, c);
@@ -177,13 +177,11 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
   ExperimentConfig c;
   c.name = r.String(r.Required(root, Path(""), "name"), Path("name"));
   if (!config::IsName(c.name)) {
-    Fail(root["name"], Path("name"),
-         "use letters, digits, '.', '_' and '-', not starting with '.' (at "
-         "most 128)");
+    Fail(root["name"], Path("name"), config::kNameRule);
   }
   const YAML::Node& command = r.Required(root, Path(""), "command");
   c.command = ReadCommand(r, command);
-  c.metric = r.String(r.Required(root, Path(""), "metric"), Path("metric"));
+  c.metric = r.Label(r.Required(root, Path(""), "metric"), Path("metric"));
   c.mode = r.Enum<core::Mode>(
       r.Required(root, Path(""), "mode"), Path("mode"),
       {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});

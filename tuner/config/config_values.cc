@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "tuner/base/one_line.h"
 #include "tuner/config/config_loader.h"
 
 namespace tuner::config {
@@ -33,17 +34,19 @@ void RefuseNul(const YAML::Node& node, const Path& path) {
 
 // A parameter's value is printed in tables and on terminals: no control
 // character (C0, DEL, C1) in it.
-void RefuseControl(const YAML::Node& node, const Path& path) {
-  const std::string& text = node.Scalar();
-  for (size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    bool c1 = c == 0xc2 && i + 1 < text.size() &&
-              static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (c < 0x20 || c == 0x7f || c1) {
-      Fail(node, path, "a value holds a control character");
-    }
+void RefuseControl(const YAML::Node& node, const Path& path,
+                   const std::string& what) {
+  if (HasControl(node.Scalar())) {
+    Fail(node, path, what + " holds a control character");
   }
+}
+
+// Decimal digits with an optional '-', no leading zero but "0" itself.
+bool IsDecimalInteger(std::string_view text) {
+  std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return false;
+  return std::all_of(digits.begin(), digits.end(),
+                     [](unsigned char c) { return std::isdigit(c); });
 }
 
 }  // namespace
@@ -100,6 +103,12 @@ std::string Reader::String(const YAML::Node& node, const Path& path) const {
   return node.Scalar();
 }
 
+std::string Reader::Label(const YAML::Node& node, const Path& path) const {
+  std::string text = String(node, path);
+  RefuseControl(node, path, "the name");
+  return text;
+}
+
 double Reader::Number(const YAML::Node& node, const Path& path) const {
   double value = 0;
   if (!node.IsScalar() || !YAML::convert<double>::decode(node, value) ||
@@ -116,6 +125,11 @@ int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
   int64_t value = 0;
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
     Fail(node, path, "expected an integer, got " + Describe(node));
+  }
+  if (!IsDecimalInteger(node.Scalar())) {
+    Fail(node, path,
+         "expected a decimal integer without leading zeros, got " +
+             Describe(node));
   }
   return value;
 }
@@ -176,7 +190,7 @@ std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
   for (const auto& item : node) {
     if (!item.IsScalar()) Fail(item, path, "values must be scalars");
     RefuseNul(item, path);
-    RefuseControl(item, path);
+    RefuseControl(item, path, "a value");
     const std::string& text = item.Scalar();
     int64_t i = 0;
     double d = 0;
@@ -219,7 +233,8 @@ bool IsIdentifier(const std::string& text) {
 }
 
 bool IsName(const std::string& text) {
-  if (text.empty() || text.size() > 128 || text[0] == '.') return false;
+  if (text.empty() || text.size() > 128 || text[0] == '.' || text[0] == '-')
+    return false;
   return std::all_of(text.begin(), text.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '_' || c == '-' || c == '.';
   });

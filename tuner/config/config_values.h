@@ -57,8 +57,15 @@ class Reader {
   YAML::Node Required(const YAML::Node& node, const Path& path,
                       const std::string& key) const;
   std::string String(const YAML::Node& node, const Path& path) const;
+  // Text that names something shown to people (the metric, the time
+  // attribute): a String without any control character (C0, DEL, C1), as
+  // it stands after YAML's escapes ("\e", "\x1b") are read.
+  std::string Label(const YAML::Node& node, const Path& path) const;
   // A finite number (neither NaN nor ±inf).
   double Number(const YAML::Node& node, const Path& path) const;
+  // An integer written in decimal: an optional '-', then digits without a
+  // leading zero ("010" is YAML 1.1's octal 8, "0x10" its hex 16; both are
+  // refused rather than read as something the file does not show).
   int64_t Int(const YAML::Node& node, const Path& path) const;
   // An integer in [low, high]: "must be >= low" or "must be <= high".
   int64_t Int(const YAML::Node& node, const Path& path, int64_t low,
@@ -91,8 +98,13 @@ class Reader {
 };
 
 bool IsIdentifier(const std::string& text);
-// Experiment names: letters, digits, '.', '_' and '-', at most 128.
+// Experiment names: letters, digits, '.', '_' and '-', not starting with '.'
+// (a hidden directory) or '-' (a flag on a command line), at most 128.
 bool IsName(const std::string& text);
+// What IsName allows, for the errors that refuse a name.
+inline constexpr const char* kNameRule =
+    "use letters, digits, '.', '_' and '-', not starting with '.' or '-' (at "
+    "most 128)";
 // The edit distance between `a` and `b` where swapping two neighbouring
 // letters counts as one edit (optimal string alignment): "stauts" is 1 from
 // "status". Both are cut to 64 characters first (hostile input stays cheap).

@@ -97,9 +97,8 @@ std::optional<Response> Api::RouteExperiment(
   }
   const std::string& name = path[2];
   if (!config::IsName(name)) {
-    return ErrorResponse(400,
-                         "bad experiment name: use letters, digits, '.', "
-                         "'_' and '-' (at most 128)");
+    return ErrorResponse(
+        400, std::string("bad experiment name: ") + config::kNameRule);
   }
   if (path.size() == 3) {
     return get ? GetExperiment(name) : MethodNotAllowed("GET");

@@ -8,10 +8,12 @@
 #include <sstream>
 #include <thread>
 
+#include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/server/http_client.h"
 #include "tuner/server/token.h"
+#include "tuner/text/printable_stream.h"
 
 namespace tuner::server {
 
@@ -20,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 int Fail(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "tuner: %s\n", message.c_str());
+  std::fprintf(stderr, "tuner: %s\n", OneLine(message).c_str());
   return code;
 }
 
@@ -34,17 +36,53 @@ std::string ErrorOf(const ClientResponse& response) {
          response.body;
 }
 
-// Sends the request. 0 with the answer in `out` when the server accepted
-// it (2xx); else the exit code, after printing why: 2 for a refused request
-// (400, 409) or an unreadable token file, 1 otherwise.
-int Exchange(const RemoteOptions& remote, const std::string& method,
-             const std::string& target, const std::string& body,
-             ClientResponse& out) {
+// Gives `client` the token, where it may go; the exit code (2) after
+// saying why not. Without a token the server answers 401 itself.
+int GiveToken(HttpClient& client, const ClientToken& token,
+              const RemoteOptions& remote) {
+  if (token.value.empty()) return 0;
+  auto may = MayCarryToken(token, client.peer(), remote.allow_plain_http);
+  if (!may.ok()) return Fail(may.message(), 2);
+  client.SetToken(token.value);
+  return 0;
+}
+
+// GETs `target` and prints the answer's body (the same text the verb
+// prints with --db in `format`), through the one sanitiser: the server's
+// text reaches the terminal as the database's would.
+int Ask(const RemoteOptions& remote, const std::string& target,
+        const std::string& format) {
+  ClientResponse response;
+  int code = RemoteExchange(remote, "GET", target, "", response);
+  if (code == 0)
+    std::fputs(PrintableFor(format, response.body).c_str(), stdout);
+  return code;
+}
+
+std::string Experiment(const std::string& name) {
+  return "/api/experiments/" + UrlEncode(name);
+}
+
+}  // namespace
+
+int RemoteExchange(const RemoteOptions& remote, const std::string& method,
+                   const std::string& target, const std::string& body,
+                   ClientResponse& out) {
   auto token = FindClientToken(remote.token_file, remote.db_path);
   if (!token.ok()) return Fail(token.message(), 2);
-  auto client = HttpClient::Connect(remote.server, token.value());
+  auto client = HttpClient::Connect(remote.server);
   if (!client.ok()) return Fail(client.message());
-  auto response = client.value()->Call(method, target, body);
+  HttpClient& server = *client.value();
+  const bool read = method == "GET";
+  if (!read) {
+    if (int code = GiveToken(server, token.value(), remote)) return code;
+  }
+  auto response = server.Call(method, target, body);
+  if (read && response.ok() && response.value().status == 401 &&
+      !token.value().value.empty()) {
+    if (int code = GiveToken(server, token.value(), remote)) return code;
+    response = server.Call(method, target, body);
+  }
   if (!response.ok()) {
     return Fail(remote.server + ": " + response.message());
   }
@@ -54,22 +92,6 @@ int Exchange(const RemoteOptions& remote, const std::string& method,
   }
   return 0;
 }
-
-// Sends the request and prints the answer's body (the same text the verb
-// prints with --db).
-int Ask(const RemoteOptions& remote, const std::string& method,
-        const std::string& target, bool print = true) {
-  ClientResponse response;
-  int code = Exchange(remote, method, target, "", response);
-  if (code == 0 && print) std::fputs(response.body.c_str(), stdout);
-  return code;
-}
-
-std::string Experiment(const std::string& name) {
-  return "/api/experiments/" + UrlEncode(name);
-}
-
-}  // namespace
 
 int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
                  const std::vector<std::string>& overrides) {
@@ -84,52 +106,56 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
       "/api/experiments?base=" + UrlEncode(fs::current_path().string()) +
       "&source=" + UrlEncode(path.string());
   ClientResponse response;
-  int code = Exchange(remote, "POST", target, text.value(), response);
+  int code = RemoteExchange(remote, "POST", target, text.value(), response);
   if (code != 0) return code;
   auto json = nlohmann::json::parse(response.body, nullptr, false);
   std::string name = json.is_object() ? json.value("name", "") : "";
-  std::printf("submitted experiment '%s': %s%s\n", name.c_str(),
-              remote.server.c_str(), Experiment(name).c_str());
+  std::printf("submitted experiment '%s': %s%s\n", OneLine(name).c_str(),
+              OneLine(remote.server).c_str(), Experiment(name).c_str());
   return 0;
 }
 
 int RemoteStatus(const std::string& name, const RemoteOptions& remote,
                  const std::string& format) {
-  return Ask(remote, "GET",
+  return Ask(remote,
              "/api/experiments?format=" + UrlEncode(format) +
-                 "&name=" + UrlEncode(name));
+                 "&name=" + UrlEncode(name),
+             format);
 }
 
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
                const RemoteOptions& remote, const std::string& by) {
-  return Ask(remote, "GET",
+  return Ask(remote,
              Experiment(name) + "/best?top=" + std::to_string(top) +
-                 "&format=" + UrlEncode(format) + "&by=" + UrlEncode(by));
+                 "&format=" + UrlEncode(format) + "&by=" + UrlEncode(by),
+             format);
 }
 
 int RemoteReports(const std::string& name, const std::string& format,
                   const RemoteOptions& remote) {
-  return Ask(remote, "GET",
-             Experiment(name) + "/reports?format=" + UrlEncode(format));
+  return Ask(remote, Experiment(name) + "/reports?format=" + UrlEncode(format),
+             format);
 }
 
 int RemoteTrials(const std::string& name, const std::string& format,
                  const RemoteOptions& remote) {
-  return Ask(remote, "GET", Experiment(name) + "/trials?format=" + format);
+  return Ask(remote, Experiment(name) + "/trials?format=" + UrlEncode(format),
+             format);
 }
 
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote) {
   ClientResponse response;
-  int code = Exchange(remote, "POST",
-                      Experiment(name) + "/stop" + (force ? "?force=1" : ""),
-                      "", response);
+  int code = RemoteExchange(
+      remote, "POST", Experiment(name) + "/stop" + (force ? "?force=1" : ""),
+      "", response);
   // As with --db: stopping what does not run is bad input.
   if (code != 0) return response.status == 404 ? 2 : code;
   // Like `tuner stop --db`, return once its trials are gone.
   auto deadline = std::chrono::steady_clock::now() + remote.stop_wait;
   for (;;) {
-    if (Exchange(remote, "GET", Experiment(name), "", response) != 0) return 1;
+    if (RemoteExchange(remote, "GET", Experiment(name), "", response) != 0)
+      return 1;
     auto json = nlohmann::json::parse(response.body, nullptr, false);
     std::string status = json.is_object() ? json.value("status", "") : "";
     if (status != "running" && status != "stopping") break;
@@ -138,7 +164,7 @@ int RemoteStop(const std::string& name, bool force,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::printf("%s: stopped\n", name.c_str());
+  std::printf("%s: stopped\n", OneLine(name).c_str());
   return 0;
 }
 
@@ -148,10 +174,11 @@ namespace tuner::server {
 
 int RemoteResume(const std::string& name, const RemoteOptions& remote) {
   ClientResponse response;
-  int code =
-      Exchange(remote, "POST", Experiment(name) + "/resume", "", response);
+  int code = RemoteExchange(remote, "POST", Experiment(name) + "/resume", "",
+                            response);
   if (code != 0) return response.status == 404 ? 2 : code;
-  std::printf("%s: resumed on %s\n", name.c_str(), remote.server.c_str());
+  std::printf("%s: resumed on %s\n", OneLine(name).c_str(),
+              OneLine(remote.server).c_str());
   return 0;
 }
 

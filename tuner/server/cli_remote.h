@@ -17,9 +17,23 @@ struct RemoteOptions {
   // one a `tuner serve --db db_path` on this machine keeps.
   std::optional<std::string> token_file;
   std::string db_path = "tuner.db";
+  // --allow-plain-http: a token may go to a server off this machine.
+  bool allow_plain_http = false;
   // How long `stop` waits for the experiment's trials to end.
   std::chrono::milliseconds stop_wait{120000};
 };
+
+struct ClientResponse;
+
+// Sends one request of a --server verb. Reads (GET) go without a token and
+// get one only when the server answers 401; other requests carry it; a
+// token goes only where MayCarryToken (token.h) allows. 0 with the answer
+// in `out` when the server accepted it (2xx); else the exit code, after
+// printing why: 2 for a refused request (400, 409), an unreadable token
+// file or a token that may not go there, 1 otherwise.
+int RemoteExchange(const RemoteOptions& remote, const std::string& method,
+                   const std::string& target, const std::string& body,
+                   ClientResponse& out);
 
 // Each returns the exit code (0, 1 failure, 2 bad input).
 // `overrides`: `--set KEY=VALUE` (and `name=` for --name), applied here;

@@ -5,6 +5,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <optional>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 namespace tuner::server {
@@ -21,23 +22,51 @@ struct HttpClient::Impl {
   std::string token;
   std::unique_ptr<beast::tcp_stream> stream;
   beast::flat_buffer buffer;
+  std::optional<tcp::endpoint> reached;  // the first connection's peer
+  PeerAddress peer;
 
+  // Connects to where the first connection went, or else to the first of
+  // HOST's addresses that answers.
   core::Status Open() {
-    tcp::resolver resolver(io);
     beast::error_code ec;
-    auto endpoints = resolver.resolve(host, port, ec);
-    if (ec)
-      return core::IoError("cannot resolve " + host + ": " + ec.message());
     stream = std::make_unique<beast::tcp_stream>(io);
     stream->expires_after(std::chrono::seconds(10));
-    stream->connect(endpoints, ec);
+    if (reached) {
+      stream->connect(*reached, ec);
+    } else {
+      tcp::resolver resolver(io);
+      auto endpoints = resolver.resolve(host, port, ec);
+      if (ec) {
+        stream.reset();
+        return core::IoError("cannot resolve " + host + ": " + ec.message());
+      }
+      stream->connect(endpoints, ec);
+    }
     if (ec) {
       stream.reset();
       return core::Error{core::ErrorCode::kUnavailable,
                          "cannot connect to http://" + host + ":" + port +
                              ": " + ec.message()};
     }
+    if (!reached) Reached(stream->socket().remote_endpoint(ec));
     return core::Status::Ok();
+  }
+
+  void Reached(const tcp::endpoint& endpoint) {
+    reached = endpoint;
+    peer.address = endpoint.address().to_string();
+    peer.port = endpoint.port();
+    peer.this_machine = IsThisMachine(endpoint.address());
+  }
+
+  // Loopback, or an address a socket here can bind: one of this machine's.
+  bool IsThisMachine(const net::ip::address& address) {
+    if (address.is_loopback()) return true;
+    tcp::socket probe(io);
+    beast::error_code ec;
+    probe.open(address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) probe.bind(tcp::endpoint(address, 0), ec);
+    return !ec;
   }
 
   // One exchange; Beast's blocking calls honour the stream's deadline
@@ -86,6 +115,12 @@ struct HttpClient::Impl {
 
 HttpClient::HttpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpClient::~HttpClient() = default;
+
+const PeerAddress& HttpClient::peer() const { return impl_->peer; }
+
+void HttpClient::SetToken(std::string token) {
+  impl_->token = std::move(token);
+}
 
 core::Result<std::unique_ptr<HttpClient>> HttpClient::Connect(
     const std::string& url, std::string token) {

@@ -4,6 +4,7 @@
 #define TUNER_TUNER_SERVER_HTTP_CLIENT_H_
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,8 +18,16 @@ struct ClientResponse {
   std::string body;
 };
 
+// The server a client reached: the address its connection went to.
+struct PeerAddress {
+  std::string address;  // an IP literal, as Asio writes it
+  uint16_t port = 0;
+  bool this_machine = false;  // loopback, or an address of this machine
+};
+
 // One keep-alive connection to http://HOST:PORT; reconnects when the server
-// closed it. Not thread-safe: one per thread.
+// closed it, to the address it reached first (HOST is resolved once, so
+// the server cannot change under a token). Not thread-safe: one per thread.
 class HttpClient {
  public:
   // `url`: http://HOST:PORT (a trailing path is ignored). `token`, when not
@@ -26,6 +35,11 @@ class HttpClient {
   static core::Result<std::unique_ptr<HttpClient>> Connect(
       const std::string& url, std::string token = "");
   ~HttpClient();
+
+  // Where the connection went, to decide whether a token may go there.
+  const PeerAddress& peer() const;
+  // The token the next calls send ("": none).
+  void SetToken(std::string token);
 
   core::Result<ClientResponse> Call(
       const std::string& method, const std::string& target,

@@ -150,7 +150,8 @@ int Serve(const ServeOptions& options) {
   if (!token.ok()) return Fail(token.message(), kExitBadInput);
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) return Fail(store.message(), kExitFailure);
-  if (token.value().empty()) {
+  const bool database_token = token.value().empty();
+  if (database_token) {
     token = LoadOrCreateTokenFile(TokenPathFor(options.db_path));
     if (!token.ok()) return Fail(token.message(), kExitBadInput);
   }
@@ -183,6 +184,12 @@ int Serve(const ServeOptions& options) {
   HttpServer server(http, api, bus, limits);
   if (auto s = server.Listen(address.to_string(), port); !s.ok()) {
     return Fail(s.message(), kExitFailure);
+  }
+  // The CLI sends `<db>.token` to this address only.
+  if (database_token) {
+    auto bound =
+        BindTokenToServer(options.db_path, address.to_string(), server.port());
+    if (!bound.ok()) return Fail(bound.message(), kExitFailure);
   }
   // The name as given (http://localhost:8080), in brackets if IPv6.
   bool v6_literal = host.find(':') != std::string::npos;

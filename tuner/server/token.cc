@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/ip/address.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -135,14 +136,100 @@ core::Result<std::string> LoadOrCreateTokenFile(const std::string& path) {
   return token;
 }
 
-core::Result<std::string> FindClientToken(
+std::string TokenServerPathFor(const std::string& db_path) {
+  return TokenPathFor(db_path) + ".server";
+}
+
+core::Status BindTokenToServer(const std::string& db_path,
+                               const std::string& address, uint16_t port) {
+  bool v6 = address.find(':') != std::string::npos;
+  std::string line =
+      (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port) + "\n";
+  const std::string path = TokenServerPathFor(db_path);
+  const std::string temporary = path + ".new";
+  unlink(temporary.c_str());
+  int fd = open(temporary.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return core::IoError(Errno(temporary, "cannot create"));
+  bool ok =
+      write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(temporary.c_str(), path.c_str()) != 0) {
+    unlink(temporary.c_str());
+    return core::IoError(Errno(path, "cannot write"));
+  }
+  return core::Status::Ok();
+}
+
+core::Result<ClientToken> FindClientToken(
     const std::optional<std::string>& file, const std::string& db_path) {
-  auto token = ReadToken(file);
-  if (!token.ok() || file || !token.value().empty()) return token;
+  auto given = ReadToken(file);
+  if (!given.ok()) return given.error();
+  ClientToken token;
+  token.value = given.value();
+  token.source = file ? *file : "$TUNER_TOKEN";
+  if (file || !token.value.empty()) return token;
   // None beside the database: no token (reads on loopback need none).
-  auto text = ReadSmallFile(TokenPathFor(db_path), kMaxTokenFile);
-  if (!text.ok()) return std::string();
-  return TrimEnd(text.value().substr(0, text.value().find('\n')));
+  token.source = TokenPathFor(db_path);
+  auto text = ReadSmallFile(token.source, kMaxTokenFile);
+  if (!text.ok()) return token;
+  token.value = TrimEnd(text.value().substr(0, text.value().find('\n')));
+  token.bound = true;
+  auto server = ReadSmallFile(TokenServerPathFor(db_path), kMaxTokenFile);
+  if (server.ok()) {
+    token.bound_to =
+        TrimEnd(server.value().substr(0, server.value().find('\n')));
+  }
+  return token;
+}
+
+namespace {
+
+// Whether the server at `peer` is the one "IP:PORT" names: the same
+// port and address, or any address of this machine for 0.0.0.0 and ::.
+bool IsBoundServer(const std::string& bound_to, const PeerAddress& peer) {
+  size_t colon = bound_to.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string host = bound_to.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (bound_to.substr(colon + 1) != std::to_string(peer.port)) return false;
+  boost::system::error_code ec;
+  auto bound = boost::asio::ip::make_address(host, ec);
+  if (ec) return false;
+  auto reached = boost::asio::ip::make_address(peer.address, ec);
+  if (ec) return false;
+  return bound == reached || (bound.is_unspecified() && peer.this_machine);
+}
+
+}  // namespace
+
+core::Status MayCarryToken(const ClientToken& token, const PeerAddress& peer,
+                           bool plain_http_allowed) {
+  bool v6 = peer.address.find(':') != std::string::npos;
+  std::string shown = (v6 ? "[" + peer.address + "]" : peer.address) + ":" +
+                      std::to_string(peer.port);
+  if (token.bound && token.bound_to.empty()) {
+    return core::InvalidArgument(
+        "not sending the token of " + token.source + " to " + shown + ": no " +
+        token.source +
+        ".server says which service it belongs to (start `tuner serve` "
+        "again, or give --token-file)");
+  }
+  if (token.bound && !IsBoundServer(token.bound_to, peer)) {
+    return core::InvalidArgument(
+        "not sending the token of " + token.source + " to " + shown +
+        ": it belongs to the service at " + token.bound_to +
+        " (give --token-file or $TUNER_TOKEN to send another)");
+  }
+  if (!peer.this_machine && !plain_http_allowed) {
+    return core::InvalidArgument(
+        "not sending the token to " + shown +
+        " over plain HTTP off this machine: pass --allow-plain-http, or "
+        "reach it through an SSH tunnel to a local port");
+  }
+  return core::Status::Ok();
 }
 
 }  // namespace tuner::server

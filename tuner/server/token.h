@@ -3,10 +3,12 @@
 #ifndef TUNER_TUNER_SERVER_TOKEN_H_
 #define TUNER_TUNER_SERVER_TOKEN_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
+#include "tuner/server/http_client.h"
 
 namespace tuner::server {
 
@@ -24,10 +26,42 @@ std::string TokenPathFor(const std::string& db_path);
 // a token of at least 32 characters.
 core::Result<std::string> LoadOrCreateTokenFile(const std::string& path);
 
+// Where `tuner serve` records the address its `<db>.token` belongs to:
+// `<db>.token.server`, one line "IP:PORT" ("[IPv6]:PORT"), the address it
+// listens on, written at each start.
+std::string TokenServerPathFor(const std::string& db_path);
+
+// Records `address` and `port` (what the service listens on) as the server
+// `<db_path>.token` belongs to: a file of mode 0600, replaced whole.
+core::Status BindTokenToServer(const std::string& db_path,
+                               const std::string& address, uint16_t port);
+
+// The CLI's token and where it may go.
+struct ClientToken {
+  std::string value;   // "" when there is none
+  std::string source;  // what gave it, for messages: a path or $TUNER_TOKEN
+  // True for the token found beside the database (`<db>.token`): it goes
+  // only to the server recorded in `bound_to` ("IP:PORT"; "" when no
+  // service recorded one). A token given with --token-file or $TUNER_TOKEN
+  // goes where the user's --server says.
+  bool bound = false;
+  std::string bound_to;
+};
+
 // The CLI's token: `file`, else $TUNER_TOKEN, else the first line of
-// `<db_path>.token` when it exists and can be read; "" when none.
-core::Result<std::string> FindClientToken(
+// `<db_path>.token` when it exists and can be read (bound to what
+// `<db_path>.token.server` records); an empty value when none.
+core::Result<ClientToken> FindClientToken(
     const std::optional<std::string>& file, const std::string& db_path);
+
+// Whether `token` may be sent to the server the client reached (`peer`):
+// a bound token only to the server it is
+// bound to (its address, or any address of this machine when that server
+// listens on all of them, and its port); any token off this machine only
+// when `plain_http_allowed` (--allow-plain-http), as plain HTTP shows it to
+// the network. kInvalidArgument saying why not.
+core::Status MayCarryToken(const ClientToken& token, const PeerAddress& peer,
+                           bool plain_http_allowed);
 
 }  // namespace tuner::server
 

@@ -1,44 +1,39 @@
 #include "tuner/text/csv.h"
 
+#include <charconv>
+
 #include "core/param_value.h"
+#include "tuner/base/one_line.h"
 
 namespace tuner {
 
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-bool IsC0OrDel(unsigned char c) {
-  return (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7F;
+// Whether all of `text` is one number as CsvNumber or a param writes it.
+bool IsNumber(std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && stop == end;
 }
 
-// U+0080..U+009F in UTF-8: C2 80..C2 9F.
-bool IsC1At(std::string_view text, size_t i) {
-  return static_cast<unsigned char>(text[i]) == 0xC2 && i + 1 < text.size() &&
-         static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-         static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+// What a spreadsheet takes for the start of a formula.
+bool StartsFormula(std::string_view text) {
+  return !text.empty() &&
+         std::string_view("=+-@\t\r").find(text.front()) !=
+             std::string_view::npos &&
+         !IsNumber(text);
 }
 
 }  // namespace
 
 std::string CsvShown(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (IsC0OrDel(static_cast<unsigned char>(text[i]))) {
-      out += kReplacement;
-    } else if (IsC1At(text, i)) {
-      out += kReplacement;
-      ++i;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
+  return Printable(text, "\t\r\n", ControlShown::kReplaced);
 }
 
 std::string CsvField(std::string_view raw) {
   std::string text = CsvShown(raw);
+  if (StartsFormula(text)) text.insert(0, "'");
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
@@ -59,6 +54,25 @@ std::string CsvRecord(const std::vector<std::string>& fields) {
 
 std::string CsvNumber(const std::optional<double>& value) {
   return value ? core::FormatDouble(*value) : "";
+}
+
+CsvColumnNames::CsvColumnNames(std::vector<std::string> fixed,
+                               std::string prefix)
+    : fixed_(fixed.begin(), fixed.end()),
+      prefix_(std::move(prefix)),
+      taken_(fixed.begin(), fixed.end()) {}
+
+std::string CsvColumnNames::Column(std::string_view name) {
+  std::string column = CsvShown(name);
+  if (column.empty() || fixed_.count(column) > 0 ||
+      column.starts_with(prefix_)) {
+    column.insert(0, prefix_);
+  }
+  std::string unique = column;
+  for (int n = 2; !taken_.insert(unique).second; ++n) {
+    unique = column + "#" + std::to_string(n);
+  }
+  return unique;
 }
 
 }  // namespace tuner

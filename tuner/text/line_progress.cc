@@ -41,7 +41,7 @@ void WriteProgress(std::FILE* out, std::string_view text, bool* broken) {
 }
 
 void LineProgress::Print(const std::string& line) {
-  WriteProgress(out_, line + "\n", &broken_);
+  WriteProgress(out_, OneLine(line) + "\n", &broken_);
 }
 
 void LineProgress::TrialStarted(const TrialEvent& event, const SweepCounts&) {
@@ -73,7 +73,7 @@ void LineProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status,
   last_.erase(event.trial);
   if (status == core::TrialStatus::kPaused) paused_.insert(event.trial);
   // The sweep's reason names the rung already when one decided.
-  std::string why = reason.empty() ? last.decision : OneLine(reason);
+  std::string why = reason.empty() ? last.decision : reason;
   Print(fmt::format("trial {} {}: {}={} {}={}{} [{}]", event.trial,
                     core::ToString(status), time_attr_, last.time, metric_,
                     last.value, why.empty() ? "" : " (" + why + ")",

@@ -64,6 +64,19 @@ core::Result<std::vector<std::string>> OtherMetrics(storage::TrialStore& store,
   return out;
 }
 
+// The csv header: the tuner's columns, then one per metric, each named so
+// that no metric can pass for another column (CsvColumnNames).
+std::vector<std::string> CsvColumns(const ExperimentRecord& e,
+                                    const std::vector<std::string>& others) {
+  CsvColumnNames names({"trial", "seq", "attempt", "created_at"}, "metrics.");
+  std::vector<std::string> header = {"trial", "seq", "attempt",
+                                     names.Column(e.time_attr),
+                                     names.Column(e.metric)};
+  for (const auto& name : others) header.push_back(names.Column(name));
+  header.push_back("created_at");
+  return header;
+}
+
 std::string CsvRow(const ReportRecord& r,
                    const std::vector<std::string>& others) {
   std::vector<std::string> fields = {
@@ -100,11 +113,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
     auto names = OtherMetrics(store, e);
     if (!names.ok()) return names.error();
     others = std::move(names).value();
-    std::vector<std::string> header = {"trial", "seq", "attempt", e.time_attr,
-                                       e.metric};
-    header.insert(header.end(), others.begin(), others.end());
-    header.push_back("created_at");
-    out << CsvRecord(header);
+    out << CsvRecord(CsvColumns(e, others));
     row = [&](const ReportRecord& r) { out << CsvRow(r, others); };
   } else if (format == "json") {
     row = [&](const ReportRecord& r) {

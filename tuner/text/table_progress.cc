@@ -61,8 +61,8 @@ void FitToWidth(std::array<Column, 5>& table, int columns) {
 
 std::vector<std::string> TableProgress::TableLines(int columns) const {
   std::array<Column, 5> table{{{{"trial"}, true, 7},
-                               {{time_attr_}, true, 10},
-                               {{metric_}, true, 12},
+                               {{OneLine(time_attr_)}, true, 10},
+                               {{OneLine(metric_)}, true, 12},
                                {{"last decision"}, false, 32},
                                {{"params"}, false, 0}}};
   for (const auto& [id, row] : rows_) {
@@ -83,7 +83,7 @@ std::vector<std::string> TableProgress::TableLines(int columns) const {
       line += Pad(column.cells[r], column.width, column.right);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    lines.push_back(FitColumns(line, columns));
+    lines.push_back(FitColumns(OneLine(line), columns));
   }
   lines.front() = "\033[1m" + lines.front() + "\033[0m";  // the header
   return lines;
@@ -93,7 +93,7 @@ void TableProgress::Redraw(const SweepCounts& c, const std::string& permanent) {
   int columns = columns_();
   std::string out;
   if (drawn_lines_ > 0) out += fmt::format("\033[{}A\033[J", drawn_lines_);
-  if (!permanent.empty()) out += FitColumns(permanent, columns) + "\n";
+  if (!permanent.empty()) out += FitColumns(OneLine(permanent), columns) + "\n";
   std::vector<std::string> lines;
   if (!rows_.empty()) lines = TableLines(columns);
   lines.push_back(FitColumns(DescribeCounts(c), columns));
@@ -130,7 +130,7 @@ void TableProgress::TrialEnded(const TrialEvent& event,
   std::string line = fmt::format(
       "trial {:>4} {:<9} {}={} {}={}{}  {}", event.trial,
       core::ToString(status), time_attr_, row.time, metric_, row.value,
-      reason.empty() ? "" : " (" + OneLine(reason) + ")", row.params);
+      reason.empty() ? "" : " (" + reason + ")", row.params);
   rows_.erase(event.trial);
   Redraw(c, line);
 }
