@@ -109,7 +109,9 @@ TEST_CASE("text after a redraw is kept however long the line before it",
     CHECK(lines.empty());
     reader.Finish(collect);
     REQUIRE(lines.size() == 1);
-    CHECK(VisibleText(lines[0]).text == "{\"loss\": 0.125}\r");
+    std::string_view text = VisibleText(lines[0]).text;
+    CHECK(text.substr(0, text.find('\r')) == "{\"loss\": 0.125}");
+    CHECK(lines[0].size() <= 2 * kLimit);  // the run of them is bounded
   }
 }
 
