@@ -90,7 +90,7 @@ TEST_CASE("tuner run of a changed file, resume of a finished one: one line",
   Output resume = RunTuner(dir, "resume c");
   CHECK(resume.code == 2);
   CHECK(resume.err ==
-        "tuner: experiment 'c' is finished in ./tuner.db: nothing to resume; "
+        "tuner: experiment 'c' is finished in tuner.db: nothing to resume; "
         "add trials and run them with `tuner extend c --trials N --run` (its "
         "results: tuner best c)\n");
   std::string fixed = yaml;
