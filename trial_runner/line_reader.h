@@ -9,12 +9,14 @@
 
 namespace tuner::runner {
 
-// Follows a file another process appends to, in bounded memory: a line
-// longer than `max_line` bytes is dropped (the reader resynchronises at the
-// next newline), except that a line redrawn with carriage returns (a
+// Follows a file another process appends to, in bounded memory (about
+// `max_line` bytes plus one read): a line redrawn with carriage returns (a
 // progress bar, then a dict) keeps only its rank prefix and what follows
 // its last redraw, which is all that VisibleText (rank_prefix.h) reads of
-// it; it is dropped only if that is still too long. Not thread-safe.
+// it, however long the line is; a run of carriage returns with no text
+// after it yet is kept as one. Text longer than `max_line` bytes between
+// two redraws is dropped: the line is delivered from the next carriage
+// return on, or not at all if its newline comes first. Not thread-safe.
 class LineReader {
  public:
   using LineHandler = std::function<void(std::string_view line)>;
@@ -39,8 +41,12 @@ class LineReader {
  private:
   void Consume(std::string_view chunk, int64_t base,
                const LineHandler& on_line);
-  // partial_ is over max_line_: drops what a redraw hid, else all of it.
+  // partial_ is over max_line_: drops what a redraw hid, else all of it
+  // but the rank prefix (overlong_ until the next carriage return).
   void Compact();
+  // While overlong_: what of `piece` follows its last redraw (clearing
+  // overlong_), or nothing if it has no carriage return.
+  std::string_view AfterRedraw(std::string_view piece);
 
   std::string path_;
   size_t max_line_;
@@ -48,7 +54,7 @@ class LineReader {
   int64_t offset_ = 0;
   int64_t line_end_ = 0;
   std::string partial_;
-  bool overlong_ = false;  // inside a line that exceeded max_line_
+  bool overlong_ = false;  // dropping text that exceeded max_line_
 };
 
 }  // namespace tuner::runner

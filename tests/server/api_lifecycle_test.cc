@@ -117,5 +117,23 @@ TEST_CASE("Service: delete removes rows and files, 409 while it runs",
         404);
 }
 
+TEST_CASE("Service: stop names the CLI tuner that runs an experiment (409)",
+          "[server][lifecycle]") {
+  Service service;
+  AddStopped(service, "cli");
+  auto lock = HoldTunerLock(
+      TunerLockPath(TrialsRootFor(service.db(), "cli"), "cli"), CliOwnerText());
+  REQUIRE(lock);
+  auto r = service.Client()->Call("POST", "/api/experiments/cli/stop");
+  REQUIRE(r.ok());
+  CHECK(r.value().status == 409);
+  INFO(r.value().body);
+  CHECK(r.value().body.find("experiment 'cli' is run by a CLI tuner (pid " +
+                            std::to_string(getpid()) +
+                            "), not by this service; stop it on the machine "
+                            "that runs it: tuner stop cli --db " +
+                            service.db()) != std::string::npos);
+}
+
 }  // namespace
 }  // namespace tuner::testing

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/catch.h"
+#include "trial_runner/metric_parser.h"
 #include "trial_runner/rank_prefix.h"
 
 namespace tuner::runner {
@@ -60,6 +61,58 @@ TEST_CASE("a progress bar redrawn past the line limit keeps its last redraw",
   CHECK(VisibleText(lines[1]).text == "{'loss': 0.25}\r");
   CHECK(lines[2] == "end");
   std::filesystem::remove(path);
+}
+
+// A file of its own per case, removed with it.
+struct TempFile {
+  explicit TempFile(const std::string& name)
+      : path(std::filesystem::temp_directory_path() /
+             ("tuner-" + name + "-" + std::to_string(getpid()))),
+        out(path) {}
+  ~TempFile() { std::filesystem::remove(path); }
+  std::string path;
+  std::ofstream out;
+};
+
+TEST_CASE("text after a redraw is kept however long the line before it",
+          "[runner]") {
+  constexpr size_t kLimit = kMaxMetricLineBytes;  // what the runners use
+  std::vector<std::string> lines;
+  auto collect = [&](std::string_view line) { lines.emplace_back(line); };
+  SECTION("132,000 carriage returns, then the dict") {
+    TempFile file("many-cr");
+    LineReader reader(file.path, kLimit);
+    file.out << std::string(132000, '\r') << "{\"loss\": 0.5}\n" << std::flush;
+    reader.ReadAvailable(collect);
+    REQUIRE(lines.size() == 1);
+    CHECK(VisibleText(lines[0]).text == "{\"loss\": 0.5}");
+    CHECK(lines[0].size() <= kLimit);
+  }
+  SECTION("132 KB of text, then a redraw and the dict") {
+    TempFile file("long-then-cr");
+    LineReader reader(file.path, kLimit);
+    file.out << "[rank0]: " << std::string(132000, 'x')
+             << "\r{\"loss\": 0.25}\n"
+             << std::string(200000, 'y') << "\nend\n"
+             << std::flush;
+    reader.ReadAvailable(collect);
+    REQUIRE(lines.size() == 2);
+    CHECK(VisibleText(lines[0]).text == "{\"loss\": 0.25}");
+    CHECK(VisibleText(lines[0]).rank == 0);
+    CHECK(lines[1] == "end");  // the long line without a redraw is dropped
+  }
+  SECTION("the dict, then a long run of carriage returns") {
+    TempFile file("cr-after");
+    LineReader reader(file.path, kLimit);
+    file.out << "{\"loss\": 0.125}" << std::string(200000, '\r') << std::flush;
+    reader.ReadAvailable(collect);
+    CHECK(lines.empty());
+    reader.Finish(collect);
+    REQUIRE(lines.size() == 1);
+    std::string_view text = VisibleText(lines[0]).text;
+    CHECK(text.substr(0, text.find('\r')) == "{\"loss\": 0.125}");
+    CHECK(lines[0].size() <= 2 * kLimit);  // the run of them is bounded
+  }
 }
 
 }  // namespace

@@ -92,5 +92,42 @@ TEST_CASE("fail_fast: different reasons, a success, or 0 let the sweep go on",
   }
 }
 
+TEST_CASE("fail_fast: a resumed sweep is judged by the trials it sees end",
+          "[tuner][fail_fast]") {
+  std::string yaml = Yaml("", 1);
+  yaml.replace(yaml.find("num_trials: 10"), 14, "num_trials: 2");
+  bool broken = false;
+  ScriptFor script = [&broken](const runner::TrialLaunch&, int) {
+    if (broken) return Crash("ModuleNotFoundError: No module named 'torch'");
+    TrialScript fine;
+    fine.reports.push_back({{"epoch", 1}, {"score", 0.5}});
+    return fine;
+  };
+  auto first = RunScripted(yaml, script);
+  REQUIRE(first.outcome == SweepOutcome::kFinished);
+  REQUIRE(first.store->ExtendTrialBudget(first.experiment.id, 2, 8, 100).ok());
+  REQUIRE(first.store->Commit().ok());
+  broken = true;  // the environment broke before the resume
+
+  auto config = LoadConfigText(yaml, "test.yaml", first.dir, first.dir);
+  REQUIRE(config.ok());
+  runner::DevicePool pool = TestPool(config.value());
+  boost::asio::io_context io;
+  ManualClock clock;
+  NullProgress progress;
+  Sweep::Options options = BaseOptions(first, pool);
+  options.clock = &clock;
+  options.make_runner = MakeScriptedRunner(clock, script);
+  Sweep sweep(io, config.value(), *first.store, progress, options);
+  REQUIRE(sweep.Resume(first.experiment).ok());
+  Drive(io, clock, [&] { return sweep.outcome() == SweepOutcome::kRunning; });
+  CHECK(sweep.outcome() == SweepOutcome::kFailed);
+  CHECK(sweep.error().rfind("fail_fast: the first 3 trials all failed", 0) ==
+        0);
+  // Two trials completed before; one slot: the third failure ends it.
+  auto trials = first.store->ListTrials(first.experiment.id).value();
+  CHECK(trials.size() == 5);
+}
+
 }  // namespace
 }  // namespace tuner::testing

@@ -31,8 +31,14 @@ class FakeRunner : public runner::TrialRunner {
     running_.insert(launch.trial);
     return core::Status::Ok();
   }
+  // Adopted trials whose shim had ended, and the exit its status file
+  // gives: delivered at once after Adopt(), as LocalRunner delivers it.
+  std::map<core::TrialId, runner::TrialExit> ended;
+
   core::Status Adopt(const runner::Adoption& adoption) override {
     running_.insert(adoption.trial);
+    if (auto it = ended.find(adoption.trial); it != ended.end())
+      PostExit(adoption.trial, it->second);
     return core::Status::Ok();
   }
   // The trial ends by SIGTERM, as a trial that obeys it.

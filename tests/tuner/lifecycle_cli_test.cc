@@ -119,5 +119,66 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   fs::remove_all(d);
 }
 
+TEST_CASE("tuner run of a changed file, resume of a finished one: one line",
+          "[tuner][lifecycle][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-changed-cli-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string yaml =
+      "name: c\ncommand: |\n  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
+      "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
+      "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
+      "num_trials: 1\ndevices: {kind: cpu, slots: 1}\n";
+  // Comments and layout are no change.
+  std::ofstream(dir / "c.yaml") << "# first\n" << yaml;
+  Output run = RunTuner(dir, "run c.yaml -q");
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  std::ofstream(dir / "c.yaml") << yaml << "# more\n";
+  Output again = RunTuner(dir, "run c.yaml -q");
+  CHECK(again.code == 2);
+  CHECK(again.err ==
+        "tuner: experiment 'c' already finished in tuner.db; run this file as "
+        "a new experiment with --name NEW, or add trials to it with `tuner "
+        "extend c --trials N --run` (its results: tuner best c)\n");
+  Output resume = RunTuner(dir, "resume c");
+  CHECK(resume.code == 2);
+  CHECK(resume.err ==
+        "tuner: experiment 'c' is finished in tuner.db: nothing to resume; "
+        "add trials and run them with `tuner extend c --trials N --run` (its "
+        "results: tuner best c)\n");
+  std::string fixed = yaml;
+  fixed.replace(fixed.find("0.5"), 3, "0.75");
+  std::ofstream(dir / "c.yaml") << fixed;
+  Output changed = RunTuner(dir, "run c.yaml --set num_trials=3");
+  CHECK(changed.code == 2);
+  CHECK(changed.err ==
+        "tuner: experiment 'c' in tuner.db was started from another config "
+        "(these keys differ: command, num_trials); take it up as stored with "
+        "`tuner resume c`, or run this file as a new experiment with --name "
+        "NEW\n");
+  CHECK(RunTuner(dir, "run c.yaml --name c2 -q").code == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the fail_fast error is printed once",
+          "[tuner][lifecycle][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-fail-fast-cli-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "f.yaml")
+      << "name: f\ncommand: /bin/false {lr}\nmetric: score\nmode: max\n"
+         "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
+         "num_trials: 5\ndevices: {kind: cpu, slots: 1}\n";
+  Output run = RunTuner(dir, "run f.yaml -q");
+  CHECK(run.code == 1);
+  size_t first = run.err.find("fail_fast: the first 3 trials");
+  REQUIRE(first != std::string::npos);
+  CHECK(run.err.find("fail_fast:", first + 1) == std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tuner::testing

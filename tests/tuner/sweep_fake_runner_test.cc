@@ -16,7 +16,10 @@
 #include "tests/tuner/sweep_harness.h"
 #include "trial_runner/device_pool.h"
 #include "tuner/base/clock.h"
+#include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
+#include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
 
 namespace tuner::testing {
@@ -51,7 +54,9 @@ runner::DevicePool ThreeSlots() {
 }
 
 struct World {
-  World()
+  // `on_file`: the database is a file (other connections can open it),
+  // else a private in-memory one.
+  explicit World(bool on_file = false)
       : dir(fs::temp_directory_path() /
             ("tuner-fake-runner-" + std::to_string(getpid()))),
         pool(ThreeSlots()) {
@@ -60,10 +65,14 @@ struct World {
     auto loaded = LoadConfigText(kConfig, "fake.yaml", dir, dir);
     REQUIRE(loaded.ok());
     config = loaded.value();
-    store = storage::TrialStore::Open(":memory:").value();
-    Sweep::Options options;
+    store = storage::TrialStore::Open(on_file ? (dir / "tuner.db").string()
+                                              : std::string(":memory:"))
+                .value();
     options.trials_root = dir / "trials";
-    options.config_json = "{}";
+    options.config_json =
+        on_file ? StoredConfigJson(config, kConfig, "fake.yaml", dir.string(),
+                                   options.trials_root)
+                : "{}";
     options.pool = &pool;
     options.on_finished = [this] { finished = true; };
     options.clock = &clock;  // nothing here waits on the machine's time
@@ -74,6 +83,18 @@ struct World {
       return fake;
     };
     sweep.emplace(io, config, *store, progress, options);
+  }
+  // A new tuner on the same database (the old sweep is gone): its runner
+  // is a fresh FakeRunner, `ended` its adopted trials that had ended.
+  void Resume(const std::map<core::TrialId, runner::TrialExit>& ended) {
+    sweep.reset();
+    finished = false;
+    sweep.emplace(io, config, *store, progress, options);
+    runner->ended = ended;
+    auto experiment = store->FindExperiment(config.name);
+    REQUIRE(experiment.ok());
+    REQUIRE(experiment.value());
+    REQUIRE(sweep->Resume(*experiment.value()).ok());
   }
   ~World() {
     sweep.reset();
@@ -100,6 +121,7 @@ struct World {
   runner::DevicePool pool;
   ExperimentConfig config;
   std::unique_ptr<storage::TrialStore> store;
+  Sweep::Options options;
   boost::asio::io_context io;
   NullProgress progress;
   FakeRunner* runner = nullptr;
@@ -184,6 +206,137 @@ TEST_CASE("a trial that exits 0 without reporting fails with the reason",
           "exited 0 without reporting 'score' with 'epoch'; its reports had: "
           "loss");
   }
+}
+
+TEST_CASE("a trial that never reports the metric is told every key it had",
+          "[tuner][sweep][fake]") {
+  World w;
+  REQUIRE(w.sweep->Start().ok());
+  w.Settle();
+  REQUIRE(w.runner->started.size() == 3);
+  core::TrialId a = w.runner->started[0].trial;
+  core::TrialId b = w.runner->started[1].trial;
+  // The Trainer's training logs first, its evaluation (with the metric
+  // misspelt) later.
+  w.runner->Report(a, {{"loss", 1.0}, {"learning_rate", 0.1}, {"epoch", 1}});
+  w.runner->Report(a, {{"eval_scroe", 0.5}, {"eval_loss", 0.9}, {"epoch", 1}});
+  w.runner->Exit(a, 0);
+  // Past the bound: the first names in sorted order, and a note.
+  core::Metrics many;
+  for (int i = 0; i < 50; ++i)
+    many.push_back({"k" + std::to_string(100 + i), i});
+  w.runner->Report(b, many);
+  w.runner->Exit(b, 0);
+  w.Settle();
+  CHECK(w.Row(a).reason ==
+        "exited 0 without reporting 'score' with 'epoch'; its reports had: "
+        "epoch, eval_loss, eval_scroe, learning_rate, loss");
+  std::string listed;
+  for (int i = 0; i < 40; ++i)
+    listed += (i ? ", k" : "k") + std::to_string(100 + i);
+  CHECK(w.Row(b).reason ==
+        "exited 0 without reporting 'score' with 'epoch'; its reports had: " +
+            listed + ", ... (more than 40)");
+}
+
+TEST_CASE("trials a storage failure stopped are relaunched by resume",
+          "[tuner][sweep][fake]") {
+  World w(true);
+  REQUIRE(w.sweep->Start().ok());
+  w.Settle();
+  REQUIRE(w.runner->started.size() == 3);
+  std::vector<core::TrialId> ids;
+  for (const auto& launch : w.runner->started) ids.push_back(launch.trial);
+  // Another connection holds the write lock and the sweep may not wait:
+  // its next write fails, as on a full disk or an immutable -shm file.
+  auto blocker = storage::TrialStore::Open((w.dir / "tuner.db").string());
+  REQUIRE(blocker.ok());
+  REQUIRE(blocker.value()
+              ->SetExperimentStatus(w.sweep->experiment_id(), "running")
+              .ok());
+  w.store->SetBusyPolicy(
+      {std::chrono::milliseconds(0), std::chrono::milliseconds(0)});
+  w.runner->Report(ids[0], Epoch(1, 0.5));
+  w.Settle();
+  CHECK(w.sweep->outcome() == SweepOutcome::kFailed);
+  CHECK(w.runner->stopped.size() == 3);
+  blocker.value().reset();
+  w.store->SetBusyPolicy({});
+  // The tuner stopped its trials but could not record it.
+  for (core::TrialId id : ids)
+    CHECK(w.Row(id).status == core::TrialStatus::kRunning);
+
+  // Their shims ended before the resume: two status files say that the
+  // stop was asked for, one is empty (the disk was full).
+  std::map<core::TrialId, runner::TrialExit> ended;
+  for (core::TrialId id : ids) {
+    ended[id].signal = 15;
+    ended[id].stop_requested = true;
+  }
+  ended[ids[2]] = runner::TrialExit{};
+  ended[ids[2]].lost = true;
+  ended[ids[2]].lost_why = "empty or unreadable status.attempt-1.json";
+  w.Resume(ended);
+  w.Settle();
+  // Each runs again as a second attempt; no failure is counted.
+  REQUIRE(w.runner->started.size() == 3);
+  for (core::TrialId id : ids) {
+    INFO("trial " << id);
+    auto row = w.Row(id);
+    CHECK(row.status == core::TrialStatus::kRunning);
+    CHECK(row.attempts == 2);
+    CHECK(w.store->Retries(id).value().failures == 0);
+  }
+  for (core::TrialId id : ids) {
+    w.runner->Report(id, Epoch(9, 0.5));
+    w.runner->Exit(id, 0);
+  }
+  w.Settle();
+  CHECK(w.finished);
+  for (core::TrialId id : ids)
+    CHECK(w.Row(id).status == core::TrialStatus::kCompleted);
+}
+
+TEST_CASE("extend says a sweep launches its trials only if it has not ended",
+          "[tuner][sweep][fake]") {
+  World w(true);
+  std::string db = (w.dir / "tuner.db").string();
+  // The tuner's lock, held as `tuner run` holds it until its process exits
+  // (after the sweep has ended and its summary is printed).
+  auto lock = HoldTunerLock(
+      TunerLockPath(StoredTrialsRoot(w.options.config_json, db), "fake"),
+      CliOwnerText());
+  REQUIRE(lock);
+  REQUIRE(w.sweep->Start().ok());
+  w.Settle();
+  REQUIRE(w.runner->started.size() == 3);
+  auto other = storage::TrialStore::Open(db);
+  REQUIRE(other.ok());
+  auto extended = ExtendExperiment(*other.value(), db, "fake", 1);
+  REQUIRE(extended.ok());
+  CHECK(extended.value().running);
+  CHECK(extended.value().status == "running");
+  auto finish = [&w](size_t from) {
+    for (size_t i = from; i < w.runner->started.size(); ++i) {
+      core::TrialId id = w.runner->started[i].trial;
+      w.runner->Report(id, Epoch(9, 0.5));
+      w.runner->Exit(id, 0);
+    }
+    w.Settle();
+  };
+  finish(0);
+  REQUIRE(w.runner->started.size() == 4);  // the extension, launched
+  finish(3);
+  REQUIRE(w.finished);
+  CHECK(w.store->FindExperiment("fake").value()->status == "finished");
+
+  // The sweep has ended; its tuner still holds the lock.
+  auto late = ExtendExperiment(*other.value(), db, "fake", 1);
+  REQUIRE(late.ok());
+  CHECK(late.value().status == "finished");
+  CHECK_FALSE(late.value().running);
+  w.Settle();
+  CHECK(w.runner->started.size() == 4);
 }
 
 }  // namespace

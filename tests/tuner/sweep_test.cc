@@ -171,7 +171,7 @@ trial: {timeout: 10s, stop_grace: 200ms}
   CHECK(t[5].status == TrialStatus::kFailed);  // the metric is `score`
   CHECK(t[5].reason ==
         "exited 0 without reporting 'score' with 'epoch'; its reports had: "
-        "loss, learning_rate, epoch");
+        "epoch, learning_rate, loss");
   // The three slots were busy together: the hang held one for its 10 s
   // while the others ran; the sweep took the hang's time, not the sum.
   CHECK(result.seconds == Approx(10.0));

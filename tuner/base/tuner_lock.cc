@@ -101,6 +101,14 @@ std::string CliOwnerText() {
          " exe=" + Executable(pid);
 }
 
+LockOwner ParseLockOwner(const std::string& owner) {
+  LockOwner parsed;
+  parsed.server_url = Field(owner, "server");
+  int pid = std::atoi(Field(owner, "pid").c_str());
+  if (pid > 0) parsed.pid = pid;
+  return parsed;
+}
+
 std::optional<int> VerifiedTunerPid(const std::string& owner,
                                     std::string* why) {
   int pid = std::atoi(Field(owner, "pid").c_str());

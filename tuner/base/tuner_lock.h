@@ -43,6 +43,15 @@ std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
 // its executable, so that `tuner stop` signals this process and no other.
 std::string CliOwnerText();
 
+// What a tuner lock's text `owner` says of its holder: the service's URL
+// ("server=URL pid=N"), else "" (a CLI tuner), and the pid it names, if
+// any. Only text: VerifiedTunerPid checks that the process is the tuner.
+struct LockOwner {
+  std::string server_url;
+  std::optional<int> pid;
+};
+LockOwner ParseLockOwner(const std::string& owner);
+
 // The pid that the lock text `owner` names, if that process is the tuner
 // that wrote it: the start time and executable recorded in `owner` are the
 // process's now, and the executable has the running tuner's file name.

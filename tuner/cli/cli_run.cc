@@ -10,6 +10,7 @@
 
 #include "storage/trial_store.h"
 #include "trial_runner/device_locks.h"
+#include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -33,18 +34,31 @@ void QuietLogger(bool quiet) {
   if (quiet) spdlog::set_level(spdlog::level::warn);
 }
 
-// `tuner run` on an experiment the database has: resumed with its stored
-// config, unless it finished.
+// How a stored experiment came to be taken up: `tuner resume NAME`, or
+// `tuner run CONFIG` naming it.
+enum class Asked { kResume, kRun };
+
+// The stored experiment, resumed with its stored config, unless it
+// finished (and was not extended since).
 int ResumeStored(const storage::ExperimentRecord& experiment,
                  const std::string& db_path, storage::TrialStore& store,
-                 bool quiet) {
+                 bool quiet, Asked asked) {
   if (experiment.status == "finished" && !HasBudgetLeft(store, experiment)) {
-    std::fprintf(stderr,
-                 "tuner: experiment '%s' already finished in %s; give the "
-                 "new one another name, or more trials to this one with "
-                 "tuner extend (its results: tuner best %s)\n",
-                 experiment.name.c_str(), db_path.c_str(),
-                 experiment.name.c_str());
+    const char* name = experiment.name.c_str();
+    if (asked == Asked::kResume) {
+      std::fprintf(stderr,
+                   "tuner: experiment '%s' is finished in %s: nothing to "
+                   "resume; add trials and run them with `tuner extend %s "
+                   "--trials N --run` (its results: tuner best %s)\n",
+                   name, db_path.c_str(), name, name);
+    } else {
+      std::fprintf(stderr,
+                   "tuner: experiment '%s' already finished in %s; run this "
+                   "file as a new experiment with --name NEW, or add trials "
+                   "to it with `tuner extend %s --trials N --run` (its "
+                   "results: tuner best %s)\n",
+                   name, db_path.c_str(), name, name);
+    }
     return kExitBadInput;
   }
   if (auto simulated = RefuseSimulated(experiment.name, experiment.config_json);
@@ -66,6 +80,30 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
     Best(QueryOptions{db_path, experiment.name, 1, "table"});
   }
   return code;
+}
+
+// `tuner run` of a file whose experiment the database has: false (and
+// one line said why) when the file, with its overrides, is not the config
+// the experiment was started from. A stored config that cannot be
+// compared is left to ResumeStored to judge.
+bool SameAsStored(const storage::ExperimentRecord& experiment,
+                  const std::string& db_path, const std::string& text,
+                  const std::vector<std::string>& overrides) {
+  auto changed = ChangedKeys(experiment.config_json, text, overrides);
+  if (!changed.ok() || changed.value().empty()) return true;
+  std::string keys;
+  for (const auto& key : changed.value())
+    keys += (keys.empty() ? "" : ", ") + key;
+  const char* name = experiment.name.c_str();
+  std::fprintf(
+      stderr,
+      "tuner: experiment '%s' in %s was started from another config "
+      "(%s: %s); take it up as stored with `tuner resume %s`, or run "
+      "this file as a new experiment with --name NEW\n",
+      name, db_path.c_str(),
+      changed.value().size() == 1 ? "this key differs" : "these keys differ",
+      OneLine(keys).c_str(), name);
+  return false;
 }
 
 }  // namespace
@@ -91,7 +129,7 @@ int Resume(const QueryOptions& options) {
     return kExitBadInput;
   }
   return ResumeStored(*experiment.value(), options.db_path, *store.value(),
-                      options.quiet);
+                      options.quiet, Asked::kResume);
 }
 
 int Run(const RunOptions& options) {
@@ -125,8 +163,10 @@ int Run(const RunOptions& options) {
   }
   auto existing = store.value()->FindExperiment(config.value().name);
   if (existing.ok() && existing.value()) {
+    if (!SameAsStored(*existing.value(), db_path, text.value(), overrides))
+      return kExitBadInput;
     return ResumeStored(*existing.value(), db_path, *store.value(),
-                        options.quiet);
+                        options.quiet, Asked::kRun);
   }
   if (!config.value().seed_given) {
     spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",

@@ -1,11 +1,16 @@
 #include "tuner/config/stored_config.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "trial_runner/utf8_text.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/config_overrides.h"
 
 namespace tuner {
 
@@ -35,6 +40,79 @@ std::string WithOverrides(const std::string& stored_json,
   json["overrides"] = overrides;
   return json.dump(-1, ' ', false,
                    nlohmann::ordered_json::error_handler_t::replace);
+}
+
+namespace {
+
+bool SameNode(const YAML::Node& a, const YAML::Node& b) {
+  if (a.Type() != b.Type()) return false;
+  switch (a.Type()) {
+    case YAML::NodeType::Scalar:
+      return a.Scalar() == b.Scalar();
+    case YAML::NodeType::Sequence:
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (!SameNode(a[i], b[i])) return false;
+      }
+      return true;
+    case YAML::NodeType::Map:
+      if (a.size() != b.size()) return false;
+      for (const auto& entry : a) {
+        const YAML::Node other = b[entry.first.Scalar()];
+        if (!other || !SameNode(entry.second, other)) return false;
+      }
+      return true;
+    default:
+      return true;  // null or undefined alike
+  }
+}
+
+// The document of `text` with `overrides` applied, if it is a mapping.
+core::Result<YAML::Node> ConfigDocument(
+    const std::string& text, const std::vector<std::string>& overrides) {
+  YAML::Node root = YAML::Load(text);
+  if (!root.IsMap()) return core::InvalidArgument("not a YAML mapping");
+  TUNER_RETURN_IF_ERROR(config::ApplyOverrides(root, overrides));
+  return root;
+}
+
+}  // namespace
+
+core::Result<std::vector<std::string>> ChangedKeys(
+    const std::string& stored_json, const std::string& text,
+    const std::vector<std::string>& overrides) {
+  auto json = nlohmann::json::parse(stored_json, nullptr, false);
+  if (!json.is_object() || !json.contains("yaml") ||
+      !json["yaml"].is_string()) {
+    return core::InvalidArgument("the stored config is not readable");
+  }
+  std::vector<std::string> stored_overrides;
+  if (json.contains("overrides") && json["overrides"].is_array()) {
+    for (const auto& o : json["overrides"])
+      if (o.is_string()) stored_overrides.push_back(o.get<std::string>());
+  }
+  try {
+    auto before =
+        ConfigDocument(json["yaml"].get<std::string>(), stored_overrides);
+    auto after = ConfigDocument(runner::ValidUtf8(text), overrides);
+    if (!before.ok()) return before.error();
+    if (!after.ok()) return after.error();
+    std::set<std::string> keys;
+    for (const auto* doc : {&before.value(), &after.value()})
+      for (const auto& entry : *doc) keys.insert(entry.first.Scalar());
+    keys.erase("name");
+    std::vector<std::string> changed;
+    const YAML::Node& a = before.value();
+    const YAML::Node& b = after.value();
+    for (const auto& key : keys) {
+      const YAML::Node x = a[key];
+      const YAML::Node y = b[key];
+      if (!x || !y || !SameNode(x, y)) changed.push_back(key);
+    }
+    return changed;
+  } catch (const YAML::Exception& e) {
+    return core::InvalidArgument(std::string("config: ") + e.what());
+  }
 }
 
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {

@@ -28,6 +28,15 @@ std::string StoredConfigJson(const ExperimentConfig& config,
 std::string WithOverrides(const std::string& stored_json,
                           const std::vector<std::string>& overrides);
 
+// The top-level keys (sorted) whose values differ between the config
+// stored as `stored_json` (with its overrides) and the YAML `text` with
+// `overrides` applied, both read as YAML documents (comments, layout and
+// quoting aside); `name` is not compared. A key present in one only
+// differs. An error when either is not a readable YAML mapping.
+core::Result<std::vector<std::string>> ChangedKeys(
+    const std::string& stored_json, const std::string& text,
+    const std::vector<std::string>& overrides);
+
 // Rebuilds the config with the paths resolved when it was stored.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
 

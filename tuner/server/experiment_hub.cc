@@ -169,9 +169,12 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
     // 409 for a known experiment in another state, 404 for an unknown name.
     auto stored = store_.FindExperiment(name);
     if (stored.ok() && stored.value()) {
-      return core::AlreadyExists("experiment '" + name +
-                                 "' is not running (it is " +
-                                 stored.value()->status + ")");
+      std::string elsewhere = RunElsewhere(*stored.value());
+      return core::AlreadyExists(!elsewhere.empty()
+                                     ? elsewhere
+                                     : "experiment '" + name +
+                                           "' is not running (it is " +
+                                           stored.value()->status + ")");
     }
     return core::NotFound("experiment '" + name + "' is not running");
   }
@@ -179,6 +182,28 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
   it->second->sweep->Interrupt(force);
   RefreshSnapshot();
   return core::Status::Ok();
+}
+
+std::string ExperimentHub::RunElsewhere(
+    const storage::ExperimentRecord& experiment) const {
+  std::string lock =
+      TunerLockPath(StoredTrialsRoot(experiment.config_json, options_.db_path),
+                    experiment.name);
+  runner::LockState state = runner::ProbeLock(lock);
+  if (!state.held) return "";
+  LockOwner owner = ParseLockOwner(state.owner);
+  const std::string& name = experiment.name;
+  if (!owner.server_url.empty()) {
+    return "experiment '" + name + "' is run by the service at " +
+           owner.server_url + "; stop it there: tuner stop " + name +
+           " --server " + owner.server_url;
+  }
+  std::string pid =
+      owner.pid ? " (pid " + std::to_string(*owner.pid) + ")" : "";
+  return "experiment '" + name + "' is run by a CLI tuner" + pid +
+         ", not by this service; stop it on the machine that runs it: "
+         "tuner stop " +
+         name + " --db " + options_.db_path;
 }
 
 void ExperimentHub::Shutdown(std::function<void()> done) {

@@ -58,7 +58,9 @@ class ExperimentHub {
   core::Status Submit(const ExperimentConfig& config,
                       const std::string& stored_json, runner::DevicePool pool);
   // Stops its trials (at once when `force`); it ends as interrupted.
-  // kNotFound when it is not running here.
+  // kNotFound for an unknown name; kAlreadyExists for a stored one that
+  // does not run here, saying who runs it (a CLI tuner, its pid) and how
+  // to stop it, or its status.
   core::Status Stop(const std::string& name, bool force);
   // Takes up a stored experiment that did not finish (adopting trials that
   // still run). kNotFound / kFailedPrecondition say why not.
@@ -100,6 +102,9 @@ class ExperimentHub {
   core::Status Started(std::unique_ptr<Experiment> experiment,
                        const core::Status& status);
   void Ended(const std::string& name);
+  // Who runs `experiment` instead of this service (its tuner lock is held
+  // by a CLI tuner or another service) and how to stop it; "" when none.
+  std::string RunElsewhere(const storage::ExperimentRecord& experiment) const;
   void RefreshSnapshot();
   void ScheduleRefresh();
 

@@ -78,7 +78,11 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   std::string lock = TunerLockPath(
       ExperimentTrialsRoot(experiment.config_json, db_path, name), name);
   runner::LockState state = runner::ProbeLock(lock);
-  outcome.running = state.held;
+  // The status was read in the batch that raised the budget: "running"
+  // means the sweep had not yet written its end, and it reads the budget
+  // once more in the batch that writes it (Sweep::CheckDone). A sweep that
+  // has ended launches nothing, even while its tuner still holds the lock.
+  outcome.running = state.held && outcome.status == "running";
   outcome.lock_owner = state.owner;
   return outcome;
 }

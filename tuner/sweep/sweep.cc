@@ -236,16 +236,16 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   if (exit.signal) trial.exit_code = -exit.signal;
   std::string reason;
   trial.device_busy = false;
-  // Preempted for another experiment: neither a failure nor an end (unless
-  // it ended by itself before the stop reached it).
-  bool requeue = trial.preempted && exit.stop_requested && !interrupting_ &&
-                 trial.verdict == core::Action::kContinue;
+  std::optional<std::string> interrupted = Interruption(trial, exit);
+  bool requeue = interrupted.has_value();
   trial.preempted = false;
   auto status = requeue ? std::nullopt : EndStatus(trial, exit, reason);
   // A device that its stack found busy rests a while before its next trial.
   ReleaseDevices(trial, trial.device_busy ? kBusyDeviceRest
                                           : std::chrono::milliseconds(0));
   if (requeue) {
+    if (!interrupted->empty())
+      spdlog::warn("trial {}: {}; relaunching it", id, *interrupted);
     Relaunch(trial);  // from its newest checkpoint, if it has checkpoints
   } else if (!status && trial.device_busy) {
     ++trial.device_retries;
@@ -291,6 +291,7 @@ void Sweep::RotateLogs(const LiveTrial& trial) {
 
 void Sweep::Relaunch(LiveTrial& trial) {
   RotateLogs(trial);
+  trial.adopted = false;
   trial.replay_until = trial.last_time;
   trial.attempt_reports = 0;
   trial.verdict = core::Action::kContinue;
@@ -338,20 +339,22 @@ void Sweep::CheckFailFast(core::TrialStatus status, const std::string& reason) {
   error_ = "fail_fast: the first " + std::to_string(n) +
            " trials all failed the same way (" + reason +
            "); nothing more is launched (trial.fail_fast in docs/config.md)";
-  spdlog::error("experiment '{}' fails: {}", config_.name, error_);
-  InterruptUnguarded(false);
+  InterruptUnguarded(false);  // whoever runs the sweep reports error()
 }
 
 void Sweep::CheckDone() {
   if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
   bool more = next_index_ < budget_ && !exhausted_;
   if (more && !interrupting_) return;
-  // About to end: an extension committed before this read is taken up.
+  if (!interrupting_) EndUnpromoted();  // may commit (trials it ends)
+  if (!live_.empty()) return;           // it promoted one instead
+  // About to end: the last read of the budget, in the batch that writes
+  // the end, so an extension committed before it is launched, and one
+  // committed after it finds the experiment ended (ExtendExperiment).
   if (!interrupting_ && !exhausted_ && error_.empty() && RefreshBudget(true)) {
     FillSlots();
     if (!live_.empty() || (next_index_ < budget_ && !exhausted_)) return;
   }
-  if (!interrupting_) EndUnpromoted();
   outcome_ = !error_.empty() ? SweepOutcome::kFailed
              : interrupting_ ? SweepOutcome::kInterrupted
                              : SweepOutcome::kFinished;

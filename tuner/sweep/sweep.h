@@ -216,6 +216,16 @@ class Sweep : public runner::RunnerObserver {
   void KeepBest(std::optional<double> last_value,
                 const std::string& output_dir);
   double SnapToRung(double time) const;
+  // Whether an attempt that ended was interrupted rather than ended: it
+  // had no verdict, the trial was not at fault, and this sweep is not
+  // being interrupted. Then it runs again as a new attempt, not counted
+  // against max_failures, and the text says why ("" for a preemption).
+  // Interrupted are: an attempt preempted for another experiment, and an
+  // attempt adopted from an earlier tuner that the stop of a tuner ended
+  // (its status says the stop was asked for: Ctrl-C, `tuner stop`, a
+  // storage failure) or that left no readable status (a full disk).
+  std::optional<std::string> Interruption(const LiveTrial& trial,
+                                          const runner::TrialExit& exit) const;
   // The status an attempt's exit gives the trial; nullopt: run it again
   // (sweep_end_status.cc).
   std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
@@ -223,8 +233,9 @@ class Sweep : public runner::RunnerObserver {
                                              std::string& reason) const;
   void Finish(LiveTrial& trial, core::TrialStatus status,
               const std::string& reason);
-  // trial.fail_fast: fails the sweep when its first N ended trials all
-  // failed for one reason (the same class and last stderr line).
+  // trial.fail_fast: fails the sweep when the first N trials it saw end
+  // (a resume's too) all failed for one reason (the same class and last
+  // stderr line).
   void CheckFailFast(core::TrialStatus status, const std::string& reason);
   void CheckDone();
   void ScheduleCommit();
@@ -259,8 +270,8 @@ class Sweep : public runner::RunnerObserver {
   bool budget_spent_ = false;
   int64_t next_index_ = 0;
   int64_t budget_ = 0;  // trials to run: num_trials, or as extended
-  // fail_fast: how many trials ended so far, all failed with this reason;
-  // disarmed once one ended otherwise (or on a resume of ended trials).
+  // fail_fast: how many trials this sweep saw end, all failed with this
+  // reason (a resume counts afresh); disarmed once one ended otherwise.
   int fail_fast_count_ = 0;
   std::string fail_fast_reason_;
   bool fail_fast_armed_ = true;

@@ -23,6 +23,17 @@ std::string DescribeExit(const runner::TrialExit& exit) {
 
 }  // namespace
 
+std::optional<std::string> Sweep::Interruption(
+    const LiveTrial& trial, const runner::TrialExit& exit) const {
+  if (interrupting_ || trial.verdict != core::Action::kContinue)
+    return std::nullopt;
+  if (trial.preempted && exit.stop_requested) return "";
+  if (!trial.adopted) return std::nullopt;
+  if (exit.stop_requested) return "interrupted (a tuner stopped it)";
+  if (exit.lost) return "interrupted (exit status lost: " + exit.lost_why + ")";
+  return std::nullopt;
+}
+
 std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
                                                   const runner::TrialExit& exit,
                                                   std::string& reason) const {
@@ -74,7 +85,7 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
         (config_.time_attr == "report" ? ""
                                        : " with '" + config_.time_attr + "'");
     if (!trial.seen_keys.empty())
-      reason += "; its reports had: " + trial.seen_keys;
+      reason += "; its reports had: " + trial.seen_keys.Text();
     return TrialStatus::kFailed;
   }
   reason = DescribeExit(exit);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,23 @@
 #include "tuner/sweep/sweep.h"
 
 namespace tuner {
+
+// The metric names of a trial's reports (for the hint of a trial that
+// never reported its objective): every name seen, in bounded memory.
+class SeenKeys {
+ public:
+  // At most this many are kept: the first ones in sorted order.
+  static constexpr size_t kMax = 40;
+  void Add(const core::Metrics& metrics);
+  bool empty() const { return keys_.empty(); }
+  // "epoch, eval_acc, loss" (sorted), with ", ... (more than kMax)" when
+  // names were left out.
+  std::string Text() const;
+
+ private:
+  std::set<std::string> keys_;
+  bool more_ = false;
+};
 
 // A report over the throttle, stored when the trial ends (newest only).
 struct WithheldReport {
@@ -32,6 +50,7 @@ struct Sweep::LiveTrial {
   int device_retries = 0;                    // relaunches after a busy device
   bool device_busy = false;                  // its last attempt found it busy
   bool preempted = false;  // stopped for another experiment: queue it again
+  bool adopted = false;    // this attempt was started by an earlier tuner
   int64_t seq = 0;         // reports stored, all attempts
   int64_t judged = 0;      // reports judged, all attempts
   int64_t attempt_reports = 0;         // objective reports in this attempt
@@ -43,7 +62,7 @@ struct Sweep::LiveTrial {
   std::optional<double> stop_time;
   std::optional<int64_t> exit_code;
   std::string reason;
-  std::string seen_keys;     // of the first report, for error hints
+  SeenKeys seen_keys;        // of all its reports, for error hints
   bool warned_time = false;  // a non-finite time_attr was warned about
   // Reports in a tight loop (ReportThrottle): the newest withheld judged
   // report, then the newest withheld one after it.
@@ -57,9 +76,6 @@ struct Sweep::LiveTrial {
   size_t state_entries = 0;  // log_history entries fed so far
   std::string resumed_from;  // the checkpoint this attempt resumed
 };
-
-// The metric names of a report, comma-separated (for error hints).
-std::string KeysOf(const core::Metrics& metrics);
 
 }  // namespace tuner
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"
@@ -22,11 +23,25 @@ void DropSuperseded(std::vector<WithheldReport>& withheld, bool judged) {
 
 }  // namespace
 
-std::string KeysOf(const core::Metrics& metrics) {
-  std::string keys;
-  for (const auto& [name, value] : metrics)
-    keys += (keys.empty() ? "" : ", ") + name;
-  return keys;
+void SeenKeys::Add(const core::Metrics& metrics) {
+  for (const auto& [name, value] : metrics) {
+    if (keys_.size() == kMax && name >= *keys_.rbegin()) {
+      more_ |= !keys_.count(name);
+      continue;
+    }
+    keys_.insert(name);
+    if (keys_.size() > kMax) {
+      keys_.erase(std::prev(keys_.end()));
+      more_ = true;
+    }
+  }
+}
+
+std::string SeenKeys::Text() const {
+  std::string text;
+  for (const auto& name : keys_) text += (text.empty() ? "" : ", ") + name;
+  if (more_) text += ", ... (more than " + std::to_string(kMax) + ")";
+  return text;
 }
 
 void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
@@ -52,7 +67,7 @@ void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
       trial.attempt_reports < *trial.replay_until) {
     return;
   }
-  if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(metrics);
+  trial.seen_keys.Add(metrics);
   storage::ReportRecord report{
       id, 0, time, value, std::move(metrics), trial.attempt, offset};
   bool judged = value && time && (!trial.last_time || *time > *trial.last_time);

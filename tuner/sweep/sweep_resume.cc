@@ -111,7 +111,7 @@ void Sweep::RestoreReports(LiveTrial& trial,
   std::optional<double> counted;  // its last objective report's time
   for (const auto& r : reports) {
     trial.seq = std::max(trial.seq, r.seq);
-    if (trial.seen_keys.empty()) trial.seen_keys = KeysOf(r.metrics);
+    trial.seen_keys.Add(r.metrics);
     this_attempt |= r.attempt == trial.attempt;
     if (!r.time) continue;
     if (r.attempt == trial.attempt) counted = *r.time;  // NaN ones count too
@@ -199,6 +199,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   // (and act on it); what was decided before the crash is acted on below.
   core::Action restored = trial.verdict;
   if (runner_->Adopt(adoption).ok()) {
+    trial.adopted = true;
     if (held.ok() && held.value()) {
       auto ids = runner::ParseCpuList(held.value()->devices);
       if (ids.ok()) trial.lease = pool_.Adopt(ids.value(), held.value()->node);
@@ -294,8 +295,6 @@ core::Status Sweep::ResumeUnguarded(
         break;
     }
     if (Ended(row)) KeepCheckpoints(row);
-    // fail_fast judges an experiment's first trials, not a resume's.
-    if (Ended(row) && !Interrupted(row)) fail_fast_armed_ = false;
   }
   TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment_, "running"));
   TUNER_RETURN_IF_ERROR(store_.Commit());
