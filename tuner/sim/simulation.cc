@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/param_value.h"
 #include "trial_runner/device_pool.h"
 #include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
