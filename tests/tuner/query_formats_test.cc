@@ -253,11 +253,11 @@ TEST_CASE("trials and best show start, end and duration in every format",
 
   auto csv = ParseCsv(f.Trials("csv"));
   REQUIRE(csv.size() == 4);
-  CHECK(std::vector<std::string>(csv[0].begin() + 7, csv[0].begin() + 10) ==
+  CHECK(std::vector<std::string>(csv[0].begin() + 8, csv[0].begin() + 11) ==
         std::vector<std::string>{"start", "end", "duration"});
-  CHECK(std::vector<std::string>(csv[1].begin() + 7, csv[1].begin() + 10) ==
+  CHECK(std::vector<std::string>(csv[1].begin() + 8, csv[1].begin() + 11) ==
         std::vector<std::string>{"1000", "1100", "100"});
-  CHECK(std::vector<std::string>(csv[2].begin() + 7, csv[2].begin() + 10) ==
+  CHECK(std::vector<std::string>(csv[2].begin() + 8, csv[2].begin() + 11) ==
         std::vector<std::string>{"1050", "", "150"});
 
   std::string yaml = f.Trials("yaml");
