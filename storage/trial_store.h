@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -187,12 +188,16 @@ class TrialStore {
   // The reports made after `since` (by trial, then seq) of trials that had
   // not ended by then. `metric` empty: the objective as `value`; otherwise
   // that key of each report's metrics (null where absent or not a number).
-  // `overview`: of those, only each trial's reports whose seq is a power of
-  // 4 (1, 4, 16, 64, ...) and its last report: at most log4(seq)+2 a trial,
-  // read by key (the other reports are not scanned).
+  // With `overview_above`, only the reports with a time and a value, and
+  // when there are more of them than that, each trial's thinned by time
+  // step: of its reports at one time, the last; of its times in order,
+  // the 1st, 4th, 16th, 64th, ..., the last, and every one at a rung
+  // milestone of the experiment (so the values its rungs judged are
+  // there); `*thinned`, where given, says whether they were.
   core::Result<std::vector<CurvePoint>> ListCurvesSince(
       ExperimentId experiment, double since, const std::string& metric,
-      bool overview = false);
+      std::optional<int64_t> overview_above = std::nullopt,
+      bool* thinned = nullptr);
   // The rung decisions made after `since`, oldest first.
   core::Result<std::vector<DecisionRecord>> ListDecisionsSince(
       ExperimentId experiment, double since);
@@ -233,7 +238,8 @@ class TrialStore {
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
   // The query of BestTrials, bound.
   // The largest seq of the experiment's reports (0 without any).
-  core::Result<int64_t> LongestCurve(ExperimentId experiment);
+  // The distinct milestones of the experiment's rung decisions.
+  core::Result<std::set<double>> RungMilestones(ExperimentId experiment);
   core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,
                                       int64_t limit, BestBy by);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with

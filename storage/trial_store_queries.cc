@@ -42,7 +42,7 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurves(
     ExperimentId experiment) {
   // Every report: those made after the beginning of time.
   return ListCurvesSince(experiment, -std::numeric_limits<double>::infinity(),
-                         "", false);
+                         "");
 }
 
 core::Result<bool> TrialStore::HasTrialCounts() {

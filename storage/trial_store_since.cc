@@ -2,7 +2,10 @@
 // time. A report, decision or release is stamped when it is written, and a
 // trial's reports all precede its end, so `ended_at > since` keeps every
 // trial that can have newer reports.
+#include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "storage/trial_row.h"
 #include "storage/trial_store.h"
@@ -10,16 +13,6 @@
 namespace tuner::storage {
 
 namespace {
-
-// "1,4,16,...": the seqs of the overview up to `last` (a missing seq in
-// the list costs a lookup per trial, so the list stops at the longest).
-std::string PowersOfFour(int64_t last) {
-  std::string out = "1";
-  for (int64_t seq = 4; seq <= last && seq <= (int64_t{1} << 60); seq *= 4) {
-    out += "," + std::to_string(seq);
-  }
-  return out;
-}
 
 // The trials of ?1 changed after ?2 (ListTrialsChangedSince's rule).
 constexpr const char* kChangedTrials =
@@ -36,6 +29,25 @@ std::string CurvesSelect(const std::string& column, const std::string& on) {
          on +
          " WHERE t.experiment_id = ?1 AND (t.ended_at IS NULL OR "
          "t.ended_at > ?2) AND r.created_at > ?2";
+}
+
+// Appends one trial's points (by seq, each with a time) to `out`, thinned
+// by time step as ListCurvesSince says, still by seq.
+void AppendThinned(const std::vector<CurvePoint>& trial,
+                   const std::set<double>& milestones,
+                   std::vector<CurvePoint>& out) {
+  std::map<double, size_t> last_at;  // time -> its last point
+  for (size_t i = 0; i < trial.size(); ++i) last_at[*trial[i].time] = i;
+  std::vector<size_t> kept;
+  size_t step = 0, next_power = 1;
+  for (auto it = last_at.begin(); it != last_at.end(); ++it) {
+    bool power = ++step == next_power;
+    if (power) next_power *= 4;
+    if (power || std::next(it) == last_at.end() || milestones.count(it->first))
+      kept.push_back(it->second);
+  }
+  std::sort(kept.begin(), kept.end());
+  for (size_t i : kept) out.push_back(trial[i]);
 }
 
 }  // namespace
@@ -75,54 +87,70 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
   }
 }
 
-core::Result<int64_t> TrialStore::LongestCurve(ExperimentId experiment) {
+core::Result<std::set<double>> TrialStore::RungMilestones(
+    ExperimentId experiment) {
   auto stmt = db_->Prepare(
-      "SELECT MAX((SELECT MAX(x.seq) FROM reports x WHERE x.trial_id = "
-      "t.id)) FROM trials t WHERE t.experiment_id = ?1");
+      "SELECT DISTINCT d.milestone FROM decisions d JOIN trials t ON t.id = "
+      "d.trial_id WHERE t.experiment_id = ?1");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment);
-  auto row = stmt.value().Step();
-  if (!row.ok()) return row.error();
-  return row.value() ? stmt.value().Int(0) : 0;  // NULL (no reports): 0
+  std::set<double> out;
+  for (;;) {
+    auto row = stmt.value().Step();
+    if (!row.ok()) return row.error();
+    if (!row.value()) return out;
+    out.insert(stmt.value().Double(0));
+  }
 }
 
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
     ExperimentId experiment, double since, const std::string& metric,
-    bool overview) {
+    std::optional<int64_t> overview_above, bool* thinned) {
+  if (thinned) *thinned = false;
   // The metric's JSON path ($."name"); the API refuses names with quotes.
   std::string column =
       metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
-  // The overview reads each trial's few reports by key (trial_id, seq);
-  // UNION drops the last report where it is also a power of 4.
-  int64_t longest = 0;
-  if (overview) {
-    auto got = LongestCurve(experiment);
+  std::set<double> milestones;
+  if (overview_above) {
+    auto got = RungMilestones(experiment);
     if (!got.ok()) return got.error();
-    longest = got.value();
+    milestones = std::move(got).value();
   }
-  std::string sql =
-      overview
-          ? CurvesSelect(column, "r.seq IN (" + PowersOfFour(longest) + ")") +
-                " UNION " +
-                CurvesSelect(column,
-                             "r.seq = (SELECT MAX(x.seq) FROM reports x "
-                             "WHERE x.trial_id = t.id)") +
-                " ORDER BY 1, 2"
-          : CurvesSelect(column, "1") + " ORDER BY r.trial_id, r.seq";
-  auto stmt = db_->Prepare(sql);
+  std::string on = overview_above
+                       ? "r.time IS NOT NULL AND " + column + " IS NOT NULL"
+                       : "1";
+  auto stmt =
+      db_->Prepare(CurvesSelect(column, on) + " ORDER BY r.trial_id, r.seq");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
   s.Bind(2, since);
   if (!metric.empty()) s.Bind(3, "$.\"" + metric + "\"");
-  std::vector<CurvePoint> out;
+  // Every point while there are few; else each trial's, thinned.
+  std::vector<CurvePoint> every, few, trial;
+  int64_t count = 0;
   for (;;) {
     auto row = s.Step();
     if (!row.ok()) return row.error();
-    if (!row.value()) return out;
-    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.OptionalDouble(3),
-                   s.OptionalDouble(4), s.Double(5)});
+    if (!row.value()) break;
+    CurvePoint point{s.Int(0),
+                     s.Int(1),
+                     s.Int(2),
+                     s.OptionalDouble(3),
+                     s.OptionalDouble(4),
+                     s.Double(5)};
+    if (!overview_above || ++count <= *overview_above) every.push_back(point);
+    if (!overview_above) continue;
+    if (!trial.empty() && trial.back().trial != point.trial) {
+      AppendThinned(trial, milestones, few);
+      trial.clear();
+    }
+    trial.push_back(point);
   }
+  if (!overview_above || count <= *overview_above) return every;
+  AppendThinned(trial, milestones, few);
+  if (thinned) *thinned = true;
+  return few;
 }
 
 core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(

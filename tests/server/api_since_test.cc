@@ -20,7 +20,7 @@ namespace {
 using nlohmann::json;
 
 struct Fixture {
-  Fixture() {
+  explicit Fixture(int64_t overview_above = Api::Options().overview_above) {
     std::string db = dir.db();
     auto opened = storage::TrialStore::Open(db);
     REQUIRE(opened.ok());
@@ -30,6 +30,7 @@ struct Fixture {
     stores.emplace(db);
     Api::Options options;
     options.db_path = db;
+    options.overview_above = overview_above;
     api.emplace(*stores, bus, control, options);
   }
   Response Get(const std::string& target) {
@@ -67,11 +68,10 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
   Fixture f;
   json all = f.GetJson("/api/experiments/views/curves");
   CHECK(all["trials"]["id"].size() == testing::kViewsTrials);
-  // 16 trials stop at epoch 1, 12 at epoch 2, 12 complete at epoch 4: the
-  // first read is the overview (seq 1, 4, 16, ... and the last one), so the
-  // trials of 4 reports send 2 of them.
-  CHECK(all["overview"] == true);
-  CHECK(PointsOf(all) == 16 + 12 * 2 + 12 * 2);
+  // 16 trials stop at epoch 1, 12 at epoch 2, 12 complete at epoch 4: a
+  // first read of so few sends every report.
+  CHECK(all["overview"] == false);
+  CHECK(PointsOf(all) == 16 + 12 * 2 + 12 * 4);
   CHECK(all["decisions"]["trial"].size() == 40 + 24);
   CHECK(all["metrics"] == json({"epoch", "score", "loss", "acc"}));
   CHECK(all["cursor"].is_number());
@@ -115,40 +115,130 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
   CHECK(PointsOf(later) == 0);
 }
 
-TEST_CASE("the first curves read sends each trial's overview points",
-          "[server][api][dashboard]") {
-  Fixture f;
-  // A trial of 70 reports: the overview has seq 1, 4, 16, 64 and 70; a
-  // read with ?since= sends every report.
-  f.now = 2000;
+// A Hugging Face Trainer's trial: at each epoch a training-loss line
+// (without the objective), then an eval line with it; rung decisions at
+// `milestones`. Returns its id.
+core::TrialId AddTrainerTrial(Fixture& f, int epochs,
+                              const std::vector<double>& milestones) {
   auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
   REQUIRE(trial.ok());
   REQUIRE(f.writer->MarkRunning(trial.value()).ok());
-  for (int epoch = 1; epoch <= 70; ++epoch) {
-    REQUIRE(
-        f.writer
-            ->AppendReport({trial.value(), epoch, epoch, 0.5, {{"score", 0.5}}},
-                           core::Mode::kMax)
-            .ok());
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    double e = epoch;
+    REQUIRE(f.writer
+                ->AppendReport({trial.value(),
+                                2 * epoch - 1,
+                                e,
+                                std::nullopt,
+                                {{"loss", 1 / e}, {"epoch", e}}},
+                               core::Mode::kMax)
+                .ok());
+    REQUIRE(f.writer
+                ->AppendReport({trial.value(),
+                                2 * epoch,
+                                e,
+                                0.5 + e / 1000,
+                                {{"score", 0.5 + e / 1000}, {"epoch", e}}},
+                               core::Mode::kMax)
+                .ok());
+  }
+  int rung = 0;
+  for (double milestone : milestones) {
+    core::RungDecision d;
+    d.rung = rung++;
+    d.milestone = milestone;
+    d.value = 0.5 + milestone / 1000;
+    d.verdict = core::RungVerdict::kContinue;
+    REQUIRE(f.writer->AppendDecision({trial.value(), d}).ok());
   }
   REQUIRE(f.writer->Commit().ok());
-  auto seqs_of = [&](const json& curves) {
-    std::vector<int64_t> out;
-    const json& c = curves["points"];
-    for (size_t i = 0; i < c["trial"].size(); ++i) {
-      if (c["trial"][i] == trial.value()) out.push_back(c["seq"][i]);
-    }
-    return out;
-  };
+  return trial.value();
+}
+
+// The (time, seq) of trial `id`'s points in an answer of /curves.
+std::vector<std::pair<double, int64_t>> PointsOfTrial(const json& curves,
+                                                      core::TrialId id) {
+  std::vector<std::pair<double, int64_t>> out;
+  const json& c = curves["points"];
+  for (size_t i = 0; i < c["trial"].size(); ++i) {
+    if (c["trial"][i] == id) out.emplace_back(c["time"][i], c["seq"][i]);
+  }
+  return out;
+}
+
+TEST_CASE("the first curves read of a small experiment sends every report",
+          "[server][api][dashboard]") {
+  Fixture f;
+  f.now = 2000;
+  core::TrialId trial = AddTrainerTrial(f, 9, {1, 3, 9});
+  json curves = f.GetJson("/api/experiments/views/curves");
+  CHECK(curves["overview"] == false);
+  // Every epoch's eval line (the loss lines carry no objective).
+  std::vector<std::pair<double, int64_t>> expected;
+  for (int epoch = 1; epoch <= 9; ++epoch)
+    expected.emplace_back(epoch, 2 * epoch);
+  CHECK(PointsOfTrial(curves, trial) == expected);
+  CHECK(PointsOf(curves) == 88 + 9);
+}
+
+TEST_CASE("a big experiment's first curves read is thinned by time step",
+          "[server][api][dashboard]") {
+  Fixture f(100);  // thinned past 100 reports
+  f.now = 2000;
+  core::TrialId trial = AddTrainerTrial(f, 70, {1, 3, 9, 27});
   json overview = f.GetJson("/api/experiments/views/curves");
-  CHECK(seqs_of(overview) == std::vector<int64_t>{1, 4, 16, 64, 70});
+  CHECK(overview["overview"] == true);
+  // Its 1st, 4th, 16th and 64th epochs, its last, and every rung's epoch
+  // (the views' rungs are at 1 and 2), each by its eval line.
+  std::vector<std::pair<double, int64_t>> expected;
+  for (int epoch : {1, 2, 3, 4, 9, 16, 27, 64, 70})
+    expected.emplace_back(epoch, 2 * epoch);
+  CHECK(PointsOfTrial(overview, trial) == expected);
+  // The views' trials have at most 4 epochs: every one is kept.
+  CHECK(PointsOf(overview) == 88 + expected.size());
+  // A read with ?since= sends every report.
   json full = f.GetJson("/api/experiments/views/curves?since=0");
-  CHECK(seqs_of(full).size() == 70);
+  CHECK(full["overview"] == false);
+  CHECK(PointsOfTrial(full, trial).size() == 70);
   // The trials and decisions are columns too; params one array each.
   CHECK(overview["trials"]["params"]["lr"].size() ==
         overview["trials"]["id"].size());
   CHECK(overview["decisions"]["verdict"].size() ==
         overview["decisions"]["trial"].size());
+}
+
+TEST_CASE("trials, best and a trial over the API carry start, end, duration",
+          "[server][api]") {
+  Fixture f;
+  f.now = 2000;
+  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  REQUIRE(trial.ok());
+  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer
+              ->AppendReport({trial.value(), 1, 4.0, 2.0, {{"score", 2.0}}},
+                             core::Mode::kMax)
+              .ok());
+  f.now = 2090;
+  REQUIRE(f.writer
+              ->FinishTrial(trial.value(), {core::TrialStatus::kCompleted, 0,
+                                            "", std::nullopt})
+              .ok());
+  REQUIRE(f.writer->Commit().ok());
+  json best = f.GetJson("/api/experiments/views/best?format=json");
+  REQUIRE(best.size() == 1);
+  CHECK(best[0]["id"] == trial.value());
+  CHECK(best[0]["start"] == 2000);
+  CHECK(best[0]["end"] == 2090);
+  CHECK(best[0]["duration"] == 90);
+  json one = f.GetJson("/api/trials/" + std::to_string(trial.value()));
+  CHECK(one["duration"] == 90);
+  Response table = f.Get("/api/experiments/views/best?format=table");
+  CHECK(table.body.find("start (UTC)") != std::string::npos);
+  CHECK(table.body.find("1970-01-01 00:33:20  1970-01-01 00:34:50") !=
+        std::string::npos);
+  Response csv = f.Get("/api/experiments/views/trials?format=csv");
+  CHECK(csv.body.find(",start,end,duration,reason\r\n") != std::string::npos);
+  CHECK(csv.body.find(",2000,2090,90,\r\n") != std::string::npos);
 }
 
 TEST_CASE("curves ?metric= gives another stored metric",

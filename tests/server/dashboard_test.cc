@@ -138,8 +138,9 @@ TEST_CASE(
       WaitFor(*client, "/api/experiments/bert-lr-hi/curves", "\"verdict\""));
   Browser browser((Artifacts() / "chromedriver.log").string());
 
-  // The list: both experiments, and the machine's timeline with both.
-  browser.Navigate(service.url() + "/");
+  // The list: both experiments, and the machine's timeline with both
+  // (opened with the token, so the experiment page has its buttons).
+  browser.Navigate(service.url() + "/?token=" + service.token());
   // Both hold cards at the gate once the share has served each of them.
   REQUIRE(browser.WaitUntil(
       "return document.querySelectorAll('#experiments tr[data-name]')"
@@ -171,6 +172,8 @@ TEST_CASE(
       60));
   CHECK(browser.Eval("return document.querySelector('#status').textContent;") ==
         "running");
+  CHECK(browser.Eval("return document.getElementById('stop-button').hidden;") ==
+        false);
   std::ofstream(gate.string()).put('\n');
 
   // Live: without a reload, the page follows the sweep to its end.
@@ -179,6 +182,8 @@ TEST_CASE(
   REQUIRE(browser.WaitUntil(
       "return document.querySelector('#status').textContent == 'finished';",
       60));
+  CHECK(browser.Eval("return document.getElementById('stop-button').hidden;") ==
+        true);
   // One more redraw after the end, so the DOM holds the final data.
   int drawn = browser.Eval("return +document.body.dataset.drawn;");
   REQUIRE(browser.WaitUntil(
@@ -323,26 +328,57 @@ void CheckViews(Browser& browser, const std::string& url) {
         "id,status,lr,batch,last_time,last_value,best_value,attempts,reason");
   CHECK(csv[1].get<std::string>().rfind("22,completed,", 0) == 0);
 
-  // The buttons, with the token: stop (the experiment is not running: 409),
-  // extend (asks how many), delete (only once confirmed).
+  // The scatters' category labels never overlap: short ones level, many
+  // long ones turned and thinned.
+  CHECK(charts["params"]["batch"]["labels"] ==
+        json({{"rotate", 0}, {"every", 1}}));
+  json crowded = browser.Eval(
+      "return Views.categoryLayout(Array.from({length: 24}, (_, i) => "
+      "'optimizer-variant-' + i), 234);");
+  CHECK(crowded["rotate"] == -45);
+  CHECK(crowded["every"] == 2);
+  CHECK(crowded["labels"][0] == "optimizer-varia\u2026");
+
+  // One trial's page: its whole curve and its logs' tails (this stored
+  // experiment has no trial directories: the page says so).
+  browser.Eval(
+      "document.querySelector('#trials tr[data-trial=\"22\"] "
+      "a.trial-link').click(); return 0;");
+  REQUIRE(browser.WaitUntil(
+      "return !!tunerTest.charts.trial && tunerTest.charts.trial.id == 22;",
+      60));
+  CHECK(browser.Eval("return location.hash;") ==
+        "#/experiments/views/trials/22");
+  json trial = browser.Eval("return tunerTest.charts.trial;");
+  CHECK(trial["reports"] == 4);
+  CHECK(trial["points"] == 4);
+  CHECK(trial["complete"] == true);
+  CHECK(browser.Eval("return document.getElementById('trial-stdout')"
+                     ".textContent;") == "trial 22 has no logs");
+  CHECK(browser.Screenshot(Artifacts() / "dashboard-trial.png") > 10000);
+  browser.Navigate(url + "/?reload=3#/experiments/views");
+  REQUIRE(browser.WaitUntil(
+      "return document.querySelectorAll('#trials tr[data-trial]').length == "
+      "40;",
+      60));
+
+  // The buttons, with the token: no Stop on an experiment that does not
+  // run; extend (asks how many), delete (only once confirmed).
+  CHECK(browser.Eval("return document.getElementById('stop-button').hidden;") ==
+        true);
   browser.Eval(
       "window.prompt = () => '5'; window.confirm = () => false;"
-      "document.getElementById('stop-button').click();"
       "document.getElementById('extend-button').click();"
       "document.getElementById('delete-button').click(); return 0;");
-  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 2;", 30));
+  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 1;", 30));
   browser.Eval(
       "window.confirm = () => true;"
       "document.getElementById('delete-button').click(); return 0;");
-  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 3;", 30));
+  REQUIRE(browser.WaitUntil("return tunerTest.control.length == 2;", 30));
   json control =
       browser.Eval("return tunerTest.control.map(c => c.path).sort();");
   CHECK(control == json({"/api/experiments/views/delete",
-                         "/api/experiments/views/extend?trials=5",
-                         "/api/experiments/views/stop"}));
-  json stop = browser.Eval(
-      "return tunerTest.control.find(c => c.path.endsWith('/stop')).status;");
-  CHECK(stop == 409);  // refused for its state, not for want of the token
+                         "/api/experiments/views/extend?trials=5"}));
 }
 
 // As off loopback, where reads need the token: the page opened without it

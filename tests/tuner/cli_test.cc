@@ -268,6 +268,47 @@ TEST_CASE("tuner plan works on every shipped config",
   CHECK(missing.err.find("nope.yaml") != std::string::npos);
 }
 
+TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
+          "[tuner][cli][plan][process]") {
+  CliFixture cli;
+  cli.Write("s.yaml",
+            "name: s\ncommand: \"true\"\nmetric: loss\nmode: min\n"
+            "time_attr: epoch\nsearch_space: {}\nsearcher: {type: random, "
+            "seed: 1}\nnum_trials: 3\nscheduler: {type: fifo}\n");
+  cli.Write("t.jsonl",
+            "{\"config\": {}, \"curve\": [{\"epoch\": 1, \"loss\": 2, "
+            "\"seconds\": 5}]}\n"
+            "{\"config\": {}, \"curve\": [{\"epoch\": 1, \"loss\": 1, "
+            "\"seconds\": 5}]}\n");
+  Output plan = cli.Tuner(
+      "plan s.yaml --format json --set num_trials=2 --set "
+      "scheduler.max_t=4 --name p2");
+  INFO(plan.err);
+  REQUIRE(plan.code == 0);
+  auto planned = nlohmann::json::parse(plan.out);
+  CHECK(planned["experiment"] == "p2");
+  CHECK(planned["num_trials"] == 2);
+  CHECK(planned["total_units"] == 8);
+
+  Output sim = cli.Tuner(
+      "simulate s.yaml --table t.jsonl --db sim.db --format json --set "
+      "num_trials=2 --name s2");
+  INFO(sim.err);
+  REQUIRE(sim.code == 0);
+  auto simulated = nlohmann::json::parse(sim.out);
+  CHECK(simulated["experiment"] == "s2");
+  CHECK(simulated["trials"] == 2);
+  CHECK(simulated["best"] == 1);
+
+  for (const char* verb : {"plan s.yaml", "simulate s.yaml --table t.jsonl"}) {
+    Output bad = cli.Tuner(std::string(verb) + " --set bogus=1");
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find(": --set bogus=1: bogus: unknown key\n") !=
+          std::string::npos);
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  }
+}
+
 }  // namespace
 }  // namespace tuner
 

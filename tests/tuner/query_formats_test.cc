@@ -14,6 +14,7 @@
 #include "tuner/text/csv.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
+#include "tuner/text/time_text.h"
 #include "tuner/text/trial_format.h"
 
 namespace tuner {
@@ -101,10 +102,10 @@ TEST_CASE("trials as CSV parse back to the stored values, hostile text too",
   Fixture f;
   auto rows = ParseCsv(f.Trials("csv"));
   REQUIRE(rows.size() == 4);
-  CHECK(rows[0] == std::vector<std::string>{"id", "status", "params.lr",
-                                            "params.opt", "last_time",
-                                            "last_value", "best_value",
-                                            "attempts", "exit_code", "reason"});
+  CHECK(rows[0] == std::vector<std::string>{
+                       "id", "status", "params.lr", "params.opt", "last_time",
+                       "last_value", "best_value", "attempts", "exit_code",
+                       "start", "end", "duration", "reason"});
   auto stored = f.store->ListTrials(f.e.id).value();
   for (size_t i = 0; i < stored.size(); ++i) {
     const auto& row = rows[i + 1];
@@ -117,11 +118,11 @@ TEST_CASE("trials as CSV parse back to the stored values, hostile text too",
                                  ? std::get<std::string>(t.params[1].second)
                                  : ""));
     CHECK(row[5] == (t.last_value ? core::FormatDouble(*t.last_value) : ""));
-    CHECK(row[9] == CsvShown(t.reason));
+    CHECK(row[12] == CsvShown(t.reason));
   }
   CHECK(rows[1][3] == kHostileInCsv);
   CHECK(rows[1][8] == "3");
-  CHECK(rows[1][9] == kHostileInCsv);
+  CHECK(rows[1][12] == kHostileInCsv);
   CHECK(rows[1][6] == "0.9");  // best_value: the peak
 }
 
@@ -181,8 +182,9 @@ TEST_CASE("trials as JSON, a row at a time, lay out as one dump",
   Fixture f;
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   auto trials = f.store->ListTrials(f.e.id).value();
-  for (const auto& t : trials) array.push_back(TrialJson(t));
-  CHECK(f.Trials("json") == array.dump(2) + "\n");
+  for (const auto& t : trials) array.push_back(TrialJson(t, 5000));
+  auto json = TrialsText(*f.store, f.e, TrialListing{"json", "db", 5000});
+  CHECK(json.value() == array.dump(2) + "\n");
   CHECK(f.Trials("yaml").rfind("- id: ", 0) == 0);
 
   TrialStore& store = *f.store;
@@ -190,6 +192,111 @@ TEST_CASE("trials as JSON, a row at a time, lay out as one dump",
   empty.id = 999;
   CHECK(TrialsText(store, empty, TrialListing{"json"}).value() == "[]\n");
   CHECK(TrialsText(store, empty, TrialListing{"yaml"}).value() == "[]\n");
+}
+
+// Trials of "timed" on a store whose clock the test sets: 1 ran from 1000
+// to 1100 (a 100 s attempt), 2 runs since 1050, 3 is pending.
+struct TimedFixture {
+  double clock = 1000;
+  std::unique_ptr<TrialStore> store = TrialStore::Open(":memory:").value();
+  ExperimentRecord e;
+  std::vector<core::TrialId> ids;
+
+  TimedFixture() {
+    store->SetTimeSource([this] { return clock; });
+    ExperimentRecord record;
+    record.name = "timed";
+    record.status = "running";
+    record.metric = "acc";
+    record.time_attr = "epoch";
+    record.config_json = "{}";
+    auto id = store->CreateExperiment(record).value();
+    for (int i = 0; i < 3; ++i)
+      ids.push_back(store->AddTrial(id, i, {{"lr", 0.1 * (i + 1)}}).value());
+    REQUIRE(store->MarkRunning(ids[0]).ok());
+    REQUIRE(store
+                ->AppendReport({ids[0], 1, 1.0, 0.5, {{"acc", 0.5}}},
+                               core::Mode::kMax)
+                .ok());
+    clock = 1050;
+    REQUIRE(store->MarkRunning(ids[1]).ok());
+    REQUIRE(store
+                ->AppendReport({ids[1], 1, 1.0, 0.25, {{"acc", 0.25}}},
+                               core::Mode::kMax)
+                .ok());
+    clock = 1100;
+    REQUIRE(store
+                ->FinishTrial(ids[0], {core::TrialStatus::kCompleted, 0, "",
+                                       std::nullopt})
+                .ok());
+    REQUIRE(store->Commit().ok());
+    e = *store->FindExperiment("timed").value();
+  }
+
+  std::string Trials(const std::string& format) {
+    auto text = TrialsText(*store, e, TrialListing{format, "db", 1200});
+    REQUIRE(text.ok());
+    return text.value();
+  }
+};
+
+TEST_CASE("trials and best show start, end and duration in every format",
+          "[tuner][query]") {
+  TimedFixture f;
+  auto json = nlohmann::json::parse(f.Trials("json"));
+  REQUIRE(json.size() == 3);
+  CHECK(json[0]["start"] == 1000);
+  CHECK(json[0]["end"] == 1100);
+  CHECK(json[0]["duration"] == 100);
+  CHECK(json[1]["start"] == 1050);  // running: no end, 150 s so far
+  CHECK(json[1]["end"].is_null());
+  CHECK(json[1]["duration"] == 150);
+  CHECK(json[2]["start"].is_null());  // pending
+  CHECK(json[2]["duration"].is_null());
+
+  auto csv = ParseCsv(f.Trials("csv"));
+  REQUIRE(csv.size() == 4);
+  CHECK(std::vector<std::string>(csv[0].begin() + 8, csv[0].begin() + 11) ==
+        std::vector<std::string>{"start", "end", "duration"});
+  CHECK(std::vector<std::string>(csv[1].begin() + 8, csv[1].begin() + 11) ==
+        std::vector<std::string>{"1000", "1100", "100"});
+  CHECK(std::vector<std::string>(csv[2].begin() + 8, csv[2].begin() + 11) ==
+        std::vector<std::string>{"1050", "", "150"});
+
+  std::string yaml = f.Trials("yaml");
+  CHECK(yaml.find("  start: 1000\n  end: 1100\n  duration: 100\n") !=
+        std::string::npos);
+  CHECK(yaml.find("  start: 1050\n  end: ~\n  duration: 150\n") !=
+        std::string::npos);
+
+  std::string table = f.Trials("table");
+  CHECK(table.find("start (UTC)") != std::string::npos);
+  // start and end 19 characters wide, the duration right-aligned in 9.
+  CHECK(table.find("1970-01-01 00:16:40  1970-01-01 00:18:20  " +
+                   std::string(4, ' ') + "1m40s") != std::string::npos);
+  CHECK(table.find("1970-01-01 00:17:30  -" + std::string(18 + 2 + 4, ' ') +
+                   "2m30s") != std::string::npos);
+
+  BestQuery best;
+  best.listing = {"json", "db", 1200};
+  auto top = nlohmann::json::parse(BestText(*f.store, f.e, best).value());
+  REQUIRE(top.size() == 1);
+  CHECK(top[0]["id"] == f.ids[0]);
+  CHECK(top[0]["duration"] == 100);
+}
+
+TEST_CASE("durations and times read as people write them", "[tuner][query]") {
+  CHECK(FormatDuration(0) == "0s");
+  CHECK(FormatDuration(59.9) == "59s");
+  CHECK(FormatDuration(725) == "12m05s");
+  CHECK(FormatDuration(3 * 3600 + 125) == "3h02m05s");
+  CHECK(FormatDuration(2 * 86400 + 3 * 3600 + 4 * 60 + 5) == "2d03h04m");
+  CHECK(FormatDuration(std::nullopt) == "-");
+  CHECK(FormatDuration(-1) == "-");
+  CHECK(FormatDuration(1e300) == "-");
+  CHECK(FormatUtc(0) == "1970-01-01 00:00:00");
+  CHECK(FormatUtc(1e300) == "-");
+  CHECK(FormatUtc(std::nullopt) == "-");
 }
 
 TEST_CASE("best ranks by the last value or by the best any report reached",

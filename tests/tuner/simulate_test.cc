@@ -264,6 +264,116 @@ TEST_CASE("a replay reads an ended experiment and refuses a running one",
         "first); replay it when it has ended");
 }
 
+// A Hugging Face Trainer's sweep: at each epoch a training-loss line, then
+// an eval line with the same epoch. Row i's eval_accuracy at epoch e is
+// 0.5 + 0.1 e + 0.05 i; each epoch trains 10 s and evaluates 2 s.
+std::string TrainerTable() {
+  std::string text;
+  for (int i = 0; i < 2; ++i) {
+    text += R"({"config": {}, "curve": [)";
+    for (int e = 1; e <= 3; ++e) {
+      std::string epoch = std::to_string(e);
+      text +=
+          std::string(e > 1 ? ", " : "") +
+          "{\"step\": " + std::to_string(2 * e - 1) + ", \"epoch\": " + epoch +
+          ", \"loss\": " + core::FormatDouble(1.0 / e) +
+          ", \"seconds\": 10}, {\"step\": " + std::to_string(2 * e) +
+          ", \"epoch\": " + epoch + ", \"eval_accuracy\": " +
+          core::FormatDouble(0.5 + 0.1 * e + 0.05 * i) + ", \"seconds\": 2}";
+    }
+    text += "]}\n";
+  }
+  return text;
+}
+
+ExperimentConfig TrainerConfig(const std::string& name,
+                               const std::string& time_attr) {
+  std::string text = "name: " + name +
+                     "\ncommand: \"true\"\nmetric: eval_accuracy\nmode: "
+                     "max\ntime_attr: " +
+                     time_attr +
+                     "\nsearch_space: {}\nsearcher: {type: random, seed: "
+                     "1}\nnum_trials: 2\nscheduler: {type: fifo}\n";
+  auto config = LoadConfigText(text, "t.yaml", "/tmp", "/tmp");
+  REQUIRE(config.ok());
+  return config.value();
+}
+
+TEST_CASE("a replay counts every report at a step: a Trainer's loss and eval",
+          "[tuner][sim]") {
+  std::istringstream in(TrainerTable());
+  auto table = ReadCurveTable(in, "t.jsonl", "step");
+  REQUIRE(table.ok());
+  auto store = storage::TrialStore::Open(":memory:").value();
+  SimulationOptions options;
+  options.epoch = 0;
+  auto original = Simulate(TrainerConfig("trainer", "step"), "{}",
+                           table.value(), *store, options);
+  REQUIRE(original.ok());
+  REQUIRE(original.value().outcome == SweepOutcome::kFinished);
+
+  auto replayed = TableFromExperiment(*store, "trainer", "epoch");
+  REQUIRE(replayed.ok());
+  REQUIRE(replayed.value().rows.size() == 2);
+  for (const auto& row : replayed.value().rows) {
+    REQUIRE(row.steps.size() == 3);
+    for (int e = 1; e <= 3; ++e) {
+      const CurveStep& step = row.steps[e - 1];
+      CHECK(core::FindMetric(step.metrics, "epoch") == e);
+      CHECK(core::FindMetric(step.metrics, "loss") == Approx(1.0 / e));
+      CHECK(core::FindMetric(step.metrics, "eval_accuracy"));
+      CHECK(core::FindMetric(step.metrics, "step") == 2 * e);  // later wins
+      CHECK(step.seconds == Approx(12));
+    }
+    CHECK_FALSE(row.truncated);
+  }
+  // Under time_attr report a step is a report of the objective, the loss
+  // line before it merged in.
+  auto counted = TableFromExperiment(*store, "trainer", "report");
+  REQUIRE(counted.ok());
+  const CurveStep& first = counted.value().rows[0].steps[0];
+  CHECK(counted.value().rows[0].steps.size() == 3);
+  CHECK(core::FindMetric(first.metrics, "report") == 1);
+  CHECK(core::FindMetric(first.metrics, "loss") == 1);
+
+  auto what_if = Simulate(TrainerConfig("what-if", "epoch"), "{}",
+                          replayed.value(), *store, options);
+  REQUIRE(what_if.ok());
+  CHECK(what_if.value().outcome == SweepOutcome::kFinished);
+  CHECK(what_if.value().best == Approx(0.85));
+  CHECK(what_if.value().makespan_s == Approx(72));
+}
+
+TEST_CASE("simulated time is bounded: a table or a sweep past it is refused",
+          "[tuner][sim]") {
+  CHECK(Parse(R"({"config": {}, "curve": [{"epoch": 1, "seconds": 1e308}]})")
+            .message() ==
+        "t.jsonl:1: curve[0].seconds: the steps' seconds add up to more than "
+        "1e+09 (about 31 years), the most a simulation may take");
+  CHECK(Parse(SmallTable(1) +
+              R"({"config": {}, "curve": [{"epoch": 1, "seconds": 6e8}, )"
+              R"({"epoch": 2, "seconds": 6e8}]})")
+            .message() ==
+        "t.jsonl:2: curve[1].seconds: the steps' seconds add up to more than "
+        "1e+09 (about 31 years), the most a simulation may take");
+  // Each run fits, but two in a row on one worker do not.
+  auto table = Parse(
+      R"({"config": {}, "curve": [{"epoch": 1, "loss": 1, "seconds": 9e8}]})"
+      "\n"
+      R"({"config": {}, "curve": [{"epoch": 1, "loss": 2, "seconds": 9e8}]})");
+  REQUIRE(table.ok());
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto result =
+      Simulate(DrawRows(2, 3, "{type: fifo}"), "{}", table.value(), *store, {});
+  CHECK(result.message() ==
+        "the simulation would pass 1e+09 simulated seconds (about 31 years), "
+        "the most it may take: give fewer trials, more workers or shorter "
+        "runs ('sim' is stored as interrupted)");
+  auto stored = store->FindExperiment("sim").value();
+  REQUIRE(stored);
+  CHECK(stored->status == "interrupted");
+}
+
 TEST_CASE("a simulated experiment is marked and never resumed",
           "[tuner][sim]") {
   CHECK(IsSimulated(R"({"yaml": "", "simulated": {"workers": 8}})"));

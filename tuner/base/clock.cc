@@ -24,6 +24,12 @@ class AsioTimer : public Clock::Timer {
 
 }  // namespace
 
+double UnixNow() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::unique_ptr<Clock::Timer> SteadyClock::MakeTimer() {
   return std::make_unique<AsioTimer>(io_);
 }

@@ -15,6 +15,10 @@
 
 namespace tuner {
 
+// The system clock's time as Unix seconds: what the store stamps rows
+// with, for a reader comparing with them.
+double UnixNow();
+
 class Clock {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;

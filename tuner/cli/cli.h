@@ -19,14 +19,23 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 
+// --set KEY=VALUE and --name: what `run`, `submit`, `plan` and `simulate`
+// change in the config they load.
+struct ConfigOverrides {
+  std::vector<std::string> sets;    // --set KEY=VALUE, in order
+  std::optional<std::string> name;  // --name: the experiment's name
+  // As LoadConfigText takes them: the --set ones, then name=NAME (last,
+  // so that it wins).
+  std::vector<std::string> List() const;
+};
+
 struct RunOptions {
   std::string config_path;
   std::optional<std::string>
       db_path;  // --db; else the config's, else ./tuner.db
   // --quiet: warnings, errors and the final summary only.
   bool quiet = false;
-  std::vector<std::string> overrides;  // --set KEY=VALUE, in order
-  std::optional<std::string> name;     // --name: the experiment's name
+  ConfigOverrides overrides;
 };
 int Run(const RunOptions& options);
 
@@ -62,6 +71,7 @@ int Stop(const StopOptions& options);
 
 struct PlanOptions {
   std::string config_path;
+  ConfigOverrides overrides;
   std::optional<double> unit_seconds;    // seconds one time_attr unit takes
   std::optional<double> price_per_hour;  // of the instance
   std::optional<int> devices;  // the target machine's, if not this one

@@ -144,7 +144,8 @@ void PrintText(const nlohmann::json& j) {
 
 int Plan(const PlanOptions& options) {
   auto config = LoadConfigFile(options.config_path,
-                               std::filesystem::current_path().string());
+                               std::filesystem::current_path().string(),
+                               options.overrides.List());
   if (!config.ok()) {
     std::cerr << "tuner: " << config.message() << "\n";
     return kExitBadInput;

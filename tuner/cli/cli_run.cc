@@ -108,6 +108,12 @@ bool SameAsStored(const storage::ExperimentRecord& experiment,
 
 }  // namespace
 
+std::vector<std::string> ConfigOverrides::List() const {
+  std::vector<std::string> list = sets;
+  if (name) list.push_back("name=" + *name);
+  return list;
+}
+
 std::string DatabasePath(const ExperimentConfig& config,
                          const std::optional<std::string>& flag) {
   if (flag) return *flag;
@@ -141,9 +147,7 @@ int Run(const RunOptions& options) {
   }
   // Relative paths are the invocation directory's (docs/config.md).
   std::string base = fs::current_path().string();
-  // --name is the override of `name` (applied last, so it wins).
-  std::vector<std::string> overrides = options.overrides;
-  if (options.name) overrides.push_back("name=" + *options.name);
+  std::vector<std::string> overrides = options.overrides.List();
   auto config =
       LoadConfigText(text.value(), options.config_path, base, base, overrides);
   if (!config.ok()) {

@@ -9,7 +9,6 @@
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
 #include "tuner/config/config_loader.h"
-#include "tuner/config/config_values.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/sim/replay_table.h"
 #include "tuner/sim/simulation.h"
@@ -37,18 +36,13 @@ core::Result<ExperimentConfig> ReadConfig(const SimulateOptions& options,
   if (!read.ok()) return read.error();
   text = read.value();
   std::string base = fs::current_path().string();
-  auto config = LoadConfigText(text, options.config_path, base, base);
+  auto config = LoadConfigText(text, options.config_path, base, base,
+                               options.overrides.List());
   if (!config.ok()) return config;
   if (options.seed) {
     config.value().searcher.seed = *options.seed;
     config.value().scheduler.seed = *options.seed;
     config.value().seed_given = true;
-  }
-  if (options.name) {
-    if (!config::IsName(*options.name)) {
-      return core::InvalidArgument(std::string("--name: ") + config::kNameRule);
-    }
-    config.value().name = *options.name;
   }
   return config;
 }
@@ -68,7 +62,9 @@ std::string StoredJson(const ExperimentConfig& config, const std::string& text,
     simulated["from_experiment"] = options.from_experiment;
   }
   json["simulated"] = simulated;
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return WithOverrides(
+      json.dump(-1, ' ', false, Json::error_handler_t::replace),
+      options.overrides.List());
 }
 
 const char* OutcomeName(const SimulationResult& r) {

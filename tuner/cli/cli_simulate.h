@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "tuner/cli/cli.h"
+
 namespace tuner::cli {
 
 struct SimulateOptions {
@@ -15,7 +17,7 @@ struct SimulateOptions {
   std::string from_experiment;  // --from-experiment (instead of --table)
   int workers = 1;
   std::optional<int64_t> seed;         // overrides searcher.seed (>= 0)
-  std::optional<std::string> name;     // overrides the config's name
+  ConfigOverrides overrides;           // --set, --name: as `tuner run`'s
   std::optional<std::string> db_path;  // else the config's, else tuner.db
   std::string format = "table";        // table | json
 };

@@ -48,13 +48,13 @@ void RemoteFlags(CLI::App& command, Arguments& a) {
 
 bool Remote(const Arguments& a) { return !a.remote.server.empty(); }
 
-// --set and --name: what `tuner run` changes in the config it loads.
-void OverrideFlags(CLI::App& c, RunOptions& run) {
-  c.add_option("--set", run.overrides,
+// --set and --name: what a verb changes in the config it loads.
+void OverrideFlags(CLI::App& c, ConfigOverrides& overrides) {
+  c.add_option("--set", overrides.sets,
                "KEY=VALUE: overrides a config key (dotted: scheduler.max_t=20; "
                "the value is YAML; repeatable)")
       ->allow_extra_args(false);
-  c.add_option("--name", run.name,
+  c.add_option("--name", overrides.name,
                "the experiment's name (instead of the "
                "config's)");
 }
@@ -63,7 +63,7 @@ void RunFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.run.config_path, "experiment YAML")->required();
   c.add_flag("--quiet,-q", a.run.quiet,
              "print only warnings, errors and the final summary");
-  OverrideFlags(c, a.run);
+  OverrideFlags(c, a.run.overrides);
 }
 int RunVerb(Arguments& a) {
   if (a.db_given) a.run.db_path = a.db;
@@ -84,6 +84,7 @@ void PlanFlags(CLI::App& c, Arguments& a) {
       ->check(CLI::PositiveNumber);
   c.add_option("--format", a.plan.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
+  OverrideFlags(c, a.plan.overrides);
 }
 int PlanVerb(Arguments& a) { return Plan(a.plan); }
 
@@ -100,9 +101,9 @@ void SimulateFlags(CLI::App& c, Arguments& a) {
       ->check(CLI::Range(1, 4096));
   c.add_option("--seed", s.seed, "the searcher's seed")
       ->check(NonNegativeInt64);
-  c.add_option("--name", s.name, "the experiment's name");
   c.add_option("--format", s.format, "table | json")
       ->check(CLI::IsMember({"table", "json"}));
+  OverrideFlags(c, s.overrides);
 }
 int SimulateVerb(Arguments& a) {
   if (a.db_given) a.simulate.db_path = a.db;
@@ -239,12 +240,10 @@ void SubmitFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.submit_path, "experiment YAML")->required();
   c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
   TokenFlags(c, a);
-  OverrideFlags(c, a.run);
+  OverrideFlags(c, a.run.overrides);
 }
 int SubmitVerb(Arguments& a) {
-  std::vector<std::string> overrides = a.run.overrides;
-  if (a.run.name) overrides.push_back("name=" + *a.run.name);
-  return server::RemoteSubmit(a.submit_path, a.remote, overrides);
+  return server::RemoteSubmit(a.submit_path, a.remote, a.run.overrides.List());
 }
 
 void DeleteFlags(CLI::App& c, Arguments& a) {

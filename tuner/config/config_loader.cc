@@ -341,10 +341,12 @@ core::Status CheckWorkdir(const ExperimentConfig& c,
 }
 
 core::Result<ExperimentConfig> LoadConfigFile(
-    const std::string& path, const std::string& invocation_dir) {
+    const std::string& path, const std::string& invocation_dir,
+    const std::vector<std::string>& overrides) {
   auto text = ReadSmallFile(path, kMaxConfigBytes);
   if (!text.ok()) return text.error();
-  return LoadConfigText(text.value(), path, invocation_dir, invocation_dir);
+  return LoadConfigText(text.value(), path, invocation_dir, invocation_dir,
+                        overrides);
 }
 
 namespace config {

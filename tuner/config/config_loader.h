@@ -29,8 +29,10 @@ int64_t GridSize(const ExperimentConfig& c);
 // limit).
 inline constexpr size_t kMaxConfigBytes = 1024 * 1024;
 
+// `overrides` as LoadConfigText's.
 core::Result<ExperimentConfig> LoadConfigFile(
-    const std::string& path, const std::string& invocation_dir);
+    const std::string& path, const std::string& invocation_dir,
+    const std::vector<std::string>& overrides = {});
 
 // The same, for YAML text; `origin` names it in errors. A relative
 // `workdir` is resolved against `base_dir`; without one, the trials run in

@@ -98,6 +98,10 @@ class Api {
                                    // config without ?base=
     int devices_total = 0;         // for /metrics
     std::string devices_kind;
+    // The first curves read of an experiment sends every report up to
+    // this many; past it, each trial's thinned by time step (the
+    // overview: TrialStore::ListCurvesSince).
+    int64_t overview_above = 5000;
   };
 
   Api(StorePool& stores, EventBus& bus, Control& control, Options options,

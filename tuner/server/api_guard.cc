@@ -136,6 +136,19 @@ std::optional<Response> Api::Guard(const Request& request,
     if (!Authorized(request, query, false)) return Unauthorized(request);
     return std::nullopt;
   }
+  // A trial's log may hold what its script printed of secrets: the token,
+  // always.
+  bool log = path.size() == 4 && path[0] == "api" && path[1] == "trials" &&
+             path[3] == "log";
+  if (log && !Authorized(request, query, true)) {
+    if (!request.authorization.empty() || query.count("token")) {
+      return Unauthorized(request);
+    }
+    return Refused(401,
+                   "a trial's log needs the token, on any address: "
+                   "Authorization: Bearer <token> (tuner serve keeps it in "
+                   "<db>.token)");
+  }
   // The dashboard's own files and /healthz are public; they hold no data.
   bool public_path =
       path.empty() || (path.size() == 1 &&

@@ -1,13 +1,17 @@
-// GET /api/trials/{id}/log: the tail of a trial's stdout.log or stderr.log.
-// The path is built from the numeric id and a fixed file name, and neither
-// the trial dir nor the log may be a symlink, so no request reaches a file
-// outside the trial's dir.
+// GET /api/trials/{id}/log: the tail of a trial's stdout.log or stderr.log,
+// for a client with the token (Api::Guard). The path is built from the
+// numeric id and a fixed file name, and neither the trial dir nor the log
+// may be a symlink, so no request reaches a file outside the trial's dir.
+// The text is at most the file's last kMaxTailBytes, made valid UTF-8, with
+// every control character a terminal acts on shown as U+FFFD.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "trial_runner/utf8_text.h"
+#include "tuner/base/one_line.h"
 #include "tuner/base/unique_fd.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
@@ -87,7 +91,8 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   }
   Response r;
   r.content_type = "text/plain; charset=utf-8";
-  r.body = Tail(log.get(), lines);
+  r.body = Printable(runner::ValidUtf8(Tail(log.get(), lines)), "\t\n",
+                     ControlShown::kReplaced);
   return r;
 }
 

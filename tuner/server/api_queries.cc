@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "tuner/base/clock.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
 #include "tuner/text/query_text.h"
@@ -191,7 +192,7 @@ Response Api::GetTrial(int64_t id, const Query& query) const {
   if (!reports.ok()) return ErrorResponse(reports.error());
   bool more = static_cast<int64_t>(reports.value().size()) > limit;
   if (more) reports.value().pop_back();
-  Json out = TrialJson(*trial.value());
+  Json out = TrialJson(*trial.value(), UnixNow());
   std::string experiment;
   if (auto all = store.value()->ListExperiments(); all.ok()) {
     for (const auto& e : all.value()) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "tuner/base/clock.h"
 #include "tuner/server/api.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/trial_format.h"
@@ -35,8 +36,7 @@ std::optional<double> SinceOf(const std::map<std::string, std::string>& query) {
 // the reader gets the rows of that overlap twice and merges them by key.
 double CursorNow() {
   constexpr double kOverlapSeconds = 3;
-  auto now = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration<double>(now).count() - kOverlapSeconds;
+  return UnixNow() - kOverlapSeconds;
 }
 
 // A metric name the curves may plot: it goes into a JSON path.
@@ -61,11 +61,11 @@ void AppendCell(Json& columns, const std::string& name, Json value,
 // The trial rows (the fields of `tuner trials --format json`) as columns,
 // one array per field and `params` one array per param (null where a trial
 // lacks it): the keys are written once, not once per trial.
-Json TrialColumns(const std::vector<storage::TrialRecord>& trials) {
+Json TrialColumns(const std::vector<storage::TrialRecord>& trials, double now) {
   Json out = Json::object();
   Json params = Json::object();
   for (size_t row = 0; row < trials.size(); ++row) {
-    Json fields = TrialJson(trials[row]);
+    Json fields = TrialJson(trials[row], now);
     for (auto& [key, value] : fields.items()) {
       if (key != "params") {
         AppendCell(out, key, std::move(value), row);
@@ -155,9 +155,13 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
   if (!e.ok()) return ErrorResponse(e.error());
   ExperimentId id = e.value().id;
   auto trials = store.value()->ListTrialsChangedSince(id, *since);
-  // The first read (no ?since=) is the overview: a few points a trial.
-  bool overview = !std::isfinite(*since);
-  auto points = store.value()->ListCurvesSince(id, *since, metric, overview);
+  // The first read (no ?since=) is thinned when it would be big.
+  bool overview = false;
+  auto points = store.value()->ListCurvesSince(
+      id, *since, metric,
+      std::isfinite(*since) ? std::nullopt
+                            : std::optional(options_.overview_above),
+      &overview);
   auto decisions = store.value()->ListDecisionsSince(id, *since);
   if (!trials.ok()) return ErrorResponse(trials.error());
   if (!points.ok()) return ErrorResponse(points.error());
@@ -170,7 +174,7 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
               {"since", FiniteOrNull(*since)},
               {"cursor", cursor},
               {"overview", overview},
-              {"trials", TrialColumns(trials.value())},
+              {"trials", TrialColumns(trials.value(), UnixNow())},
               {"points", PointColumns(points.value())},
               {"decisions", DecisionColumns(decisions.value())}};
   if (!std::isfinite(*since)) {

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <limits>
 
+#include "core/param_value.h"
+
 namespace tuner::sim {
 
 namespace {
@@ -98,6 +100,10 @@ core::Result<CurveRow> ReadRow(const Json& line, const std::string& where,
     previous = *core::FindMetric(step.value().metrics, time_attr);
     row.steps.push_back(std::move(step).value());
   }
+  if (auto past = StepPastTimeBound(row.steps)) {
+    return core::InvalidArgument(where + ": curve[" + std::to_string(*past) +
+                                 "].seconds: " + TimeBoundMessage());
+  }
   return row;
 }
 
@@ -122,6 +128,22 @@ bool ReadLine(std::istream& in, std::string& out, size_t max, bool& too_long) {
 }
 
 }  // namespace
+
+std::optional<size_t> StepPastTimeBound(const std::vector<CurveStep>& steps) {
+  double total = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double seconds = steps[i].seconds;
+    if (!(seconds >= 0) || seconds > kMaxSimulatedSeconds - total) return i;
+    total += seconds;
+  }
+  return std::nullopt;
+}
+
+std::string TimeBoundMessage() {
+  return "the steps' seconds add up to more than " +
+         core::FormatDouble(kMaxSimulatedSeconds) +
+         " (about 31 years), the most a simulation may take";
+}
 
 core::Result<CurveTable> ReadCurveTable(std::istream& in,
                                         const std::string& source,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <istream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,18 @@ struct CurveTable {
 
 // At most this many bytes in one line of a table.
 inline constexpr size_t kMaxTableLine = 64 << 20;
+// The most simulated seconds one run of a table may take (its steps'
+// seconds summed) and one simulation may last: about 31.7 years, far
+// inside the simulated clock's range (292 years of nanoseconds).
+inline constexpr double kMaxSimulatedSeconds = 1e9;
+
+// The step at which the summed seconds of `steps` pass
+// kMaxSimulatedSeconds (or stop being a finite number >= 0); none when they
+// do not.
+std::optional<size_t> StepPastTimeBound(const std::vector<CurveStep>& steps);
+// Why: "the steps' seconds add up to more than 1e+09 (...)".
+std::string TimeBoundMessage();
+
 // At most this many levels of nesting in a line (the NAS table has 5).
 inline constexpr int kMaxTableDepth = 64;
 
@@ -46,7 +59,8 @@ inline constexpr int kMaxTableDepth = 64;
 // number, "seconds": number >= 0, metric: number | null, ...}, ...],
 // "diverged"?: bool}. Blank lines are skipped. Each step must carry
 // `time_attr` (finite, increasing along the curve; under `report` it may
-// be left out: the step's number) and `seconds`. Errors name the file,
+// be left out: the step's number) and `seconds`, their sum at most
+// kMaxSimulatedSeconds. Errors name the file,
 // line and field; a path that is not a regular file is refused.
 core::Result<CurveTable> ReadCurveTable(std::istream& in,
                                         const std::string& source,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "tuner/base/params_text.h"
@@ -27,6 +28,68 @@ core::Result<LeaseStarts> ReadLeaseStarts(storage::TrialStore& store,
   return starts;
 }
 
+// Builds a trial's curve from its reports, in sequence. Every report at a
+// step counts: a report with the time of the step before joins it (a
+// Trainer's training-loss line and eval line of one epoch), one without a
+// time joins the next step, and a later value of a key wins. A report
+// whose time goes back (a retry repeating its reports) is left out.
+class CurveBuilder {
+ public:
+  CurveBuilder(core::TrialId trial, const std::string& time_attr,
+               const LeaseStarts& leases)
+      : trial_(trial), time_attr_(time_attr), leases_(leases) {}
+
+  // `at`: when the report was stored.
+  void Add(const storage::ReportRecord& report, double at) {
+    std::optional<double> time = TimeOf(report);
+    if (time && std::isfinite(*time) && *time == previous_time_ &&
+        report.attempt == previous_attempt_) {
+      CurveStep& step = steps_.back();
+      core::MergeMetrics(step.metrics, report.metrics);
+      step.seconds += std::max(0.0, at - previous_at_);
+      previous_at_ = at;
+      return;
+    }
+    if (!time || !std::isfinite(*time) || *time <= previous_time_) {
+      if (!time) core::MergeMetrics(pending_, report.metrics);
+      return;
+    }
+    double start = previous_at_;
+    if (report.attempt != previous_attempt_) {
+      auto lease = leases_.find({trial_, report.attempt});
+      start = lease != leases_.end() ? lease->second : at;
+    }
+    core::MergeMetrics(pending_, report.metrics);
+    core::SetMetric(pending_, time_attr_, *time);
+    steps_.push_back({std::move(pending_), std::max(0.0, at - start)});
+    pending_.clear();
+    previous_time_ = *time;
+    previous_at_ = at;
+    previous_attempt_ = report.attempt;
+  }
+
+  std::vector<CurveStep> Take() { return std::move(steps_); }
+
+ private:
+  // Under `report` a step is a report of the objective, numbered as the
+  // sweep numbers them.
+  std::optional<double> TimeOf(const storage::ReportRecord& report) const {
+    if (time_attr_ != "report")
+      return core::FindMetric(report.metrics, time_attr_);
+    if (!report.value) return std::nullopt;
+    return static_cast<double>(steps_.size() + 1);
+  }
+
+  core::TrialId trial_;
+  const std::string& time_attr_;
+  const LeaseStarts& leases_;
+  std::vector<CurveStep> steps_;
+  core::Metrics pending_;  // reports without a time, for the next step
+  double previous_time_ = -INFINITY;
+  double previous_at_ = 0;
+  int64_t previous_attempt_ = 0;
+};
+
 // The trial's curve from its reports; `when` gives each report's stored
 // time by sequence number.
 core::Result<CurveRow> RowOf(storage::TrialStore& store,
@@ -40,27 +103,12 @@ core::Result<CurveRow> RowOf(storage::TrialStore& store,
   row.id = "trial " + std::to_string(trial.id);
   row.config = ParamsObject(trial.params);
   row.diverged = trial.status == core::TrialStatus::kFailed;
-  double previous_time = -INFINITY;
-  double previous_at = 0;
-  int64_t previous_attempt = 0;
+  CurveBuilder curve(trial.id, time_attr, leases);
   for (const auto& report : reports.value()) {
-    auto time = core::FindMetric(report.metrics, time_attr);
-    if (time_attr == "report") time = static_cast<double>(row.steps.size() + 1);
     auto at = when.find(report.seq);
-    if (!time || !std::isfinite(*time) || *time <= previous_time ||
-        at == when.end()) {
-      continue;
-    }
-    double start = previous_at;
-    if (report.attempt != previous_attempt) {
-      auto lease = leases.find({trial.id, report.attempt});
-      start = lease != leases.end() ? lease->second : at->second;
-    }
-    row.steps.push_back({report.metrics, std::max(0.0, at->second - start)});
-    previous_time = *time;
-    previous_at = at->second;
-    previous_attempt = report.attempt;
+    if (at != when.end()) curve.Add(report, at->second);
   }
+  row.steps = curve.Take();
   return row;
 }
 
@@ -95,8 +143,12 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
     auto row = RowOf(store, trial, time_attr, when[trial.id], leases.value());
     if (!row.ok()) return row.error();
     if (row.value().steps.empty()) continue;
+    if (auto past = StepPastTimeBound(row.value().steps)) {
+      return core::InvalidArgument(
+          table.source + ": trial " + std::to_string(trial.id) + ", step " +
+          std::to_string(*past + 1) + ": " + TimeBoundMessage());
+    }
     auto last = core::FindMetric(row.value().steps.back().metrics, time_attr);
-    if (time_attr == "report") last = double(row.value().steps.size());
     longest = std::max(longest, last.value_or(0));
     table.rows.push_back(std::move(row).value());
   }
@@ -108,7 +160,6 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
   double max_t = experiment.value()->max_t.value_or(longest);
   for (auto& row : table.rows) {
     auto last = core::FindMetric(row.steps.back().metrics, time_attr);
-    if (time_attr == "report") last = double(row.steps.size());
     row.truncated = !row.diverged && last.value_or(0) < max_t;
   }
   return table;

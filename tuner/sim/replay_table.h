@@ -12,9 +12,14 @@
 namespace tuner::sim {
 
 // One row per trial that reported: its parameters as `config`, its
-// reports (by sequence, those whose `time_attr` increases) as the curve.
-// A step's seconds are the time since the report before it, or since the
-// attempt's lease for an attempt's first report (so the time a paused
+// reports (by sequence) as the curve. Every report at a step counts: the
+// reports with one value of `time_attr` (a Trainer's loss line and eval
+// line of an epoch) make one step, their metrics merged, a later value of
+// a key winning; a report without `time_attr` joins the next step; one
+// whose time goes back is left out. Under `report` a step is a report of
+// the objective, numbered (its "report" metric) as the sweep numbers them.
+// A step's seconds are the time since the step before it ended, or since
+// the attempt's lease for an attempt's first step (so the time a paused
 // trial waited is not counted). A trial that stopped short of the
 // experiment's max_t (or of the longest curve) is marked truncated, one
 // that failed diverged. Fails when the experiment is unknown or none of

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/param_value.h"
 #include "trial_runner/device_pool.h"
 #include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
@@ -128,25 +129,38 @@ class ScratchDir {
   std::string path_;
 };
 
+// Ends a sweep that cannot go on: its trials are killed.
+void EndNow(boost::asio::io_context& io, Sweep& sweep) {
+  sweep.Interrupt(true);
+  io.restart();
+  io.poll();
+  if (sweep.outcome() == SweepOutcome::kRunning) sweep.Detach();
+}
+
 // Runs the loop and the clock until the sweep ends: the loop's ready work
 // first, then the clock to its next timer. With nothing left to happen and
-// the sweep still running (it would wait forever), its trials are killed
-// and it is ended.
-void Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep) {
+// the sweep still running (it would wait forever), it is ended. Returns
+// false, the sweep ended, when the next timer would pass
+// kMaxSimulatedSeconds.
+bool Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep) {
+  const auto limit = std::chrono::duration_cast<Clock::Duration>(
+      std::chrono::duration<double>(kMaxSimulatedSeconds));
   while (sweep.outcome() == SweepOutcome::kRunning) {
     io.restart();
     io.poll();
     if (sweep.outcome() != SweepOutcome::kRunning) break;
     Clock::TimePoint due = clock.NextDue();
     if (due == Clock::TimePoint::max()) {
-      sweep.Interrupt(true);
-      io.restart();
-      io.poll();
-      if (sweep.outcome() == SweepOutcome::kRunning) sweep.Detach();
+      EndNow(io, sweep);
       break;
+    }
+    if (due - Clock::TimePoint{} > limit) {
+      EndNow(io, sweep);
+      return false;
     }
     clock.Advance(due - clock.Now());
   }
+  return true;
 }
 
 }  // namespace
@@ -174,10 +188,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   SimulationResult result;
   result.max_t = MaxT(config, table);
   ManualClock clock;
-  double epoch = options.epoch.value_or(
-      std::chrono::duration<double>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  double epoch = options.epoch.value_or(UnixNow());
   store.SetTimeSource(
       [&clock, epoch] { return epoch + SecondsSince({}, clock.Now()); });
   std::unordered_map<core::TrialId, const CurveRow*> rows;
@@ -216,6 +227,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
     result.makespan_s = SecondsSince({}, clock.Now());
   };
   core::Status started;
+  bool within_bound = true;
   // Nothing resumes a simulation: batches are committed in groups.
   store.HoldCommits(kBatchesPerCommit);
   {
@@ -231,7 +243,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
       });
     }
     started = sweep.Start();
-    if (started.ok()) Drive(io, clock, sweep);
+    if (started.ok()) within_bound = Drive(io, clock, sweep);
     result.outcome = sweep.outcome();
     result.error = sweep.error();
     result.experiment = sweep.experiment_id();
@@ -247,6 +259,14 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   store.SetTimeSource(nullptr);
   if (!started.ok()) return started.error();
   if (!flushed.ok()) return flushed.error();
+  if (!within_bound) {
+    return core::InvalidArgument(
+        "the simulation would pass " +
+        core::FormatDouble(kMaxSimulatedSeconds) +
+        " simulated seconds (about 31 years), the most it may take: give "
+        "fewer trials, more workers or shorter runs ('" +
+        config.name + "' is stored as interrupted)");
+  }
   return result;
 }
 

@@ -1,15 +1,14 @@
 #include "tuner/text/reports_text.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <cmath>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tuner/base/one_line.h"
 #include "tuner/text/csv.h"
+#include "tuner/text/time_text.h"
 
 namespace tuner {
 
@@ -27,11 +26,6 @@ Json Number(const std::optional<double>& value) {
 
 std::string Cell(const std::optional<double>& value) {
   return value ? fmt::format("{:.6g}", *value) : "-";
-}
-
-std::string When(double seconds) {
-  std::time_t t = static_cast<std::time_t>(seconds);
-  return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::gmtime(t));
 }
 
 Json ReportJson(const ReportRecord& r) {
@@ -107,7 +101,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
     row = [&](const ReportRecord& r) {
       out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", r.trial,
                          r.seq, r.attempt, Cell(r.time), Cell(r.value),
-                         When(r.created_at));
+                         FormatUtc(r.created_at));
     };
   } else if (format == "csv") {
     auto names = OtherMetrics(store, e);

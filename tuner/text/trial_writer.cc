@@ -1,5 +1,6 @@
 #include "tuner/text/trial_writer.h"
 
+#include "tuner/base/clock.h"
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
@@ -15,12 +16,13 @@ using storage::TrialRecord;
 
 class TableWriter : public TrialWriter {
  public:
-  explicit TableWriter(const ExperimentRecord& e) : experiment_(e) {}
+  TableWriter(const ExperimentRecord& e, double now)
+      : experiment_(e), now_(now) {}
   void Begin(std::ostream& out) override {
     out << TrialsTableHeader(experiment_);
   }
   core::Status Row(const TrialRecord& t, std::ostream& out) override {
-    out << TrialsTableRow(t);
+    out << TrialsTableRow(t, now_);
     return core::Status::Ok();
   }
   void End(std::ostream& out, int64_t) override {
@@ -32,16 +34,18 @@ class TableWriter : public TrialWriter {
 
  private:
   ExperimentRecord experiment_;
+  double now_;
 };
 
 // A JSON array of TrialJson objects, laid out as dump(2) lays out the
 // whole array.
 class JsonWriter : public TrialWriter {
  public:
+  explicit JsonWriter(double now) : now_(now) {}
   void Begin(std::ostream&) override {}
   core::Status Row(const TrialRecord& t, std::ostream& out) override {
     // Text stored by older versions may not be UTF-8: U+FFFD, not a throw.
-    std::string item = TrialJson(t).dump(
+    std::string item = TrialJson(t, now_).dump(
         2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     std::string text = first_ ? "[\n  " : ",\n  ";
     first_ = false;
@@ -57,34 +61,40 @@ class JsonWriter : public TrialWriter {
   }
 
  private:
+  double now_;
   bool first_ = true;
 };
 
 class YamlWriter : public TrialWriter {
  public:
+  explicit YamlWriter(double now) : now_(now) {}
   void Begin(std::ostream&) override {}
   core::Status Row(const TrialRecord& t, std::ostream& out) override {
-    out << TrialYamlItem(t);
+    out << TrialYamlItem(t, now_);
     return core::Status::Ok();
   }
   void End(std::ostream& out, int64_t rows) override {
     if (rows == 0) out << "[]\n";
   }
+
+ private:
+  double now_;
 };
 
 class CsvWriter : public TrialWriter {
  public:
-  explicit CsvWriter(std::vector<std::string> params)
-      : params_(std::move(params)) {}
+  CsvWriter(std::vector<std::string> params, double now)
+      : params_(std::move(params)), now_(now) {}
   void Begin(std::ostream& out) override { out << TrialsCsvHeader(params_); }
   core::Status Row(const TrialRecord& t, std::ostream& out) override {
-    out << TrialCsvRow(t, params_);
+    out << TrialCsvRow(t, params_, now_);
     return core::Status::Ok();
   }
   void End(std::ostream&, int64_t) override {}
 
  private:
   std::vector<std::string> params_;
+  double now_;
 };
 
 // args: the flags that carry each trial's params; command: its whole
@@ -122,13 +132,14 @@ core::Result<std::unique_ptr<TrialWriter>> MakeTrialWriter(
     const TrialListing& listing) {
   using Made = std::unique_ptr<TrialWriter>;
   const std::string& format = listing.format;
-  if (format == "table") return Made(std::make_unique<TableWriter>(e));
-  if (format == "json") return Made(std::make_unique<JsonWriter>());
-  if (format == "yaml") return Made(std::make_unique<YamlWriter>());
+  double now = listing.now.value_or(UnixNow());
+  if (format == "table") return Made(std::make_unique<TableWriter>(e, now));
+  if (format == "json") return Made(std::make_unique<JsonWriter>(now));
+  if (format == "yaml") return Made(std::make_unique<YamlWriter>(now));
   if (format == "csv") {
     auto names = store.ParamNames(e.id);
     if (!names.ok()) return names.error();
-    return Made(std::make_unique<CsvWriter>(std::move(names).value()));
+    return Made(std::make_unique<CsvWriter>(std::move(names).value(), now));
   }
   if (format == "args" || format == "command") {
     auto config = LoadStoredConfig(e.config_json);

@@ -4,6 +4,7 @@
 #define TUNER_TUNER_TEXT_TRIAL_WRITER_H_
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -32,6 +33,9 @@ struct TrialListing {
   // Where the database is (for {trial_dir} in `command`, the trial
   // directories of experiments stored before they were scoped).
   std::string db_path = "tuner.db";
+  // The Unix time a running trial's duration runs to; none: the system
+  // clock's when the writer is made.
+  std::optional<double> now;
 };
 
 // A writer for `listing.format`; kInvalidArgument for an unknown one, or

@@ -1,6 +1,6 @@
-// The dashboard: the experiments list and one experiment's page
-// (experiment.js), kept live through the service's event stream
-// (GET /api/events). It reads the JSON API; it writes only through the
+// The dashboard: the experiments list, one experiment's page
+// (experiment.js) and one trial's (trial.js), kept live through the
+// service's event stream (GET /api/events). It reads the JSON API; it writes only through the
 // stop, extend and delete buttons, with the token.
 'use strict';
 
@@ -18,10 +18,15 @@
   const now = () => Date.now() / 1000;
   const encode = encodeURIComponent;
 
+  // {} for the list, {name} for an experiment, {name, trial} for a trial.
   function route() {
-    const m = location.hash.match(/^#\/experiments\/([^/?]+)$/);
-    return m ? {name: decodeURIComponent(m[1])} : {};
+    const m = location.hash.match(/^#\/experiments\/([^/?]+)(?:\/trials\/([0-9]+))?$/);
+    if (!m) return {};
+    return m[2] ? {name: decodeURIComponent(m[1]), trial: Number(m[2])} :
+                  {name: decodeURIComponent(m[1])};
   }
+
+  const samePage = (a, b) => a && a.name === b.name && a.trial === b.trial;
 
   // ---- the experiments list -------------------------------------------
 
@@ -110,15 +115,18 @@
 
   async function draw() {
     const wanted = route();
-    if (!page || page.name !== wanted.name) {
+    if (!samePage(page, wanted)) {
       page = wanted;
-      page.name === undefined ? listLayout() : ExperimentPage.layout(page.name);
+      if (page.name === undefined) listLayout();
+      else if (page.trial === undefined) ExperimentPage.layout(page.name);
+      else TrialPage.layout(page.name, page.trial);
     }
     lastDraw = Date.now();
     const started = performance.now();
     try {
       await (page.name === undefined ? drawList() :
-                                       ExperimentPage.draw(page.name));
+             page.trial === undefined ? ExperimentPage.draw(page.name) :
+                                        TrialPage.draw(page.name, page.trial));
       banner.hidden = true;
       window.tunerTest.drawMs = Math.round(performance.now() - started);
       // The marker tests and benchmarks wait for: one more full draw.

@@ -1,5 +1,5 @@
 // What every page part shares: an element builder, the service's token,
-// JSON reads and token-authenticated POSTs. window.tunerTest is the
+// JSON and text reads and token-authenticated POSTs. window.tunerTest is the
 // browser test's and the benchmark's view of the page: what each chart was
 // handed, the bytes of each read, the control requests sent.
 'use strict';
@@ -66,6 +66,14 @@ const Base = (() => {
     return JSON.parse(text);
   }
 
+  // GETs text with the token (a trial's log).
+  async function getText(path) {
+    const response = await fetch(path, {cache: 'no-store', headers: headers()});
+    if (!response.ok) throw await errorOf(response, path);
+    window.tunerTest.reads.push(path);
+    return response.text();
+  }
+
   // POSTs with the token; resolves to the answer's JSON.
   async function post(path) {
     // A JSON content type: the service refuses the types a cross-site form
@@ -85,5 +93,5 @@ const Base = (() => {
   const badge = (status) => h('span', {class: `badge ${status}`}, status);
   const kLaneNames = {habana: 'card', neuron: 'core', cuda: 'gpu', cpu: 'cpu'};
 
-  return {h, token, getJson, post, number, when, badge, kLaneNames};
+  return {h, token, getJson, getText, post, number, when, badge, kLaneNames};
 })();

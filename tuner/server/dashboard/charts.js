@@ -109,8 +109,9 @@ const Charts = (() => {
   }
 
   // A uPlot in `container` (replacing what was there). `spec`: {id, height,
-  // x: {range, log, label, values, splits}, y: {...}, series: [{label,
-  // stroke, fill, width, dash, paths}], draw: hook after the series}.
+  // x: {range, log, label, values, splits, rotate (degrees), size (px)},
+  // y: {...}, series: [{label, stroke, fill, width, dash, paths}], draw:
+  // hook after the series}.
   function plot(container, spec) {
     destroy(container);
     container.textContent = '';
@@ -123,7 +124,8 @@ const Charts = (() => {
       values: a.values || ((u, splits) => splits.map((v) => (v == null ? '' : Svg.number(v)))),
       stroke: '#6b7280',
       grid: {stroke: '#e3e6eb', width: 1},
-    }, a.splits ? {splits: a.splits} : a.log ? {splits: decades} : {});
+    }, a.splits ? {splits: a.splits} : a.log ? {splits: decades} : {},
+    a.rotate ? {rotate: a.rotate} : {}, a.size ? {size: a.size} : {});
     const scale = (a) => ({
       time: false,
       distr: a.log ? 3 : 1,
@@ -270,32 +272,49 @@ const Charts = (() => {
     return dots;
   }
 
-  // The best value reported so far against seconds since the first report.
+  // The trial `tuner best` names after each report, by its default rule
+  // (--by last): of every trial's latest report, those at the largest
+  // time_attr first, then the better value, then the lower id. Returns
+  // [[reported_at, value, trial], ...], one each time that changes.
+  function bestByLast(curves) {
+    const better = curves.mode === 'max' ? (a, b) => a > b : (a, b) => a < b;
+    // a, b: [trial, time, value]; whether a ranks before b.
+    const ahead = (a, b) => a[1] > b[1] || (a[1] === b[1] && (better(a[2], b[2]) ||
+                                                             (a[2] === b[2] && a[0] < b[0])));
+    const events = [];
+    for (const t of curves.trials) {
+      for (const p of t.points) if (Number.isFinite(p[1])) events.push([p[2], p[0], p[1], t.id]);
+    }
+    events.sort((a, b) => a[0] - b[0]);
+    const latest = new Map();  // trial -> [trial, time, value]
+    const out = [];
+    let best = null;
+    for (const [at, time, value, trial] of events) {
+      const mine = [trial, time, value];
+      latest.set(trial, mine);
+      if (best === null || ahead(mine, best)) {
+        best = mine;
+      } else if (best[0] === trial) {  // the leader fell back: rank again
+        best = mine;
+        for (const other of latest.values()) if (ahead(other, best)) best = other;
+      }
+      const last = out[out.length - 1];
+      if (!last || last[1] !== best[2] || last[2] !== best[0]) out.push([at, best[2], best[0]]);
+    }
+    return out;
+  }
+
+  // Best so far against seconds since the first report: the value of the
+  // trial bestByLast names, a step each time that changes.
   function bestSoFar(container, curves, now, opts) {
     const logY = !!(opts && opts.logY);
-    const better = curves.mode === 'max' ? (a, b) => a > b : (a, b) => a < b;
-    // Only a trial's own running bests can be the experiment's.
-    const reports = [];
-    for (const t of curves.trials) {
-      let best = null;
-      for (const p of t.points) {
-        if (best === null || better(p[1], best)) {
-          best = p[1];
-          reports.push([p[2], p[1], t.id]);
-        }
-      }
-    }
+    const reports = bestByLast(curves);
     if (reports.length === 0) {
       drawn.best = {steps: []};
       return empty(container, 'No reports yet.');
     }
-    reports.sort((a, b) => a[0] - b[0]);
     const t0 = reports[0][0];
-    const steps = [];
-    for (const [at, value, trial] of reports) {
-      if (steps.length === 0 || better(value, steps[steps.length - 1][1]))
-        steps.push([at - t0, value, trial]);
-    }
+    const steps = reports.map(([at, value, trial]) => [at - t0, value, trial]);
     const end = Math.max(reports[reports.length - 1][0], now || 0) - t0;
     const line = steps.map((s) => [s[0], s[1]]);
     line.push([end, steps[steps.length - 1][1]]);
@@ -339,7 +358,7 @@ const Charts = (() => {
   }
 
   return {
-    learningCurves, bestSoFar, paramsText, valueAt, plot, dotsPath, range,
+    learningCurves, bestSoFar, bestByLast, paramsText, valueAt, plot, linesPath, dotsPath, range,
     empty, destroy, drawn, kGrey
   };
 })();

@@ -53,7 +53,7 @@ const ExperimentPage = (() => {
         h('div', {class: 'panels'},
           panel('curves', 'Learning curves (rungs dashed, stopped trials grey)', false,
                 h('label', {}, 'metric ', metric), h('label', {}, logY, ' log y')),
-          panel('best', 'Best so far'),
+          panel('best', 'Best so far, as tuner best ranks (below)'),
           panel('params', 'Parameters vs objective', true),
           panel('parallel', 'Parallel coordinates (colour: rank of the last value)', true),
           panel('importance', 'Parameter importance (per rung, docs/service.md)'),
@@ -64,7 +64,8 @@ const ExperimentPage = (() => {
           h('table', {id: 'trials', class: 'table'})));
   }
 
-  // Stop, extend and delete, for a user holding the token.
+  // Stop (shown while the experiment runs: drawSummary), extend and
+  // delete, for a user holding the token.
   function controls(name) {
     if (!Base.token) {
       return h('p', {class: 'hint', id: 'controls'},
@@ -88,7 +89,8 @@ const ExperimentPage = (() => {
       return b;
     };
     return h('div', {class: 'controls', id: 'controls'},
-             button('stop-button', 'Stop', () => act(`${base}/stop`)),
+             Object.assign(button('stop-button', 'Stop', () => act(`${base}/stop`)),
+                           {hidden: true}),
              button('extend-button', 'Extend…', () => {
                const n = window.prompt('How many more trials?', '10');
                if (n === null) return;
@@ -259,17 +261,26 @@ const ExperimentPage = (() => {
     }
   }
 
+  // The summary. Its best and the best-so-far chart follow one rule,
+  // `tuner best`'s default (--by last): the last value of the trial that
+  // trained longest, the better value first among equals.
   function drawSummary(e) {
     const status = document.getElementById('status');
     status.textContent = '';
     status.append(Base.badge(e.status));
+    const stop = document.getElementById('stop-button');
+    if (stop) stop.hidden = e.status !== 'running';
     const c = e.counts;
     const items = [
       ['metric', `${e.metric} (${e.mode}), by ${e.time_attr}` + (e.max_t ? ` up to ${e.max_t}` : '')],
       ['trials', `${c.running} running, ${c.paused} paused, ${c.completed} ` +
                      `completed, ${c.stopped} stopped, ${c.failed} failed`],
-      ['best', e.best && e.best.trial ? `${Base.number(e.best.value)} (trial ` +
-                   `${e.best.trial}: ${Charts.paramsText(e.best.params)})` : '–'],
+      ['best', e.best && e.best.trial ? `${Base.number(e.best.value)} at ${e.time_attr} ` +
+                   `${Base.number(e.best.time)} (trial ${e.best.trial}: ` +
+                   `${Charts.paramsText(e.best.params)})` : '–'],
+      ['best means', `as tuner best ranks (--by last): the last ${e.metric} of the ` +
+                         `trials that trained longest, the ${e.mode === 'max' ? 'highest' :
+                         'lowest'} first; best so far is that, at each report`],
       ['devices', e.priority ? `${e.held_devices} held, priority ${e.priority}` : 'none held'],
       ['started', Base.when(e.created_at)],
       ['updated', Base.when(e.updated_at)],

@@ -91,24 +91,22 @@ const TrialsTable = (() => {
         redraw();
       });
       return th;
-    }), h('th', {}, 'logs')));
-    for (const t of list.slice(0, kMaxRows)) table.append(row(t, h));
+    }), h('th', {}, 'curve and logs')));
+    for (const t of list.slice(0, kMaxRows)) table.append(row(t, h, experiment));
   }
 
-  function row(t, h) {
+  function row(t, h, experiment) {
     const number = (v) => (typeof v === 'number' ? Svg.number(v) : '–');
-    return h('tr', {'data-trial': t.id}, h('td', {class: 'num'}, t.id),
+    const page = `#/experiments/${encodeURIComponent(experiment)}/trials/${t.id}`;
+    return h('tr', {'data-trial': t.id},
+             h('td', {class: 'num'}, h('a', {href: page}, String(t.id))),
              h('td', {}, h('span', {class: `badge ${t.status}`}, t.status)),
              h('td', {class: 'params'}, Charts.paramsText(t.params)),
              h('td', {class: 'num'}, number(t.last_time)),
              h('td', {class: 'num'}, number(t.last_value)),
              h('td', {class: 'num'}, number(t.best_value)),
              h('td', {class: 'num'}, t.attempts), h('td', {}, t.reason || ''),
-             h('td', {},
-               h('a', {href: `/api/trials/${t.id}/log?tail=200`, target: '_blank'}, 'stdout'),
-               ' ',
-               h('a', {href: `/api/trials/${t.id}/log?stream=stderr&tail=200`,
-                       target: '_blank'}, 'stderr')));
+             h('td', {}, h('a', {href: page, class: 'trial-link'}, 'open')));
   }
 
   return {draw, rows, csv, view};

@@ -6,6 +6,7 @@
 
 const Views = (() => {
   const drawn = Charts.drawn;
+  const kScatterWidth = 300;
 
   // The objective's last value per trial with reports.
   function lastValues(curves) {
@@ -14,13 +15,40 @@ const Views = (() => {
     }));
   }
 
-  function axisSpec(axis) {
+  let measure = null;  // a canvas context that measures the axes' text
+
+  // How a categorical axis `width` pixels long shows its labels so that
+  // none overlap: level when the widest fits its slot, else turned 45°
+  // and, when even turned ones would touch, only every `every`-th; a label
+  // past 16 characters is shortened with "…".
+  function categoryLayout(labels, width) {
+    if (!measure) {
+      measure = document.createElement('canvas').getContext('2d');
+      measure.font = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
+    }
+    const shown = labels.map((l) => (String(l).length > 16 ? `${String(l).slice(0, 15)}…` : String(l)));
+    const widest = Math.max(0, ...shown.map((l) => measure.measureText(l).width));
+    const slot = width / Math.max(1, labels.length);
+    if (widest + 8 <= slot) return {labels: shown, rotate: 0, every: 1, size: 34};
+    // A turned label takes about 18 px across the axis.
+    const every = Math.max(1, Math.ceil(18 / slot));
+    return {labels: shown, rotate: -45, every, size: Math.ceil(widest * Math.SQRT1_2) + 24};
+  }
+
+  // The x axis of a scatter `width` pixels wide (its plot area is about
+  // 66 px narrower: the y axis and the margins).
+  function axisSpec(axis, width) {
     if (axis.categorical) {
+      const layout = categoryLayout(axis.labels, width - 66);
       return {
         range: [-0.5, axis.labels.length - 0.5],
         splits: () => axis.labels.map((l, i) => i),
-        values: (u, splits) => splits.map((i) => axis.labels[i] ?? ''),
+        values: (u, splits) =>
+            splits.map((i) => (i % layout.every === 0 ? layout.labels[i] ?? '' : '')),
+        rotate: layout.rotate,
+        size: layout.size,
         label: axis.name,
+        layout,
       };
     }
     const pad = (axis.hi - axis.lo) * 0.03 || 0.5;
@@ -52,9 +80,10 @@ const Views = (() => {
       const cell = document.createElement('div');
       cell.className = 'param-cell';
       container.appendChild(cell);
+      const x = axisSpec(axis, kScatterWidth);
       Charts.plot(cell, {
-        id: `param-${spec.name}`, width: 300, height: 220,
-        x: axisSpec(axis),
+        id: `param-${spec.name}`, width: kScatterWidth, height: 220 + (x.size || 34) - 34,
+        x,
         y: {range: ys, label: curves.shown || curves.metric},
         series: [
           {label: 'greyed', fill: Charts.kGrey, paths: Charts.dotsPath(greyed, 3, axis.log)},
@@ -62,6 +91,9 @@ const Views = (() => {
         ],
       });
       drawn.params[spec.name] = {points: greyed.length + live.length, log: axis.log};
+      if (x.layout) {
+        drawn.params[spec.name].labels = {rotate: x.layout.rotate, every: x.layout.every};
+      }
     }
   }
 
@@ -238,5 +270,5 @@ const Views = (() => {
     };
   }
 
-  return {paramsVsObjective, parallel, importance, contour};
+  return {paramsVsObjective, parallel, importance, contour, categoryLayout};
 })();
