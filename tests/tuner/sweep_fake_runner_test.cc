@@ -304,7 +304,8 @@ TEST_CASE("extend says a sweep launches its trials only if it has not ended",
   // The tuner's lock, held as `tuner run` holds it until its process exits
   // (after the sweep has ended and its summary is printed).
   auto lock = HoldTunerLock(
-      TunerLockPath(StoredTrialsRoot(w.options.config_json, db), "fake"),
+      TunerLockPath(ExperimentTrialsRoot(w.options.config_json, db, "fake"),
+                    "fake"),
       CliOwnerText());
   REQUIRE(lock);
   REQUIRE(w.sweep->Start().ok());

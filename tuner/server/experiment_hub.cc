@@ -187,7 +187,8 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
 std::string ExperimentHub::RunElsewhere(
     const storage::ExperimentRecord& experiment) const {
   std::string lock =
-      TunerLockPath(StoredTrialsRoot(experiment.config_json, options_.db_path),
+      TunerLockPath(ExperimentTrialsRoot(experiment.config_json,
+                                         options_.db_path, experiment.name),
                     experiment.name);
   runner::LockState state = runner::ProbeLock(lock);
   if (!state.held) return "";
