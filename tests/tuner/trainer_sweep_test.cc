@@ -146,6 +146,43 @@ TEST_CASE("checkpoints of stopped trials beyond keep_best are deleted",
   CHECK(kept == 1);
 }
 
+// Another user plants run_N as a link to a folder of theirs that holds a
+// checkpoint-999: the trial writes through it (it is the trial's path), but
+// keep_best, dropping the trial's checkpoints, walks from the fixed part of
+// checkpoints.dir and leaves everything behind a link in place.
+TEST_CASE("keep_best never follows a link on the way to a checkpoint",
+          "[trainer][process]") {
+  namespace fs = std::filesystem;
+  fs::path ck = fs::temp_directory_path() /
+                ("tuner-keep-links-" + std::to_string(getpid()));
+  fs::remove_all(ck);
+  std::vector<fs::path> theirs;
+  for (int id = 1; id <= 9; ++id) {
+    fs::path precious = ck / ("precious_" + std::to_string(id));
+    fs::create_directories(precious / "data" / "checkpoint-999");
+    std::ofstream(precious / "data" / "checkpoint-999" / "keep.txt") << "x";
+    fs::create_directory_symlink(precious, ck / ("run_" + std::to_string(id)));
+    theirs.push_back(precious / "data" / "checkpoint-999" / "keep.txt");
+  }
+  std::string dir = ck.string() + "/run_{trial_id}/data";
+  std::string yaml = Config("hf-keep-links", "stopping", "",
+                            "{dir: \"" + dir + "\", keep_best: 1}");
+  std::string from = "--output_dir {trial_dir}/output";
+  yaml.replace(yaml.find(from), from.size(), "--output_dir " + dir);
+  auto result = RunSweep(yaml);
+  REQUIRE(result.outcome == SweepOutcome::kFinished);
+  int stopped = 0;
+  for (const auto& trial : result.trials) {
+    stopped += trial.status == TrialStatus::kStopped;
+  }
+  CHECK(stopped >= 3);  // so keep_best dropped the checkpoints of two
+  for (const auto& file : theirs) {
+    INFO(file);
+    CHECK(fs::exists(file));
+  }
+  fs::remove_all(ck);
+}
+
 TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
           "[trainer][devices][process]") {
   UseFakeMachine("dl1");

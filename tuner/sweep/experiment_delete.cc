@@ -69,22 +69,6 @@ bool NamesTrial(const std::string& part, const std::string& id) {
   return false;
 }
 
-// The folder a checkpoints.dir's walk starts from (RemoveTreeBelow): the
-// components of `templ` before its first placeholder, as written (a
-// relative one in `workdir`); the database's folder for one that starts
-// with {trial_dir}, whose trial directory is in it.
-fs::path CheckpointRoot(const std::string& templ, const std::string& workdir,
-                        const fs::path& db_folder) {
-  if (templ.rfind("{trial_dir}", 0) == 0) return Normal(db_folder);
-  fs::path written = fs::absolute(fs::path(workdir) / templ);
-  fs::path root;
-  for (const auto& part : written) {
-    if (part.string().find('{') != std::string::npos) break;
-    root /= part;
-  }
-  return Normal(root);
-}
-
 // Each trial's checkpoints.dir outside the paths found so far, when it is
 // per trial and its own (WhyNotTrialOwned); the others go to `left`,
 // "path: why".
@@ -97,7 +81,7 @@ void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
   auto config = LoadStoredConfig(experiment.config_json);
   if (!config.ok() || !PerTrial(config.value().checkpoints.dir)) return;
   const std::string& templ = config.value().checkpoints.dir;
-  fs::path root = CheckpointRoot(templ, config.value().workdir, db_folder);
+  fs::path root = CheckpointWalkRoot(templ, config.value().workdir, db_folder);
   std::vector<DoomedPath> found = paths;
   for (const auto& trial : trials) {
     TrialContext context;
@@ -169,14 +153,26 @@ std::optional<DoomedPath> MayRemoveDoomed(const std::string& path,
 
 std::string LockHolder(const std::string& lock_path) {
   runner::LockState state = runner::ProbeLock(lock_path);
-  if (state.owner.rfind("server=", 0) == 0) {
-    return "the service at " + state.owner.substr(7, state.owner.find(' ') - 7);
-  }
+  LockOwner owner = ParseLockOwner(state.owner);
+  if (!owner.server_url.empty()) return "the service at " + owner.server_url;
   return state.owner.empty() ? "another tuner"
                              : "a tuner (" + state.owner + ")";
 }
 
 }  // namespace
+
+fs::path CheckpointWalkRoot(const std::string& templ,
+                            const std::string& workdir,
+                            const fs::path& trial_dirs_in) {
+  if (templ.rfind("{trial_dir}", 0) == 0) return Normal(trial_dirs_in);
+  fs::path written = fs::absolute(fs::path(workdir) / templ);
+  fs::path root;
+  for (const auto& part : written) {
+    if (part.string().find('{') != std::string::npos) break;
+    root /= part;
+  }
+  return Normal(root);
+}
 
 std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,
                              const std::string& trial_dir) {

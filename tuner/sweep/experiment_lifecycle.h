@@ -83,6 +83,15 @@ core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
                                              const std::string& db_path,
                                              const std::string& name);
 
+// The folder a trial's checkpoints.dir `templ` is walked from when its
+// files are removed (RemoveTreeBelow): the components of `templ` before its
+// first placeholder, as written (a relative one in `workdir`);
+// `trial_dirs_in`, a folder that holds the trial directories, for one that
+// starts with {trial_dir}.
+std::filesystem::path CheckpointWalkRoot(
+    const std::string& templ, const std::string& workdir,
+    const std::filesystem::path& trial_dirs_in);
+
 // The largest trial budget an extension may reach (as num_trials).
 inline constexpr int64_t kMaxTrialBudget = 10'000'000;
 

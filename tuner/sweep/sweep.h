@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -215,6 +216,10 @@ class Sweep : public runner::RunnerObserver {
   // keep_best: adds `output_dir` to the kept ones, deletes the worst.
   void KeepBest(std::optional<double> last_value,
                 const std::string& output_dir);
+  // Removes one checkpoint `path` of a trial keep_best drops, walked from
+  // the checkpoints.dir's fixed folder without following a link on the way
+  // (one there, or a path outside it, is left in place with a warning).
+  void RemoveCheckpoint(const std::filesystem::path& path) const;
   double SnapToRung(double time) const;
   // Whether an attempt that ended was interrupted rather than ended: it
   // had no verdict, the trial was not at fault, and this sweep is not

@@ -9,6 +9,9 @@
 #include <filesystem>
 
 #include "trial_runner/trainer_state.h"
+#include "tuner/base/one_line.h"
+#include "tuner/base/remove_tree.h"
+#include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"
 
@@ -149,11 +152,28 @@ void Sweep::KeepBest(std::optional<double> last_value,
     glob_t matches{};
     if (glob((dir + "/" + first).c_str(), 0, nullptr, &matches) == 0) {
       for (size_t i = 0; i < matches.gl_pathc; ++i) {
-        std::error_code ec;
-        std::filesystem::remove_all(matches.gl_pathv[i], ec);
+        RemoveCheckpoint(matches.gl_pathv[i]);
       }
     }
     globfree(&matches);
+  }
+}
+
+void Sweep::RemoveCheckpoint(const std::filesystem::path& path) const {
+  namespace fs = std::filesystem;
+  fs::path root = CheckpointWalkRoot(config_.checkpoints.dir, config_.workdir,
+                                     fs::absolute(options_.trials_root));
+  fs::path full = path.is_absolute() ? path : config_.workdir / path;
+  fs::path below = full.lexically_normal().lexically_relative(root);
+  bool inside = !below.empty() && *below.begin() != ".." && below != ".";
+  TreeRemoval removal =
+      inside ? RemoveTreeBelow(root, below)
+             : TreeRemoval{TreeRemoval::kFailed,
+                           path.string() + ": not inside " + root.string()};
+  if (removal.kind == TreeRemoval::kLink ||
+      removal.kind == TreeRemoval::kFailed) {
+    spdlog::warn("keep_best: {} left in place ({})", OneLine(path.string()),
+                 OneLine(removal.why));
   }
 }
 
