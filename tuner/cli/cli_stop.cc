@@ -36,10 +36,10 @@ std::string TrialsRootOf(const StopOptions& options) {
 int Stop(const StopOptions& options) {
   std::string lock = TunerLockPath(TrialsRootOf(options), options.name);
   runner::LockState state = runner::ProbeLock(lock);
-  if (state.held && state.owner.rfind("server=", 0) == 0) {
+  std::string url = ParseLockOwner(state.owner).server_url;
+  if (state.held && !url.empty()) {
     // A service runs it: signalling that process would stop every
     // experiment it runs.
-    std::string url = state.owner.substr(7, state.owner.find(' ') - 7);
     std::fprintf(stderr,
                  "tuner: experiment '%s' runs in the service at %s; stop it "
                  "there: tuner stop %s --server %s\n",
