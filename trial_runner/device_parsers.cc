@@ -8,7 +8,7 @@ namespace tuner::runner {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimBlanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
     s.remove_prefix(1);
   while (!s.empty() &&
@@ -22,9 +22,9 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   size_t start = 0;
   for (size_t at; (at = text.find(separator, start)) != std::string_view::npos;
        start = at + 1) {
-    parts.push_back(Trim(text.substr(start, at - start)));
+    parts.push_back(TrimBlanks(text.substr(start, at - start)));
   }
-  parts.push_back(Trim(text.substr(start)));
+  parts.push_back(TrimBlanks(text.substr(start)));
   return parts;
 }
 
@@ -233,7 +233,7 @@ void MarkNvidiaBusy(std::string_view compute_apps_csv,
 
 core::Result<std::vector<int>> ParseCpuList(std::string_view text) {
   std::vector<int> cpus;
-  for (auto part : Split(Trim(text), ',')) {
+  for (auto part : Split(TrimBlanks(text), ',')) {
     if (part.empty()) continue;
     size_t dash = part.find('-');
     auto first = LeadingInt(part.substr(0, dash));

@@ -11,7 +11,7 @@ namespace tuner::runner {
 
 namespace {
 
-bool Contains(std::string_view line, std::string_view needle) {
+bool ContainsIgnoringCase(std::string_view line, std::string_view needle) {
   auto it = std::search(line.begin(), line.end(), needle.begin(), needle.end(),
                         [](char a, char b) {
                           return std::tolower(static_cast<unsigned char>(a)) ==
@@ -27,12 +27,12 @@ FailureClass ClassOf(std::string_view line) {
         "Neuron cores are not contiguous",
         "CUDA-capable devices are busy or unavailable",
         "cudaErrorDevicesUnavailable"}) {
-    if (Contains(line, needle)) return FailureClass::kDeviceAcquire;
+    if (ContainsIgnoringCase(line, needle)) return FailureClass::kDeviceAcquire;
   }
   for (std::string_view needle :
        {"out of memory", "OutOfMemoryError", "MemoryError", "Allocation failed",
         "RESOURCE_EXHAUSTED"}) {
-    if (Contains(line, needle)) return FailureClass::kOutOfMemory;
+    if (ContainsIgnoringCase(line, needle)) return FailureClass::kOutOfMemory;
   }
   return FailureClass::kOther;
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/text.h"
 #include "trial_runner/rank_prefix.h"
 #include "trial_runner/utf8_text.h"
 
@@ -12,12 +13,6 @@ namespace {
 constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // …
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)); }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool Contains(std::string_view text, std::string_view needle) {
   return text.find(needle) != std::string_view::npos;
@@ -101,7 +96,7 @@ bool HasText(std::string_view text) {
 
 // Where a traceback's frames start: their indented source lines follow.
 bool StartsFrames(std::string_view text) {
-  std::string_view trimmed = Trim(text);
+  std::string_view trimmed = core::TrimSpace(text);
   return (!text.empty() && IsSpace(text.front()) &&
           trimmed.starts_with("File \"")) ||
          trimmed.starts_with("Traceback (most recent call last)") ||
@@ -141,7 +136,7 @@ std::string_view LastLine(std::string_view output) {
       in_frames = true;
       continue;
     }
-    std::string_view trimmed = Trim(text);
+    std::string_view trimmed = core::TrimSpace(text);
     if (!HasText(trimmed) || IsChainNote(trimmed) || IsProgressBar(trimmed) ||
         IsTorchrunNoise(trimmed) || IsEmptyLogRecord(trimmed)) {
       continue;
@@ -155,13 +150,14 @@ std::string_view LastLine(std::string_view output) {
 
 std::string PrintableLine(std::string_view text, size_t max_bytes) {
   std::string clean = Clean(text);
-  std::string_view line = Trim(clean);
+  std::string_view line = core::TrimSpace(clean);
   if (line.size() <= max_bytes) return std::string(line);
   if (max_bytes < kEllipsis.size()) return "";
   size_t cut = max_bytes - kEllipsis.size();
   while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80)
     --cut;
-  return std::string(Trim(line.substr(0, cut))) + std::string(kEllipsis);
+  return std::string(core::TrimSpace(line.substr(0, cut))) +
+         std::string(kEllipsis);
 }
 
 std::string LastMeaningfulLine(std::string_view output, size_t max_bytes) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "trial_runner/python_dict.h"
 #include "trial_runner/utf8_text.h"
 
@@ -11,17 +12,6 @@ namespace tuner::runner {
 namespace {
 
 constexpr std::string_view kTuneMetricTag = "[tune-metric]:";
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text[0]))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() &&
-         std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 std::optional<core::Metrics> ParseJsonObject(std::string_view text) {
   auto object = nlohmann::ordered_json::parse(text, nullptr, false);
@@ -48,9 +38,9 @@ std::optional<core::Metrics> ParseMetricLine(std::string_view line) {
     valid = ValidUtf8(line);
     line = valid;
   }
-  line = Trim(line);
+  line = core::TrimSpace(line);
   if (line.substr(0, kTuneMetricTag.size()) == kTuneMetricTag) {
-    line = Trim(line.substr(kTuneMetricTag.size()));
+    line = core::TrimSpace(line.substr(kTuneMetricTag.size()));
   }
   if (line.size() < 2 || line.front() != '{' || line.back() != '}') {
     return std::nullopt;

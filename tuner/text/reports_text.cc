@@ -8,6 +8,7 @@
 
 #include "tuner/base/one_line.h"
 #include "tuner/text/csv.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/time_text.h"
 
 namespace tuner {
@@ -18,22 +19,15 @@ using Json = nlohmann::ordered_json;
 using storage::ExperimentRecord;
 using storage::ReportRecord;
 
-Json Number(const std::optional<double>& value) {
-  if (!value) return nullptr;
-  if (!std::isfinite(*value)) return core::FormatDouble(*value);
-  return *value;
-}
-
-std::string Cell(const std::optional<double>& value) {
-  return value ? fmt::format("{:.6g}", *value) : "-";
-}
-
 Json ReportJson(const ReportRecord& r) {
   Json metrics = Json::object();
-  for (const auto& [name, value] : r.metrics) metrics[name] = Number(value);
-  return {{"trial", r.trial},          {"seq", r.seq},
-          {"attempt", r.attempt},      {"time", Number(r.time)},
-          {"value", Number(r.value)},  {"metrics", metrics},
+  for (const auto& [name, value] : r.metrics) metrics[name] = JsonNumber(value);
+  return {{"trial", r.trial},
+          {"seq", r.seq},
+          {"attempt", r.attempt},
+          {"time", JsonNumber(r.time)},
+          {"value", JsonNumber(r.value)},
+          {"metrics", metrics},
           {"created_at", r.created_at}};
 }
 
@@ -100,8 +94,8 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
                        OneLine(e.metric), "when (UTC)");
     row = [&](const ReportRecord& r) {
       out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", r.trial,
-                         r.seq, r.attempt, Cell(r.time), Cell(r.value),
-                         FormatUtc(r.created_at));
+                         r.seq, r.attempt, NumberCell(r.time),
+                         NumberCell(r.value), FormatUtc(r.created_at));
     };
   } else if (format == "csv") {
     auto names = OtherMetrics(store, e);

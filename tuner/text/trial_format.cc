@@ -9,21 +9,12 @@
 #include "tuner/base/one_line.h"
 #include "tuner/base/params_text.h"
 #include "tuner/text/csv.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/time_text.h"
 
 namespace tuner {
 
 namespace {
-
-nlohmann::ordered_json Number(const std::optional<double>& value) {
-  if (!value) return nullptr;
-  if (!std::isfinite(*value)) return core::FormatDouble(*value);
-  return *value;
-}
-
-std::string Cell(const std::optional<double>& value) {
-  return value ? fmt::format("{:.6g}", *value) : "-";
-}
 
 void EmitScalar(YAML::Emitter& out, const nlohmann::ordered_json& value) {
   if (value.is_null()) {
@@ -59,15 +50,15 @@ nlohmann::ordered_json TrialJson(const storage::TrialRecord& t, double now) {
   return {{"id", t.id},
           {"status", std::string(core::ToString(t.status))},
           {"params", ParamsObject(t.params)},
-          {"last_time", Number(t.last_time)},
-          {"last_value", Number(t.last_value)},
-          {"best_value", Number(t.best_value)},
+          {"last_time", JsonNumber(t.last_time)},
+          {"last_value", JsonNumber(t.last_value)},
+          {"best_value", JsonNumber(t.best_value)},
           {"attempts", t.attempts},
           {"exit_code", t.exit_code ? nlohmann::ordered_json(*t.exit_code)
                                     : nlohmann::ordered_json(nullptr)},
-          {"start", Number(times.start)},
-          {"end", Number(times.end)},
-          {"duration", Number(times.duration)},
+          {"start", JsonNumber(times.start)},
+          {"end", JsonNumber(times.end)},
+          {"duration", JsonNumber(times.duration)},
           {"reason", t.reason}};
 }
 
@@ -103,8 +94,9 @@ std::string TrialsTableRow(const storage::TrialRecord& t, double now) {
   TrialTimes times = TimesOf(t, now);
   return fmt::format(
       "{:>6}  {:<9}  {:>9}  {:>12}  {:>12}  {:<19}  {:<19}  {:>9}  {}{}\n",
-      t.id, core::ToString(t.status), Cell(t.last_time), Cell(t.last_value),
-      Cell(t.best_value), FormatUtc(times.start), FormatUtc(times.end),
+      t.id, core::ToString(t.status), NumberCell(t.last_time),
+      NumberCell(t.last_value), NumberCell(t.best_value),
+      FormatUtc(times.start), FormatUtc(times.end),
       FormatDuration(times.duration), FormatParams(t.params),
       // Stored by older versions unescaped, maybe.
       t.reason.empty() ? "" : "  (" + OneLine(t.reason) + ")");

@@ -1,0 +1,21 @@
+// Measured values (a report's time or metric, a trial's last value) as the
+// listings show them.
+#ifndef TUNER_TUNER_TEXT_NUMBER_TEXT_H_
+#define TUNER_TUNER_TEXT_NUMBER_TEXT_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace tuner {
+
+// For JSON and YAML: null when absent, "inf", "-inf" or "nan" (a string,
+// since JSON has no such number) when not finite, else the number.
+nlohmann::ordered_json JsonNumber(const std::optional<double>& value);
+
+// For a table cell: six significant digits, "-" when absent.
+std::string NumberCell(const std::optional<double>& value);
+
+}  // namespace tuner
+
+#endif  // TUNER_TUNER_TEXT_NUMBER_TEXT_H_
