@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 const char* kToken = "log-test-token-0123456789abcdef";
 
 // Experiment "logs" with trials 1 and 2, whose directories are under
-// dir/trials/logs/ (its stored trials_root); reads need no token (a
+// dir/tuner.db.trials/logs/, beside the database; reads need no token (a
 // loopback service).
 struct Fixture {
   Fixture() {
@@ -63,7 +63,7 @@ struct Fixture {
   }
 
   testing::ScratchDir dir{"tuner-api-log"};
-  fs::path root = dir.path() / "trials" / "logs";
+  fs::path root = dir.path() / "tuner.db.trials" / "logs";
   EventBus bus;
   testing::FakeControl control;
   std::optional<StorePool> stores;
@@ -131,6 +131,19 @@ TEST_CASE("a trial's log request reaches only that trial's own files",
   CHECK(dir_link.status == 404);
   CHECK(dir_link.body.find("secret") == std::string::npos);
   CHECK(f.Get("/api/trials/9/log").status == 404);  // no such trial
+}
+
+TEST_CASE("a trial's log is never read through a linked experiment folder",
+          "[server][api][log]") {
+  Fixture f;
+  fs::path elsewhere = f.dir.path() / "elsewhere";
+  fs::create_directories(elsewhere / "1");
+  f.Write(elsewhere / "1" / "stdout.log", "secret\n");
+  fs::remove_all(f.root);
+  fs::create_directory_symlink(elsewhere, f.root);
+  Response linked = f.Get("/api/trials/1/log");
+  CHECK(linked.status == 404);
+  CHECK(linked.body.find("secret") == std::string::npos);
 }
 
 }  // namespace

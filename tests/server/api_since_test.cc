@@ -63,6 +63,34 @@ json PointAt(const json& curves, size_t i) {
           c["seq"][i]};
 }
 
+// A Trainer prints a loss line, then an eval line with other keys: the
+// page offers every key the trial reported, not only its first report's.
+TEST_CASE("curves offer every metric a trial reported",
+          "[server][api][dashboard]") {
+  Fixture f;
+  f.now = 2000;
+  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  REQUIRE(trial.ok());
+  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer
+              ->AppendReport({trial.value(),
+                              1,
+                              1.0,
+                              std::nullopt,
+                              {{"loss", 0.7}, {"epoch", 1.0}}},
+                             core::Mode::kMax)
+              .ok());
+  REQUIRE(
+      f.writer
+          ->AppendReport(
+              {trial.value(), 2, 1.0, 0.9, {{"eval_f1", 0.9}, {"epoch", 1.0}}},
+              core::Mode::kMax)
+          .ok());
+  REQUIRE(f.writer->Commit().ok());
+  json all = f.GetJson("/api/experiments/views/curves");
+  CHECK(all["metrics"] == json({"loss", "epoch", "eval_f1"}));
+}
+
 TEST_CASE("curves ?since= returns only the trials and reports after it",
           "[server][api][dashboard]") {
   Fixture f;

@@ -404,5 +404,20 @@ TEST_CASE("a token goes to its own service, and off this machine on request",
   CHECK_FALSE(server::MayCarryToken(kept, here, false).ok());
 }
 
+TEST_CASE("a --server port out of range is refused before connecting",
+          "[server][cli]") {
+  for (std::string url :
+       {"http://127.0.0.1:70000", "http://127.0.0.1:0",
+        "http://127.0.0.1:", "http://127.0.0.1:8o80", "http://:8080"}) {
+    INFO(url);
+    auto client = server::HttpClient::Connect(url);
+    REQUIRE_FALSE(client.ok());
+    CHECK(client.message() ==
+          "--server: expected http://HOST:PORT with a port from 1 to 65535, "
+          "got '" +
+              url + "'");
+  }
+}
+
 }  // namespace
 }  // namespace tuner::testing

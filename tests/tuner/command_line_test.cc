@@ -63,7 +63,8 @@ TEST_CASE("completion and man page come from the registered verbs",
             "cuda cpu'"));
   CHECK(Has(bash,
             "'stop') opts='-h --help --detach --force --server "
-            "--token-file --db'; valued='--server --token-file --db'; "
+            "--token-file --allow-plain-http --db'; valued='--server "
+            "--token-file --db'; "
             "positional='name'"));
   CHECK(Has(bash, "valued='--set --name --db'; positional='files'"));  // run
   CHECK(Has(bash,

@@ -155,9 +155,9 @@ TEST_CASE("tuner run of a changed file, resume of a finished one: one line",
   CHECK(changed.code == 2);
   CHECK(changed.err ==
         "tuner: experiment 'c' in tuner.db was started from another config "
-        "(these keys differ: command, num_trials); take it up as stored with "
-        "`tuner resume c`, or run this file as a new experiment with --name "
-        "NEW\n");
+        "(these keys differ: command, num_trials); add trials to it as stored "
+        "with `tuner extend c --trials N --run`, or run this file as a new "
+        "experiment with --name NEW\n");
   CHECK(RunTuner(dir, "run c.yaml --name c2 -q").code == 0);
   fs::remove_all(dir);
 }

@@ -131,4 +131,16 @@ TreeRemoval RemoveTreeBelow(const fs::path& root, const fs::path& below) {
   return {TreeRemoval::kRemoved, ""};
 }
 
+UniqueFd OpenDirBelow(const fs::path& root, const fs::path& below) {
+  if (!root.is_absolute() || below.is_absolute()) return UniqueFd(-1);
+  UniqueFd dir(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  for (const auto& part : below) {
+    if (!dir.valid()) break;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") return UniqueFd(-1);
+    dir = UniqueFd(openat(dir.get(), part.c_str(), kDirFlags));
+  }
+  return dir;
+}
+
 }  // namespace tuner

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "tuner/base/unique_fd.h"
+
 namespace tuner {
 
 struct TreeRemoval {
@@ -33,6 +35,14 @@ struct TreeRemoval {
 // deeper than 256 levels.
 TreeRemoval RemoveTreeBelow(const std::filesystem::path& root,
                             const std::filesystem::path& below);
+
+// The directory `root`/`below` opened (O_RDONLY | O_DIRECTORY) by the same
+// walk: `root`, absolute, as it is, then each component of `below` (a
+// relative path without `..`) with openat(O_NOFOLLOW | O_DIRECTORY). An
+// invalid descriptor when a component is missing, no directory, or a
+// symbolic link.
+UniqueFd OpenDirBelow(const std::filesystem::path& root,
+                      const std::filesystem::path& below);
 
 }  // namespace tuner
 

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -95,14 +96,21 @@ bool SameAsStored(const storage::ExperimentRecord& experiment,
   for (const auto& key : changed.value())
     keys += (keys.empty() ? "" : ", ") + key;
   const char* name = experiment.name.c_str();
+  // A finished one is taken up as stored by adding trials to it.
+  std::string as_stored =
+      experiment.status == "finished"
+          ? fmt::format(
+                "add trials to it as stored with `tuner extend {} "
+                "--trials N --run`",
+                name)
+          : fmt::format("take it up as stored with `tuner resume {}`", name);
   std::fprintf(
       stderr,
       "tuner: experiment '%s' in %s was started from another config "
-      "(%s: %s); take it up as stored with `tuner resume %s`, or run "
-      "this file as a new experiment with --name NEW\n",
+      "(%s: %s); %s, or run this file as a new experiment with --name NEW\n",
       name, db_path.c_str(),
       changed.value().size() == 1 ? "this key differs" : "these keys differ",
-      OneLine(keys).c_str(), name);
+      OneLine(keys).c_str(), as_stored.c_str());
   return false;
 }
 

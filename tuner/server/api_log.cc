@@ -1,17 +1,20 @@
 // GET /api/trials/{id}/log: the tail of a trial's stdout.log or stderr.log,
 // for a client with the token (Api::Guard). The path is built from the
-// numeric id and a fixed file name, and neither the trial dir nor the log
-// may be a symlink, so no request reaches a file outside the trial's dir.
+// numeric id and a fixed file name, and it is walked from the database's
+// folder without following a symbolic link (on the way to the trial dir,
+// the trial dir or the log), so no request reaches a file outside it.
 // The text is at most the file's last kMaxTailBytes, made valid UTF-8, with
 // every control character a terminal acts on shown as U+FFFD.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 
 #include "trial_runner/utf8_text.h"
 #include "tuner/base/one_line.h"
+#include "tuner/base/remove_tree.h"
 #include "tuner/base/unique_fd.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
@@ -76,9 +79,13 @@ Response Api::GetLog(int64_t id, const Query& query) const {
     if (e.id == trial.value()->experiment_id)
       root = ExperimentTrialsRoot(e.config_json, options_.db_path, e.name);
   }
-  std::string dir = root + "/" + std::to_string(id);
-  UniqueFd dir_fd(
-      open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  // Walked from the database's folder: no link on the way is followed.
+  std::filesystem::path folder =
+      std::filesystem::absolute(options_.db_path).parent_path();
+  std::filesystem::path dir =
+      std::filesystem::absolute(root + "/" + std::to_string(id));
+  UniqueFd dir_fd =
+      OpenDirBelow(folder, dir.lexically_normal().lexically_relative(folder));
   if (dir_fd.get() < 0) {
     return ErrorResponse(404, "trial " + std::to_string(id) + " has no logs");
   }

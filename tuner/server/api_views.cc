@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "tuner/base/clock.h"
@@ -120,16 +121,21 @@ Json DecisionColumns(const std::vector<storage::DecisionRecord>& decisions) {
           {"verdict", std::move(verdict)}};
 }
 
-// The metrics a trial reported (from its first report), so the page can
-// offer them; the last trial with points stands for the experiment.
+// The metrics a trial reported (every key of its first 10,000 reports, in
+// the order they first appear: a Trainer's eval_* keys come after its loss
+// lines), so the page can offer them; the last trial with points stands
+// for the experiment.
 Json MetricNames(TrialStore& store,
                  const std::vector<storage::CurvePoint>& points) {
   Json out = Json::array();
   if (points.empty()) return out;
-  auto reports = store.ListReports(points.back().trial, -1, 1);
-  if (!reports.ok() || reports.value().empty()) return out;
-  for (const auto& [key, value] : reports.value().front().metrics) {
-    out.push_back(key);
+  auto reports = store.ListReports(points.back().trial, -1, 10000);
+  if (!reports.ok()) return out;
+  std::set<std::string> seen;
+  for (const auto& report : reports.value()) {
+    for (const auto& [key, value] : report.metrics) {
+      if (seen.insert(key).second) out.push_back(key);
+    }
   }
   return out;
 }

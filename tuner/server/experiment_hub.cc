@@ -132,7 +132,10 @@ core::Status ExperimentHub::Resume(const std::string& name) {
   }
   if (stored.value()->status == "finished" &&
       !HasBudgetLeft(store_, *stored.value())) {
-    return core::AlreadyExists("experiment '" + name + "' finished already");
+    return core::AlreadyExists("experiment '" + name +
+                               "' finished already: add trials with `tuner "
+                               "extend " +
+                               name + " --trials N`, then resume it");
   }
   TUNER_RETURN_IF_ERROR(RefuseSimulated(name, stored.value()->config_json));
   auto config = LoadStoredConfig(stored.value()->config_json);

@@ -1,5 +1,6 @@
 #include "tuner/server/http_client.h"
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -139,6 +140,17 @@ core::Result<std::unique_ptr<HttpClient>> HttpClient::Connect(
   } else {
     impl->host = rest.substr(0, colon);
     impl->port = rest.substr(colon + 1);
+  }
+  const std::string& port = impl->port;
+  bool digits = !port.empty() && port.size() <= 5 &&
+                std::all_of(port.begin(), port.end(),
+                            [](char c) { return c >= '0' && c <= '9'; });
+  if (impl->host.empty() || !digits || std::stoi(port) < 1 ||
+      std::stoi(port) > 65535) {
+    return core::InvalidArgument(
+        "--server: expected http://HOST:PORT with a port from 1 to 65535, "
+        "got '" +
+        url + "'");
   }
   if (impl->host.size() > 2 && impl->host.front() == '[') {
     impl->host = impl->host.substr(1, impl->host.size() - 2);
