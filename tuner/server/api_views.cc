@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tuner/base/clock.h"
 #include "tuner/server/api.h"
