@@ -12,7 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libutfcpp-dev                           # invalid UTF-8 from trials replaced
   libre2-dev                              # metrics_regex in linear time
-  python3 python3-numpy python3-sklearn   # the demo's trainer
+  python3 python3-numpy                   # the demo's trainer
 )
 # The tests, the sanitizer and fuzz builds, and the package.
 test_packages=(
