@@ -57,9 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const tuner::ExperimentConfig& c = config.value();
   // Stored with the experiment, then read back by a resume: it must load
   // again, to the same experiment.
-  std::string stored =
-      tuner::StoredConfigJson(c, text, "/base/fuzz.yaml", "/base", "/trials");
-  auto again = tuner::LoadStoredConfig(stored);
+  std::string stored = tuner::StoredConfigJson(c, text, "/base/fuzz.yaml",
+                                               "/base", "/base/fuzz.db");
+  auto again = tuner::LoadStoredConfig(stored, "");
   Check(again.ok());
   Check(again.value().name == c.name &&
         again.value().num_trials == c.num_trials &&

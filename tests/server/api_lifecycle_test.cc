@@ -33,7 +33,7 @@ void AddStopped(const Service& service, const std::string& name,
   e.metric = "s";
   e.time_attr = "report";
   e.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
-                                   service.dir().string(), root);
+                                   service.dir().string(), service.db());
   REQUIRE(store->CreateExperiment(e).ok());
   REQUIRE(store->Commit().ok());
   fs::create_directories(fs::path(root) / "1");

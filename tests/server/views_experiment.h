@@ -57,7 +57,7 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
   e.time_attr = "epoch";
   e.max_t = 4;
   e.config_json =
-      StoredConfigJson(config.value(), yaml, name + ".yaml", "/", "/trials");
+      StoredConfigJson(config.value(), yaml, name + ".yaml", "/", "/tuner.db");
   auto id = store.CreateExperiment(e);
   REQUIRE(id.ok());
   for (int i = 0; i < kViewsTrials; ++i) {

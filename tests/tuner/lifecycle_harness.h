@@ -38,8 +38,9 @@ inline void StoreAsRun(const std::string& yaml, Sweep::Options& options) {
   REQUIRE(config.ok());
   options.trials_root =
       TrialsRootFor((dir / "tuner.db").string(), config.value().name);
-  options.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
-                                         dir.string(), options.trials_root);
+  options.config_json =
+      StoredConfigJson(config.value(), yaml, "x.yaml", dir.string(),
+                       (dir / "tuner.db").string());
 }
 
 inline SweepResult RunStored(const std::string& yaml) {
@@ -51,7 +52,7 @@ inline SweepResult RunStored(const std::string& yaml) {
 
 // Resumes the stored experiment of `result` as `tuner resume` does.
 inline SweepOutcome ResumeScripted(SweepResult& result) {
-  auto config = LoadStoredConfig(result.experiment.config_json);
+  auto config = LoadStoredConfig(result.experiment.config_json, DbOf(result));
   REQUIRE(config.ok());
   runner::DevicePool pool = TestPool(config.value());
   boost::asio::io_context io;

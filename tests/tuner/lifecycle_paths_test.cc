@@ -126,6 +126,71 @@ TEST_CASE("a trials_root the database names elsewhere steers no delete",
   fs::remove_all(victim);
 }
 
+TEST_CASE(
+    "a copy of a database leaves the checkpoint dirs outside its trial "
+    "folder, and names them",
+    "[tuner][lifecycle][paths]") {
+  fs::path ck = Scratch("shared-ck");
+  auto original =
+      RunStored(WithCheckpoints("ck", (ck / "ckpt_{trial_id}").string()));
+  Touch(ck / "ckpt_1" / "model.pt");
+  Touch(ck / "ckpt_2" / "model.pt");
+  auto copy = Relocated(original, Scratch("ck-copy"), false);
+  auto deleted = DeleteExperiment(*copy.store, DbOf(copy), "ck");
+  INFO(deleted.status().message());
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(ck / "ckpt_1" / "model.pt"));
+  CHECK(fs::exists(ck / "ckpt_2" / "model.pt"));
+  REQUIRE(deleted.value().left.size() == 2);
+  CHECK(deleted.value().left[0] ==
+        (ck / "ckpt_1").string() +
+            ": this database is not the file the experiment was created in "
+            "(a copy?): remove it yourself if it is this experiment's");
+  CHECK_FALSE(fs::exists(TrialsRootFor(DbOf(copy), "ck")));
+
+  // The database they were made by removes them.
+  original.store = storage::TrialStore::Open(DbOf(original)).value();
+  auto theirs = DeleteExperiment(*original.store, DbOf(original), "ck");
+  REQUIRE(theirs.ok());
+  CHECK(theirs.value().left.empty());
+  CHECK_FALSE(fs::exists(ck / "ckpt_1"));
+  fs::remove_all(ck);
+  fs::remove_all(copy.dir);
+  fs::remove_all(original.dir);
+}
+
+TEST_CASE("a crafted database steers no delete to a folder named like a trial",
+          "[tuner][lifecycle][paths]") {
+  fs::path victim = Scratch("victim-years");
+  Touch(victim / "1" / "thesis.tex");
+  for (const std::string& file_id : {std::string(), std::string("1:2")}) {
+    INFO("db_file: '" << file_id << "'");
+    std::string yaml =
+        WithCheckpoints("years", (victim / "{trial_id}").string());
+    auto result = RunScripted(
+        yaml,
+        [](const runner::TrialLaunch&, int) {
+          return ToyTrainerScript(0.5, 2);
+        },
+        [&](Sweep::Options& options) {
+          StoreAsRun(yaml, options);
+          auto json = nlohmann::json::parse(options.config_json);
+          if (file_id.empty()) {
+            json.erase("db_file");
+          } else {
+            json["db_file"] = file_id;
+          }
+          options.config_json = json.dump();
+        });
+    auto deleted = DeleteExperiment(*result.store, DbOf(result), "years");
+    REQUIRE(deleted.ok());
+    CHECK(fs::exists(victim / "1" / "thesis.tex"));
+    CHECK(deleted.value().left.size() == 2);
+    fs::remove_all(result.dir);
+  }
+  fs::remove_all(victim);
+}
+
 TEST_CASE("delete counts only the paths that were there and creates none",
           "[tuner][lifecycle][paths]") {
   auto result = RunStored(Yaml("bare", 1));

@@ -87,9 +87,9 @@ TEST_CASE("the stored config keeps the overrides, so a resume reruns them",
   REQUIRE(config.ok());
   std::string stored =
       WithOverrides(StoredConfigJson(config.value(), kConfig, "/base/x.yaml",
-                                     "/base", "/tmp/root"),
+                                     "/base", "/tmp/tuner.db"),
                     overrides);
-  auto again = LoadStoredConfig(stored);
+  auto again = LoadStoredConfig(stored, "");
   INFO(again.status().message());
   REQUIRE(again.ok());
   CHECK(again.value().scheduler.max_t == 20);

@@ -9,6 +9,7 @@
 #include "tests/tuner_cli.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/database_place.h"
 #include "tuner/config/stored_config.h"
 
 namespace tuner {
@@ -40,8 +41,8 @@ TEST_CASE("trial directories are scoped by database and experiment",
   // old shared dir.
   auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
-  std::string stored = StoredConfigJson(config.value(), Sweep("lr"),
-                                        "/cfg/x.yaml", "/inv", "/keep/here");
+  std::string stored = StoredConfigJson(
+      config.value(), Sweep("lr"), "/cfg/x.yaml", "/inv", "/keep/tuner.db");
   CHECK(ExperimentTrialsRoot(stored, "/data/tuner.db", "lr") ==
         "/data/tuner.db.trials/lr");
   CHECK(ExperimentTrialsRoot(stored, "/moved/x.db", "lr") ==
@@ -75,17 +76,46 @@ TEST_CASE(
   auto config = LoadConfigText(yaml, "/cfg/x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
   std::string stored = StoredConfigJson(config.value(), yaml, "/cfg/x.yaml",
-                                        "/inv", "/inv/tuner.db.trials/a");
-  auto again = LoadStoredConfig(stored);
+                                        "/inv", "/inv/tuner.db");
+  auto again = LoadStoredConfig(stored, "");
   REQUIRE(again.ok());
   CHECK(again.value().workdir == "/inv/sub");
   // Stored before "base" was: its workdir as stored.
   auto old = nlohmann::json::parse(stored);
   old.erase("base");
   old["workdir"] = "/cfg/sub";
-  auto legacy = LoadStoredConfig(old.dump());
+  auto legacy = LoadStoredConfig(old.dump(), "");
   REQUIRE(legacy.ok());
   CHECK(legacy.value().workdir == "/cfg/sub");
+}
+
+TEST_CASE(
+    "paths inside the database's folder follow a copied or moved database",
+    "[tuner][paths]") {
+  std::string yaml = Sweep("a",
+                           "workdir: sub\ncheckpoints: {dir: "
+                           "\"/proj/ck/{trial_id}\"}\n");
+  auto config = LoadConfigText(yaml, "/proj/x.yaml", "/proj", "/proj");
+  REQUIRE(config.ok());
+  std::string stored = StoredConfigJson(config.value(), yaml, "/proj/x.yaml",
+                                        "/proj", "/proj/tuner.db");
+  auto copied = LoadStoredConfig(stored, "/copy/tuner.db");
+  REQUIRE(copied.ok());
+  CHECK(copied.value().workdir == "/copy/sub");
+  CHECK(copied.value().checkpoints.dir == "/copy/ck/{trial_id}");
+  auto as_stored = LoadStoredConfig(stored, "");
+  REQUIRE(as_stored.ok());
+  CHECK(as_stored.value().workdir == "/proj/sub");
+  // Outside the database's folder: as stored, wherever it is.
+  std::string apart = StoredConfigJson(config.value(), yaml, "/proj/x.yaml",
+                                       "/proj", "/proj/db/tuner.db");
+  auto outside = LoadStoredConfig(apart, "/copy/tuner.db");
+  REQUIRE(outside.ok());
+  CHECK(outside.value().workdir == "/proj/sub");
+  CHECK(outside.value().checkpoints.dir == "/proj/ck/{trial_id}");
+  CHECK(Rebased("/projector/a", "/proj", "/copy") == "/projector/a");
+  CHECK(Rebased("/proj", "/proj/", "/copy") == "/copy");
+  CHECK(Rebased("rel/a", "/proj", "/copy") == "rel/a");
 }
 
 TEST_CASE(

@@ -56,9 +56,8 @@ struct Fixture {
     record.status = "running";
     record.metric = "acc";
     record.time_attr = "epoch";
-    record.config_json =
-        StoredConfigJson(config.value(), kYaml, "/base/x.yaml", "/base",
-                         "/db/tuner.db.trials/formats");
+    record.config_json = StoredConfigJson(config.value(), kYaml, "/base/x.yaml",
+                                          "/base", "/db/tuner.db");
     auto id = store->CreateExperiment(record);
     REQUIRE(id.ok());
     ids.push_back(

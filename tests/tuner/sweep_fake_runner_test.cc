@@ -71,7 +71,7 @@ struct World {
     options.trials_root = dir / "trials";
     options.config_json =
         on_file ? StoredConfigJson(config, kConfig, "fake.yaml", dir.string(),
-                                   options.trials_root)
+                                   (dir / "tuner.db").string())
                 : "{}";
     options.pool = &pool;
     options.on_finished = [this] { finished = true; };

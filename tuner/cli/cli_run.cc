@@ -67,7 +67,7 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
     std::fprintf(stderr, "tuner: %s\n", simulated.message().c_str());
     return kExitBadInput;
   }
-  auto config = LoadStoredConfig(experiment.config_json);
+  auto config = LoadStoredConfig(experiment.config_json, db_path);
   if (!config.ok()) {
     std::fprintf(stderr, "tuner: %s\n", config.message().c_str());
     return kExitFailure;
@@ -184,10 +184,10 @@ int Run(const RunOptions& options) {
     spdlog::info("searcher seed {} (set searcher.seed to repeat this sweep)",
                  config.value().searcher.seed);
   }
-  std::string stored = WithOverrides(
-      StoredConfigJson(config.value(), text.value(), options.config_path, base,
-                       TrialsRootFor(db_path, config.value().name)),
-      overrides);
+  std::string stored =
+      WithOverrides(StoredConfigJson(config.value(), text.value(),
+                                     options.config_path, base, db_path),
+                    overrides);
   int code = RunSweep(config.value(), stored, db_path, *store.value(), nullptr,
                       options.quiet);
   if (code == kExitOk) {

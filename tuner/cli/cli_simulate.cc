@@ -52,9 +52,8 @@ std::string StoredJson(const ExperimentConfig& config, const std::string& text,
                        const SimulateOptions& options,
                        const std::string& db_path) {
   std::string base = fs::current_path().string();
-  Json json =
-      Json::parse(StoredConfigJson(config, text, options.config_path, base,
-                                   TrialsRootFor(db_path, config.name)));
+  Json json = Json::parse(
+      StoredConfigJson(config, text, options.config_path, base, db_path));
   Json simulated = {{"workers", options.workers}};
   if (options.from_experiment.empty()) {
     simulated["table"] = fs::absolute(options.table_path).string();

@@ -11,6 +11,7 @@
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/config_overrides.h"
+#include "tuner/config/database_place.h"
 
 namespace tuner {
 
@@ -18,12 +19,15 @@ std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
                              const std::string& source_path,
                              const std::string& base_dir,
-                             const std::string& trials_root) {
+                             const std::string& db_path) {
+  DatabasePlace db = PlaceOf(db_path);
   nlohmann::ordered_json json = {
       {"source", std::filesystem::absolute(source_path).string()},
       {"base", base_dir},
       {"workdir", config.workdir},
-      {"trials_root", trials_root},
+      {"trials_root", TrialsRootFor(db_path, config.name)},
+      {"db_folder", db.folder},
+      {"db_file", db.file_id},
       {"seed", config.searcher.seed},
       {"yaml", runner::ValidUtf8(yaml_text)}};
   // The YAML as LoadConfigText read it (invalid UTF-8 replaced the same
@@ -115,17 +119,24 @@ core::Result<std::vector<std::string>> ChangedKeys(
   }
 }
 
-core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
+core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text,
+                                                const std::string& db_path) {
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object() || !json.contains("yaml")) {
     return core::InvalidArgument("the stored config is not readable");
   }
   try {
-    std::string source = json.value("source", std::string("stored config"));
-    std::string workdir = json.value("workdir", std::string("."));
+    std::string from = json.value("db_folder", std::string());
+    std::string to = db_path.empty() ? "" : PlaceOf(db_path).folder;
+    auto path = [&](const std::string& stored) {
+      return Rebased(stored, from, to);
+    };
+    std::string source =
+        path(json.value("source", std::string("stored config")));
+    std::string workdir = path(json.value("workdir", std::string(".")));
     // Stored before "base" was: relative paths were the config file's.
-    std::string base = json.value(
-        "base", std::filesystem::path(source).parent_path().string());
+    std::string base = path(json.value(
+        "base", std::filesystem::path(source).parent_path().string()));
     std::vector<std::string> overrides;
     if (json.contains("overrides") && json["overrides"].is_array()) {
       overrides = json["overrides"].get<std::vector<std::string>>();
@@ -135,11 +146,22 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text) {
     if (config.ok()) {
       config.value().searcher.seed = json.value("seed", uint64_t{0});
       config.value().workdir = workdir;
+      auto& checkpoints = config.value().checkpoints.dir;
+      checkpoints = path(checkpoints);
     }
     return config;
   } catch (const nlohmann::json::exception& e) {
     return core::InvalidArgument(std::string("the stored config: ") + e.what());
   }
+}
+
+bool IsStoredInDatabase(const std::string& text, const std::string& db_path) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object() || !json.contains("db_file") ||
+      !json["db_file"].is_string()) {
+    return false;
+  }
+  return IsRecordedFile(json["db_file"].get<std::string>(), db_path);
 }
 
 bool IsSimulated(const std::string& text) {

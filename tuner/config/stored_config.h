@@ -13,14 +13,15 @@ namespace tuner {
 // JSON holding the YAML text as written, where it came from, and what was
 // resolved when the sweep started (the directory relative paths were
 // resolved against, workdir, the searcher seed, where its trial directories
-// went), so that the stored experiment can be rebuilt exactly. The stored
-// `trials_root` only marks trial directories scoped by experiment: where
-// they are is ExperimentTrialsRoot's, from where the database is.
+// went, where the database at `db_path` is: DatabasePlace), so that the
+// stored experiment can be rebuilt exactly. The stored `trials_root` only
+// marks trial directories scoped by experiment: where they are is
+// ExperimentTrialsRoot's, from where the database is.
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
                              const std::string& source_path,
                              const std::string& base_dir,
-                             const std::string& trials_root);
+                             const std::string& db_path);
 
 // `stored_json` with the `--set` overrides the sweep was started with
 // (applied again by LoadStoredConfig, so that a resume runs the same
@@ -37,8 +38,20 @@ core::Result<std::vector<std::string>> ChangedKeys(
     const std::string& stored_json, const std::string& text,
     const std::vector<std::string>& overrides);
 
-// Rebuilds the config with the paths resolved when it was stored.
-core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json);
+// Rebuilds the config with the paths resolved when it was stored; those
+// inside the database's folder then (its config file, workdir,
+// checkpoints.dir, ...) are moved to the folder of the database at
+// `db_path` now, so that a project folder copied or moved whole runs in its
+// new place. `db_path` empty: every path as stored.
+core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json,
+                                                const std::string& db_path);
+
+// True only when the database at `db_path` is the file the experiment
+// stored as `json` was created in (IsRecordedFile): false for a copy, a
+// restored backup, a database of another user's, a crafted record, and one
+// stored before the file was recorded. Files outside the database's folder
+// are acted on only then.
+bool IsStoredInDatabase(const std::string& json, const std::string& db_path);
 
 // True for an experiment `tuner simulate` stored: it has no processes to
 // resume (simulate it again instead).

@@ -67,8 +67,8 @@ std::optional<Response> Api::Submit(const Request& request, const Query& query,
       if (auto workdir = CheckWorkdir(config.value(), source); !workdir.ok())
         return reply(ErrorResponse(400, workdir.message()));
       std::string name = config.value().name;
-      std::string stored = StoredConfigJson(config.value(), body, stored_at,
-                                            base, TrialsRootFor(db_path, name));
+      std::string stored =
+          StoredConfigJson(config.value(), body, stored_at, base, db_path);
       control.Submit(std::move(config).value(), std::move(stored),
                      Answer(reply, 201, name, "running"));
     } catch (const std::exception& e) {

@@ -51,7 +51,7 @@ Json Summary(TrialStore& store, const ExperimentRecord& e,
 // cannot be read (it was written by another version).
 Json SpaceJson(const std::string& config_json) {
   Json out = Json::array();
-  auto config = LoadStoredConfig(config_json);
+  auto config = LoadStoredConfig(config_json, "");  // paths unused
   if (!config.ok()) return out;
   for (const auto& p : config.value().space.params) {
     Json param = {

@@ -138,7 +138,7 @@ core::Status ExperimentHub::Resume(const std::string& name) {
                                name + " --trials N`, then resume it");
   }
   TUNER_RETURN_IF_ERROR(RefuseSimulated(name, stored.value()->config_json));
-  auto config = LoadStoredConfig(stored.value()->config_json);
+  auto config = LoadStoredConfig(stored.value()->config_json, options_.db_path);
   if (!config.ok()) return config.status();
   // A resume is rare and needs the stored config first: it detects here.
   auto pool = SetUpDevices(config.value().devices, config.value().workdir);

@@ -69,19 +69,38 @@ bool NamesTrial(const std::string& part, const std::string& id) {
   return false;
 }
 
+// Why the checkpoint dir `dir` of trial `trial_id` is not removed with
+// its experiment: it is not the trial's own (WhyNotTrialOwned), not inside
+// the folder it is walked from, or, while the database is not the file the
+// experiment was created in (a copy, a restored backup, a crafted record),
+// not inside the trial directory. Empty when it is removed.
+std::string WhyLeft(const fs::path& dir, int64_t trial_id,
+                    const std::string& trial_dir, const fs::path& root,
+                    bool original) {
+  std::string why = WhyNotTrialOwned(dir, trial_id, trial_dir);
+  if (!why.empty()) return why;
+  if (!Inside(dir, root)) return "not inside " + root.string();
+  if (!original && !Inside(dir, trial_dir)) {
+    return "this database is not the file the experiment was created in (a "
+           "copy?): remove it yourself if it is this experiment's";
+  }
+  return "";
+}
+
 // Each trial's checkpoints.dir outside the paths found so far, when it is
-// per trial and its own (WhyNotTrialOwned); the others go to `left`,
-// "path: why".
+// per trial and its own (WhyLeft); the others go to `left`, "path: why".
 void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
                        const std::vector<storage::TrialRecord>& trials,
                        const std::string& trials_root,
-                       const fs::path& db_folder,
+                       const std::string& db_path,
                        std::vector<DoomedPath>& paths,
                        std::vector<std::string>& left) {
-  auto config = LoadStoredConfig(experiment.config_json);
+  auto config = LoadStoredConfig(experiment.config_json, db_path);
   if (!config.ok() || !PerTrial(config.value().checkpoints.dir)) return;
   const std::string& templ = config.value().checkpoints.dir;
-  fs::path root = CheckpointWalkRoot(templ, config.value().workdir, db_folder);
+  fs::path root =
+      CheckpointWalkRoot(templ, config.value().workdir, DbFolder(db_path));
+  bool original = IsStoredInDatabase(experiment.config_json, db_path);
   std::vector<DoomedPath> found = paths;
   for (const auto& trial : trials) {
     TrialContext context;
@@ -90,10 +109,7 @@ void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
     context.trial_dir = trials_root + "/" + std::to_string(trial.id);
     fs::path dir = ExpandForTrial(config.value(), context, templ);
     if (!dir.is_absolute()) dir = fs::path(config.value().workdir) / dir;
-    std::string why = WhyNotTrialOwned(dir, trial.id, context.trial_dir);
-    if (why.empty() && !Inside(dir, root)) {
-      why = "not inside " + root.string();
-    }
+    std::string why = WhyLeft(dir, trial.id, context.trial_dir, root, original);
     if (!why.empty()) {
       left.push_back(dir.string() + ": " + why);
       continue;
@@ -124,7 +140,7 @@ std::vector<DoomedPath> OwnPaths(
           Below(db_folder, trials_root + "/" + std::to_string(trial.id)));
     }
   }
-  AddCheckpointDirs(experiment, trials, trials_root, db_folder, paths, left);
+  AddCheckpointDirs(experiment, trials, trials_root, db_path, paths, left);
   return paths;
 }
 

@@ -58,7 +58,7 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   }
   const auto& experiment = *found.value();
   TUNER_RETURN_IF_ERROR(RefuseSimulated(name, experiment.config_json));
-  auto config = LoadStoredConfig(experiment.config_json);
+  auto config = LoadStoredConfig(experiment.config_json, db_path);
   if (!config.ok()) return config.error();
   TUNER_RETURN_IF_ERROR(
       RefuseSpentGrid(store, experiment, config.value(), more));

@@ -142,7 +142,7 @@ core::Result<std::unique_ptr<TrialWriter>> MakeTrialWriter(
     return Made(std::make_unique<CsvWriter>(std::move(names).value(), now));
   }
   if (format == "args" || format == "command") {
-    auto config = LoadStoredConfig(e.config_json);
+    auto config = LoadStoredConfig(e.config_json, listing.db_path);
     if (!config.ok()) {
       return core::InvalidArgument("experiment '" + e.name +
                                    "': its stored config cannot be read (" +
