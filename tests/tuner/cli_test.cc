@@ -309,6 +309,70 @@ TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
   }
 }
 
+TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
+          "[tuner][cli][plan][process]") {
+  CliFixture cli;
+  cli.Write("s.yaml",
+            "name: s\ncommand: \"true\"\nmetric: loss\nmode: min\n"
+            "time_attr: epoch\nsearch_space: {}\nnum_trials: 3\n"
+            "scheduler: {type: fifo, max_t: 4}\n");
+  const std::string digits309(309, '9');
+  const std::string seconds =
+      "tuner plan: --unit-seconds: expected a number from 1e-06 to "
+      "1000000000, got ";
+  // nan printed null and exit 0; 1e308 and 1.1e308 overflowed to null;
+  // 0x10 was read as 16.
+  std::vector<std::pair<std::string, std::string>> refused = {
+      {"plan s.yaml --unit-seconds nan", seconds + "nan"},
+      {"plan s.yaml --unit-seconds inf", seconds + "inf"},
+      {"plan s.yaml --unit-seconds 1e308", seconds + "1e308"},
+      {"plan s.yaml --unit-seconds " + digits309,
+       seconds + std::string(24, '9') + "..."},
+      {"plan s.yaml --unit-seconds 0x10", seconds + "0x10"},
+      {"plan s.yaml --unit-seconds 010", seconds + "010"},
+      {"plan s.yaml --price-per-hour -1",
+       "tuner plan: --price-per-hour: expected a number from 0 to "
+       "1000000000, got -1"},
+      {"plan s.yaml --devices 0x10",
+       "tuner plan: --devices: expected an integer from 1 to 1000000, got "
+       "0x10"},
+      {"simulate s.yaml --table t.jsonl --workers 0x10",
+       "tuner simulate: --workers: expected an integer from 1 to 4096, got "
+       "0x10"},
+      {"simulate s.yaml --table t.jsonl --seed 1e3",
+       "tuner simulate: --seed: expected an integer from 0 to "
+       "9223372036854775807, got 1e3"},
+      {"extend s --trials 010",
+       "tuner extend: --trials: expected an integer from 1 to 10000000, got "
+       "010"},
+  };
+  for (const auto& [args, message] : refused) {
+    Output bad = cli.Tuner(args);
+    INFO(args);
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == message + " (`tuner help " +
+                         args.substr(0, args.find(' ')) +
+                         "` lists its flags)\n");
+  }
+  // At the top of every range, what the plan computes stays a number.
+  Output top = cli.Tuner(
+      "plan s.yaml --format json --set num_trials=10000000 --set "
+      "scheduler.max_t=1e12 --unit-seconds 1e9 --price-per-hour 1e9 "
+      "--devices 1000000");
+  INFO(top.err);
+  REQUIRE(top.code == 0);
+  auto j = nlohmann::json::parse(top.out);
+  CHECK(j["total_units"].is_number());
+  CHECK(j["devices"]["device_hours"].is_number());
+  CHECK(j["devices"]["cost"].is_number());
+  Output past = cli.Tuner("plan s.yaml --set scheduler.max_t=1e13");
+  CHECK(past.code == 2);
+  CHECK(past.err ==
+        "tuner: s.yaml: --set scheduler.max_t=1e13: scheduler.max_t: must "
+        "be <= 1000000000000\n");
+}
+
 }  // namespace
 }  // namespace tuner
 

@@ -42,6 +42,12 @@ inline constexpr std::chrono::milliseconds kMinDuration{1};
 inline constexpr std::chrono::milliseconds kMaxDuration{30LL * 24 * 3600 *
                                                         1000};  // 30 days
 
+// The largest time on the time_attr axis a config may name (max_t,
+// grace_period): 10^12 steps or epochs is past any training, and what is
+// computed from it (a plan's units times --unit-seconds, summed over 10^7
+// trials and 64 brackets) stays finite.
+inline constexpr double kMaxTimeUnits = 1e12;
+
 [[noreturn]] void Fail(const YAML::Node& node, const Path& path,
                        const std::string& message);
 
