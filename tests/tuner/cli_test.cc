@@ -373,6 +373,69 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
         "be <= 1000000000000\n");
 }
 
+TEST_CASE("a non-finite objective is reported, never a trial's value",
+          "[tuner][cli][process]") {
+  // `trials` showed the last value as inf, `status` "accuracy=inf" as the
+  // best and null in JSON, `best` 0.5 as the best; after a NaN the trial
+  // had no last value and `best` left it out.
+  CliFixture f;
+  f.Write("trial.sh",
+          "case $1 in\n"
+          "1) echo '{\"accuracy\": 0.5}'; echo '{\"accuracy\": Infinity}';;\n"
+          "2) echo '{\"accuracy\": 0.25}'; echo \"{'accuracy': nan}\";;\n"
+          "3) echo '{\"accuracy\": -inf}';;\n"
+          "esac\n");
+  f.Write("inf.yaml", R"(name: inf
+command: /bin/sh trial.sh {k}
+metric: accuracy
+mode: max
+search_space: {k: {type: grid, values: [1, 2, 3]}}
+searcher: {type: grid}
+scheduler: {type: fifo}
+devices: {kind: cpu, slots: 1}
+)");
+  Output run = f.Tuner("run -q inf.yaml");
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  auto trials = nlohmann::json::parse(f.Tuner("trials inf --format json").out);
+  REQUIRE(trials.size() == 3);
+  CHECK(trials[0]["last_value"] == 0.5);
+  CHECK(trials[0]["best_value"] == 0.5);
+  CHECK(trials[0]["last_time"] == 1);
+  CHECK(trials[1]["last_value"] == 0.25);
+  CHECK(trials[2]["last_value"].is_null());
+  CHECK(trials[2]["best_value"].is_null());
+  auto best =
+      nlohmann::json::parse(f.Tuner("best inf --top 5 --format json").out);
+  REQUIRE(best.size() == 2);  // trial 3 has no value
+  CHECK(best[0]["id"] == 1);
+  CHECK(best[0]["last_value"] == 0.5);
+  CHECK(best[1]["id"] == 2);
+  auto by_best = nlohmann::json::parse(
+      f.Tuner("best inf --top 5 --by best --format json").out);
+  REQUIRE(by_best.size() == 2);
+  CHECK(by_best[0]["best_value"] == 0.5);
+  auto status = nlohmann::json::parse(f.Tuner("status --format json").out);
+  CHECK(status[0]["best"]["trial"] == 1);
+  CHECK(status[0]["best"]["value"] == 0.5);
+  CHECK(f.Tuner("status").out.find("accuracy=0.5 (trial 1, report=1)") !=
+        std::string::npos);
+  auto csv = testing::ParseCsv(f.Tuner("trials inf --format csv").out);
+  REQUIRE(csv.size() == 4);
+  auto column = std::find(csv[0].begin(), csv[0].end(), "last_value");
+  REQUIRE(column != csv[0].end());
+  CHECK(csv[1][column - csv[0].begin()] == "0.5");
+  CHECK(csv[3][column - csv[0].begin()] == "");
+  // The reports keep what was printed, as JSON strings.
+  std::vector<nlohmann::json> printed;
+  std::istringstream lines(f.Tuner("reports inf --format jsonl").out);
+  for (std::string line; std::getline(lines, line);) {
+    printed.push_back(nlohmann::json::parse(line)["metrics"]["accuracy"]);
+  }
+  CHECK(printed ==
+        std::vector<nlohmann::json>{0.5, "inf", 0.25, "nan", "-inf"});
+}
+
 }  // namespace
 }  // namespace tuner
 

@@ -141,7 +141,7 @@ void Sweep::KeepBest(std::optional<double> last_value,
                      const std::string& output_dir) {
   if (config_.checkpoints.keep_best < 0 || output_dir.empty()) return;
   double value = last_value.value_or(NAN);
-  double goodness = std::isnan(value)                  ? -INFINITY
+  double goodness = !std::isfinite(value)              ? -INFINITY
                     : config_.mode == core::Mode::kMax ? value
                                                        : -value;
   kept_checkpoints_.emplace_back(goodness, output_dir);
