@@ -237,10 +237,11 @@ TEST_CASE("every number is decimal: a leading zero or 0x is refused",
       "10m or 2h, got '010s'");
   auto decimal =
       Load(Replace(Replace(kPlain, "low: 0, high: 1", "low: 0.05, high: .5e1"),
-                   "num_trials: 8", "num_trials: 8\npriority: -0"));
+                   "num_trials: 8", "num_trials: 8\npriority: 1e1"));
   REQUIRE(decimal.ok());
   CHECK(decimal.value().space.params[0].low == 0.05);
   CHECK(decimal.value().space.params[0].high == 5);
+  CHECK(decimal.value().priority == 10);
 }
 
 TEST_CASE("a choice value with a leading zero is text, as written",

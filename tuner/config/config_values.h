@@ -43,10 +43,10 @@ inline constexpr std::chrono::milliseconds kMaxDuration{30LL * 24 * 3600 *
                                                         1000};  // 30 days
 
 // The largest time on the time_attr axis a config may name (max_t,
-// grace_period): 10^12 steps or epochs is past any training, and what is
-// computed from it (a plan's units times --unit-seconds, summed over 10^7
-// trials and 64 brackets) stays finite.
-inline constexpr double kMaxTimeUnits = 1e12;
+// grace_period): far past any training (asha's 64 rungs of factor 3 reach
+// 3.4e30), and what is computed from it (a plan's units times
+// --unit-seconds, summed over 10^7 trials and 64 brackets) stays finite.
+inline constexpr double kMaxTimeUnits = 1e30;
 
 [[noreturn]] void Fail(const YAML::Node& node, const Path& path,
                        const std::string& message);
