@@ -286,9 +286,10 @@ core::Result<Statement> TrialStore::PrepareBest(
 
 std::string BestTrialsWhereOrder(core::Mode mode, BestBy by) {
   std::string order = mode == core::Mode::kMax ? "DESC" : "ASC";
-  // ±inf (SQLite keeps them; a NaN is stored as NULL) rank after every
-  // finite value, and time, in either mode: a trial that reported inf is
-  // the best neither in max mode nor in min mode.
+  // ±inf (which an older version stored as a trial's value; a NaN is
+  // stored as NULL) rank after every finite value, and time, in either
+  // mode: a trial that reported inf is the best neither in max mode nor in
+  // min mode.
   auto finite = [](const char* column) {
     return std::string("(abs(") + column + ") <= 1.7976931348623157e308) DESC";
   };
@@ -314,15 +315,16 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
                                          ? std::optional<double>(*report.offset)
                                          : std::nullopt)
                             .Run());
-  if (!report.time || !report.value) return core::Status::Ok();
+  if (!report.time || !report.value || !std::isfinite(*report.value)) {
+    return core::Status::Ok();
+  }
   // The trial row is updated once per transaction, not once per report.
   PendingLast& last = pending_last_[report.trial];
   last.time = *report.time;
   last.value = *report.value;
   last.mode = mode;
-  if (std::isfinite(*report.value) &&
-      (!last.best || (mode == core::Mode::kMax ? *report.value > *last.best
-                                               : *report.value < *last.best))) {
+  if (!last.best || (mode == core::Mode::kMax ? *report.value > *last.best
+                                              : *report.value < *last.best)) {
     last.best = *report.value;
   }
   return core::Status::Ok();

@@ -98,7 +98,8 @@ class TrialStore {
       ExperimentId experiment);
   // kLast: trials with a value, those that trained longest (largest
   // last_time) first, then by last_value in the experiment's mode; a
-  // non-finite last_value or last_time ranks after every finite one.
+  // non-finite last_value (stored by an older version) or last_time ranks
+  // after every finite one.
   // kBest: trials with a best value, by it in the experiment's mode (the
   // best any report reached, at any time). Ties: lower id first. At most
   // `limit`. kLast is an index lookup, not a scan, on a migrated database.
@@ -107,8 +108,11 @@ class TrialStore {
       BestBy by = BestBy::kLast);
 
   // --- reports and decisions
-  // Appends an accepted report and updates the trial's last/best values
-  // (when the report carries both the time and the objective).
+  // Appends an accepted report, its objective as reported, and updates the
+  // trial's last/best values when the report carries both the time and a
+  // finite objective: a NaN or ±inf objective is never a trial's value, so
+  // every view of the trial (trials, best, status, the API) shows and ranks
+  // its last and best finite ones, or none.
   core::Status AppendReport(const ReportRecord& report, core::Mode mode);
   core::Status AppendDecision(const DecisionRecord& record);
   // With `after_seq` and `limit` (>= 0): only the first `limit` reports

@@ -138,7 +138,7 @@ TEST_CASE("best trials are the longest trained first then by value",
   CHECK(best[2].id == short_good);
 }
 
-TEST_CASE("best never ranks a non-finite value first, in either mode",
+TEST_CASE("a non-finite objective is never a trial's value, in either mode",
           "[storage]") {
   const double inf = std::numeric_limits<double>::infinity();
   for (core::Mode mode : {core::Mode::kMax, core::Mode::kMin}) {
@@ -147,30 +147,44 @@ TEST_CASE("best never ranks a non-finite value first, in either mode",
     auto e = Experiment("e", mode);
     e.id = store->CreateExperiment(e).value();
     int64_t index = 0;
-    auto add = [&](double time, double value) {
+    auto add = [&](std::vector<std::pair<double, double>> reports) {
       auto t = store->AddTrial(e.id, index++, {}).value();
-      REQUIRE(store->AppendReport({t, 1, time, value, {}}, e.mode).ok());
+      int64_t seq = 0;
+      for (auto [time, value] : reports) {
+        REQUIRE(store->AppendReport({t, ++seq, time, value, {}}, e.mode).ok());
+      }
       return t;
     };
-    // A stopped trial reporting inf ranked above a completed 0.9 in max
-    // mode; -inf would in min mode; an infinite time above any finite one.
-    auto plus_inf = add(9, inf);
-    auto good = add(9, 0.9);
-    auto minus_inf = add(9, -inf);
-    auto nan = add(9, std::nan(""));
-    auto endless = add(inf, 0.5);
-    auto short_one = add(1, 0.1);
+    // A trial reporting inf ranked above a completed 0.9 in max mode; -inf
+    // would in min mode; an infinite time above any finite one.
+    auto plus_inf = add({{9, inf}});
+    auto good = add({{9, 0.9}});
+    auto minus_inf = add({{9, -inf}});
+    auto nan = add({{9, std::nan("")}});
+    auto endless = add({{inf, 0.5}});
+    auto short_one = add({{1, 0.1}});
+    auto diverged = add({{1, 0.5}, {2, inf}, {3, std::nan("")}});
     auto best = store->BestTrials(e, 10).value();
     std::vector<core::TrialId> ids;
     for (const auto& t : best) ids.push_back(t.id);
-    CHECK(ids.front() == good);
-    CHECK(ids[1] == short_one);
-    CHECK(ids[2] == endless);
-    // Either infinity after every finite value; NaN (stored as NULL) is
-    // never listed.
-    CHECK(std::set<core::TrialId>(ids.begin() + 3, ids.end()) ==
-          std::set<core::TrialId>{plus_inf, minus_inf});
-    CHECK(std::find(ids.begin(), ids.end(), nan) == ids.end());
+    // Those that reported only a non-finite value have none: not listed.
+    bool max = mode == core::Mode::kMax;
+    CHECK(ids == std::vector<core::TrialId>{good, max ? diverged : short_one,
+                                            max ? short_one : diverged,
+                                            endless});
+    for (auto t : {plus_inf, minus_inf, nan}) {
+      auto row = store->FindTrial(t).value();
+      CHECK_FALSE(row->last_value);
+      CHECK_FALSE(row->best_value);
+    }
+    // Its reports keep what it printed; its value is its last finite one.
+    auto row = store->FindTrial(diverged).value();
+    CHECK(row->last_time == 1);
+    CHECK(row->last_value == 0.5);
+    CHECK(row->best_value == 0.5);
+    auto reports = store->ListReports(diverged).value();
+    REQUIRE(reports.size() == 3);
+    CHECK(reports[1].value == inf);
   }
 }
 

@@ -309,6 +309,133 @@ TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
   }
 }
 
+TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
+          "[tuner][cli][plan][process]") {
+  CliFixture cli;
+  cli.Write("s.yaml",
+            "name: s\ncommand: \"true\"\nmetric: loss\nmode: min\n"
+            "time_attr: epoch\nsearch_space: {}\nnum_trials: 3\n"
+            "scheduler: {type: fifo, max_t: 4}\n");
+  const std::string digits309(309, '9');
+  const std::string seconds =
+      "tuner plan: --unit-seconds: expected a number from 1e-06 to 1e+09, "
+      "got ";
+  // nan printed null and exit 0; 1e308 and 1.1e308 overflowed to null;
+  // 0x10 was read as 16.
+  std::vector<std::pair<std::string, std::string>> refused = {
+      {"plan s.yaml --unit-seconds nan", seconds + "nan"},
+      {"plan s.yaml --unit-seconds inf", seconds + "inf"},
+      {"plan s.yaml --unit-seconds 1e308", seconds + "1e308"},
+      {"plan s.yaml --unit-seconds " + digits309,
+       seconds + std::string(24, '9') + "..."},
+      {"plan s.yaml --unit-seconds 0x10", seconds + "0x10"},
+      {"plan s.yaml --unit-seconds 010", seconds + "010"},
+      {"plan s.yaml --price-per-hour -1",
+       "tuner plan: --price-per-hour: expected a number from 0 to 1e+09, got "
+       "-1"},
+      {"plan s.yaml --devices 0x10",
+       "tuner plan: --devices: expected an integer from 1 to 1000000, got "
+       "0x10"},
+      {"simulate s.yaml --table t.jsonl --workers 0x10",
+       "tuner simulate: --workers: expected an integer from 1 to 4096, got "
+       "0x10"},
+      {"simulate s.yaml --table t.jsonl --seed 1e3",
+       "tuner simulate: --seed: expected an integer from 0 to "
+       "9223372036854775807, got 1e3"},
+      {"extend s --trials 010",
+       "tuner extend: --trials: expected an integer from 1 to 10000000, got "
+       "010"},
+  };
+  for (const auto& [args, message] : refused) {
+    Output bad = cli.Tuner(args);
+    INFO(args);
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == message + " (`tuner help " +
+                         args.substr(0, args.find(' ')) +
+                         "` lists its flags)\n");
+  }
+  // At the top of every range, what the plan computes stays a number.
+  Output top = cli.Tuner(
+      "plan s.yaml --format json --set num_trials=10000000 --set "
+      "scheduler.max_t=1e30 --unit-seconds 1e9 --price-per-hour 1e9 "
+      "--devices 1000000");
+  INFO(top.err);
+  REQUIRE(top.code == 0);
+  auto j = nlohmann::json::parse(top.out);
+  CHECK(j["total_units"].is_number());
+  CHECK(j["devices"]["device_hours"].is_number());
+  CHECK(j["devices"]["cost"].is_number());
+  Output past = cli.Tuner("plan s.yaml --set scheduler.max_t=1e31");
+  CHECK(past.code == 2);
+  CHECK(past.err ==
+        "tuner: --set scheduler.max_t=1e31: scheduler.max_t: must be <= "
+        "1e+30\n");
+}
+
+TEST_CASE("a non-finite objective is reported, never a trial's value",
+          "[tuner][cli][process]") {
+  // `trials` showed the last value as inf, `status` "accuracy=inf" as the
+  // best and null in JSON, `best` 0.5 as the best; after a NaN the trial
+  // had no last value and `best` left it out.
+  CliFixture f;
+  f.Write("trial.sh",
+          "case $1 in\n"
+          "1) echo '{\"accuracy\": 0.5}'; echo '{\"accuracy\": Infinity}';;\n"
+          "2) echo '{\"accuracy\": 0.25}'; echo \"{'accuracy': nan}\";;\n"
+          "3) echo '{\"accuracy\": -inf}';;\n"
+          "esac\n");
+  f.Write("inf.yaml", R"(name: inf
+command: /bin/sh trial.sh {k}
+metric: accuracy
+mode: max
+search_space: {k: {type: grid, values: [1, 2, 3]}}
+searcher: {type: grid}
+scheduler: {type: fifo}
+devices: {kind: cpu, slots: 1}
+)");
+  Output run = f.Tuner("run -q inf.yaml");
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  auto trials = nlohmann::json::parse(f.Tuner("trials inf --format json").out);
+  REQUIRE(trials.size() == 3);
+  CHECK(trials[0]["last_value"] == 0.5);
+  CHECK(trials[0]["best_value"] == 0.5);
+  CHECK(trials[0]["last_time"] == 1);
+  CHECK(trials[1]["last_value"] == 0.25);
+  CHECK(trials[2]["last_value"].is_null());
+  CHECK(trials[2]["best_value"].is_null());
+  auto best =
+      nlohmann::json::parse(f.Tuner("best inf --top 5 --format json").out);
+  REQUIRE(best.size() == 2);  // trial 3 has no value
+  CHECK(best[0]["id"] == 1);
+  CHECK(best[0]["last_value"] == 0.5);
+  CHECK(best[1]["id"] == 2);
+  auto by_best = nlohmann::json::parse(
+      f.Tuner("best inf --top 5 --by best --format json").out);
+  REQUIRE(by_best.size() == 2);
+  CHECK(by_best[0]["best_value"] == 0.5);
+  auto status = nlohmann::json::parse(f.Tuner("status --format json").out);
+  CHECK(status[0]["best"]["trial"] == 1);
+  CHECK(status[0]["best"]["value"] == 0.5);
+  CHECK(f.Tuner("status").out.find("accuracy=0.5 (trial 1, report=1)") !=
+        std::string::npos);
+  auto csv = testing::ParseCsv(f.Tuner("trials inf --format csv").out);
+  REQUIRE(csv.size() == 4);
+  auto column = std::find(csv[0].begin(), csv[0].end(), "last_value");
+  REQUIRE(column != csv[0].end());
+  CHECK(csv[1][column - csv[0].begin()] == "0.5");
+  CHECK(csv[3][column - csv[0].begin()] == "");
+  // The reports keep what was printed, as JSON strings.
+  std::vector<nlohmann::json> printed;
+  std::istringstream lines(f.Tuner("reports inf --format jsonl").out);
+  for (std::string line; std::getline(lines, line);) {
+    printed.push_back(nlohmann::json::parse(line)["metrics"]["accuracy"]);
+  }
+  CHECK(printed ==
+        std::vector<nlohmann::json>{0.5, "inf", 0.25, "nan", "-inf"});
+}
+
 }  // namespace
 }  // namespace tuner
 

@@ -212,6 +212,54 @@ TEST_CASE("integers are decimal: a leading zero or 0x is refused",
   REQUIRE(zero.ok());
 }
 
+TEST_CASE("every number is decimal: a leading zero or 0x is refused",
+          "[tuner][config]") {
+  // Each was read as 10 where YAML 1.1 reads 010 as 8.
+  const std::string rule = "expected a decimal number without leading zeros";
+  ExpectError(Replace(kPlain, "num_trials: 8",
+                      "num_trials: 8\nscheduler: {type: fifo, max_t: 010}"),
+              "x.yaml:7: scheduler.max_t: " + rule + ", got '010'");
+  ExpectError(Replace(kPlain, "num_trials: 8",
+                      "num_trials: 8\nscheduler: {type: fifo, max_t: 0x10}"),
+              "x.yaml:7: scheduler.max_t: expected a number, got '0x10'");
+  ExpectError(Replace(kPlain, "low: 0, high: 1", "low: 00.5, high: 1"),
+              "x.yaml:5: search_space.lr.low: " + rule + ", got '00.5'");
+  ExpectError(Replace(kPlain, "type: uniform, low: 0, high: 1",
+                      "type: quniform, low: 0, high: 1, q: 010"),
+              "x.yaml:5: search_space.lr.q: " + rule + ", got '010'");
+  ExpectError(
+      Replace(kPlain, "num_trials: 8", "num_trials: 8\ntrial: {timeout: 010}"),
+      "x.yaml:7: trial.timeout: expected a duration such as 90, 90s, 10m or "
+      "2h, got '010'");
+  ExpectError(
+      Replace(kPlain, "num_trials: 8", "num_trials: 8\ntrial: {timeout: 010s}"),
+      "x.yaml:7: trial.timeout: expected a duration such as 90, 90s, "
+      "10m or 2h, got '010s'");
+  auto decimal =
+      Load(Replace(Replace(kPlain, "low: 0, high: 1", "low: 0.05, high: .5e1"),
+                   "num_trials: 8", "num_trials: 8\npriority: 1e1"));
+  REQUIRE(decimal.ok());
+  CHECK(decimal.value().space.params[0].low == 0.05);
+  CHECK(decimal.value().space.params[0].high == 5);
+  CHECK(decimal.value().priority == 10);
+}
+
+TEST_CASE("a choice value with a leading zero is text, as written",
+          "[tuner][config]") {
+  // A grid of folds 007, 010 reached the trial as 7 and 10.
+  auto config =
+      Load(Replace(kPlain, "{type: uniform, low: 0, high: 1}",
+                   "{type: grid, values: [007, 010, 0x1f, 10, 2.5]}"));
+  REQUIRE(config.ok());
+  const auto& values = config.value().space.params[0].values;
+  REQUIRE(values.size() == 5);
+  CHECK(values[0] == core::ParamValue(std::string("007")));
+  CHECK(values[1] == core::ParamValue(std::string("010")));
+  CHECK(values[2] == core::ParamValue(std::string("0x1f")));
+  CHECK(values[3] == core::ParamValue(int64_t{10}));
+  CHECK(values[4] == core::ParamValue(2.5));
+}
+
 TEST_CASE("an experiment name may not start with '-'", "[tuner][config]") {
   for (std::string name : {"--help", "-x"}) {
     INFO(name);

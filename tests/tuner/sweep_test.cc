@@ -204,6 +204,36 @@ devices: {kind: cpu, slots: 2}
   CHECK(result.trials[1].last_time == 2);
 }
 
+TEST_CASE("a time one epoch short of max_t is its own; a rounded one is max_t",
+          "[tuner][sweep]") {
+  auto result = RunScripted(
+      R"(name: snap
+command: /bin/true
+metric: score
+mode: max
+time_attr: epoch
+search_space:
+  lr: {type: uniform, low: 0.1, high: 0.2}
+num_trials: 1
+scheduler: {type: fifo, max_t: 100}
+devices: {kind: cpu, slots: 1}
+)",
+      [](const runner::TrialLaunch&, int) {
+        TrialScript script;
+        for (double epoch : {98.0, 99.0, 99.9996}) {
+          script.reports.push_back({{"epoch", epoch}, {"score", epoch}});
+        }
+        return script;
+      });
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kCompleted);
+  auto reports = result.store->ListReports(result.trials[0].id);
+  REQUIRE(reports.ok());
+  std::vector<double> times;
+  for (const auto& report : reports.value()) times.push_back(*report.time);
+  CHECK(times == std::vector<double>{98, 99, 100});
+}
+
 TEST_CASE("a crashed trial is retried up to max_failures", "[tuner][sweep]") {
   int starts = 0;
   auto result = RunScripted(R"(name: retry

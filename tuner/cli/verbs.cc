@@ -1,32 +1,13 @@
 #include "tuner/cli/verbs.h"
 
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
+
+#include "tuner/cli/number_flags.h"
 
 namespace tuner::cli {
 
 namespace {
-
-// An integer from 0 to 2^63 - 1, written in full: no sign, no wrap-around.
-std::string NonNegativeInt64(const std::string& text) {
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || value < 0)
-    return "expected an integer from 0 to 9223372036854775807, got " + text;
-  return "";
-}
-
-// --top: an integer from 1 to 2^63 - 1.
-std::string PositiveInt64(const std::string& text) {
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || value < 1)
-    return "expected an integer from 1 to 9223372036854775807, got " + text;
-  return "";
-}
 
 // --token-file and --allow-plain-http: how a --server verb sends a token.
 void TokenFlags(CLI::App& command, Arguments& a) {
@@ -74,14 +55,14 @@ void PlanFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.plan.config_path, "experiment YAML")->required();
   c.add_option("--unit-seconds", a.plan.unit_seconds,
                "seconds one time_attr unit takes (for device-hours)")
-      ->check(CLI::PositiveNumber);
+      ->check(NumberIn(1e-6, 1e9));
   c.add_option("--price-per-hour", a.plan.price_per_hour,
                "the instance's price per hour (for the cost)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NumberIn(0, 1e9));
   c.add_option("--devices", a.plan.devices,
                "devices of the target machine, when its kind is not on this "
                "one (e.g. 8 Gaudi cards)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, 1'000'000));
   c.add_option("--format", a.plan.format, "text | json")
       ->check(CLI::IsMember({"text", "json"}));
   OverrideFlags(c, a.plan.overrides);
@@ -98,9 +79,9 @@ void SimulateFlags(CLI::App& c, Arguments& a) {
                "replay a stored experiment's reports instead")
       ->excludes(table);
   c.add_option("--workers", s.workers, "identical slots (default 1)")
-      ->check(CLI::Range(1, 4096));
+      ->check(IntegerIn(1, 4096));
   c.add_option("--seed", s.seed, "the searcher's seed")
-      ->check(NonNegativeInt64);
+      ->check(IntegerIn(0, INT64_MAX));
   c.add_option("--format", s.format, "table | json")
       ->check(CLI::IsMember({"table", "json"}));
   OverrideFlags(c, s.overrides);
@@ -113,7 +94,7 @@ int SimulateVerb(Arguments& a) {
 void BestFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "experiment name")->required();
   c.add_option("--top", a.query.top, "how many (default 1)")
-      ->check(PositiveInt64);
+      ->check(IntegerIn(1, INT64_MAX));
   c.add_option("--by", a.query.by,
                "last: rank by the value at the longest training (default); "
                "best: by the best value any report reached")
@@ -227,7 +208,7 @@ void ServeFlags(CLI::App& c, Arguments& a) {
                "localhost (repeatable)");
   c.add_option("--http-threads", s.http_threads,
                "threads serving HTTP (default 2)")
-      ->check(CLI::Range(1, 64));
+      ->check(IntegerIn(1, 64));
   c.add_flag("!--no-resume", s.resume,
              "do not take up experiments a previous service left running");
 }
@@ -269,7 +250,7 @@ void ExtendFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.extend.name, "experiment name")->required();
   c.add_option("--trials", a.extend.trials, "trials added to its budget")
       ->required()
-      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+      ->check(IntegerIn(1, 10'000'000));
   c.add_flag("--run", a.extend.run,
              "then resume it here when no tuner runs it (tuner resume)");
   c.add_flag("--quiet,-q", a.extend.quiet,

@@ -168,6 +168,14 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
              ")");
   }
   if (rungs) CheckRungCount(node, path, s);
+  auto at_most = [&](const char* key, double time) {
+    if (time > kMaxTimeUnits) {
+      Fail(node[key], path / key,
+           "must be <= " + core::FormatDouble(kMaxTimeUnits));
+    }
+  };
+  at_most("max_t", s.max_t.value_or(0));
+  at_most("grace_period", s.grace_period);
 }
 
 }  // namespace tuner::config

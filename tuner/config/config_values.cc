@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/text.h"
 #include "tuner/base/one_line.h"
 #include "tuner/config/config_loader.h"
 
@@ -39,14 +40,6 @@ void RefuseControl(const YAML::Node& node, const Path& path,
   if (HasControl(node.Scalar())) {
     Fail(node, path, what + " holds a control character");
   }
-}
-
-// Decimal digits with an optional '-', no leading zero but "0" itself.
-bool IsDecimalInteger(std::string_view text) {
-  std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
-  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return false;
-  return std::all_of(digits.begin(), digits.end(),
-                     [](unsigned char c) { return std::isdigit(c); });
 }
 
 }  // namespace
@@ -118,6 +111,11 @@ double Reader::Number(const YAML::Node& node, const Path& path) const {
   if (!std::isfinite(value)) {
     Fail(node, path, "expected a finite number, got " + Describe(node));
   }
+  if (!core::IsDecimalNumber(node.Scalar())) {
+    Fail(node, path,
+         "expected a decimal number without leading zeros, got " +
+             Describe(node));
+  }
   return value;
 }
 
@@ -126,7 +124,7 @@ int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
   if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
     Fail(node, path, "expected an integer, got " + Describe(node));
   }
-  if (!IsDecimalInteger(node.Scalar())) {
+  if (!core::IsDecimalInteger(node.Scalar())) {
     Fail(node, path,
          "expected a decimal integer without leading zeros, got " +
              Describe(node));
@@ -168,7 +166,8 @@ std::chrono::milliseconds Reader::Duration(const YAML::Node& node,
   double amount = 0;
   auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), amount);
-  if (ec != std::errc() || end != text.data() + text.size() || !(amount > 0)) {
+  if (!core::IsDecimalNumber(text) || ec != std::errc() ||
+      end != text.data() + text.size() || !(amount > 0)) {
     Fail(node, path,
          "expected a duration such as 90, 90s, 10m or 2h, got " +
              Describe(node));
@@ -197,12 +196,19 @@ std::vector<core::ParamValue> Reader::Values(const YAML::Node& node,
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
     if (!IsPlainScalar(item)) {
       values.emplace_back(text);
-    } else if (ec == std::errc() && end == text.data() + text.size()) {
+    } else if (core::IsDecimalInteger(text) && ec == std::errc() &&
+               end == text.data() + text.size()) {
       values.emplace_back(i);
     } else if (YAML::convert<double>::decode(item, d) && !std::isnan(d)) {
       // .inf reached the command as "inf" but was stored as null.
       if (!std::isfinite(d)) Fail(item, path, "values must be finite");
-      values.emplace_back(d);
+      // "010" or "01.5" read as a number only by a rule the file does not
+      // show (YAML 1.1's octal): text, passed to the trial as written.
+      if (core::IsDecimalNumber(text)) {
+        values.emplace_back(d);
+      } else {
+        values.emplace_back(text);
+      }
     } else if (text == "true" || text == "false") {
       values.emplace_back(text == "true");
     } else {

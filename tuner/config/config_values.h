@@ -42,6 +42,12 @@ inline constexpr std::chrono::milliseconds kMinDuration{1};
 inline constexpr std::chrono::milliseconds kMaxDuration{30LL * 24 * 3600 *
                                                         1000};  // 30 days
 
+// The largest time on the time_attr axis a config may name (max_t,
+// grace_period): far past any training (asha's 64 rungs of factor 3 reach
+// 3.4e30), and what is computed from it (a plan's units times
+// --unit-seconds, summed over 10^7 trials and 64 brackets) stays finite.
+inline constexpr double kMaxTimeUnits = 1e30;
+
 [[noreturn]] void Fail(const YAML::Node& node, const Path& path,
                        const std::string& message);
 
@@ -61,7 +67,9 @@ class Reader {
   // attribute): a String without any control character (C0, DEL, C1), as
   // it stands after YAML's escapes ("\e", "\x1b") are read.
   std::string Label(const YAML::Node& node, const Path& path) const;
-  // A finite number (neither NaN nor ±inf).
+  // A finite number (neither NaN nor ±inf) written in decimal
+  // (core::IsDecimalNumber): "010", which YAML 1.1 reads as octal 8, is
+  // refused like Int's.
   double Number(const YAML::Node& node, const Path& path) const;
   // An integer written in decimal: an optional '-', then digits without a
   // leading zero ("010" is YAML 1.1's octal 8, "0x10" its hex 16; both are
@@ -71,11 +79,15 @@ class Reader {
   int64_t Int(const YAML::Node& node, const Path& path, int64_t low,
               int64_t high) const;
   bool Bool(const YAML::Node& node, const Path& path) const;
-  // A duration: seconds as a number, or "500ms", "90s", "10m", "2h"; at
-  // least kMinDuration and at most kMaxDuration.
+  // A duration: seconds as a number, or "500ms", "90s", "10m", "2h", the
+  // number written in decimal as Number's; at least kMinDuration and at
+  // most kMaxDuration.
   std::chrono::milliseconds Duration(const YAML::Node& node,
                                      const Path& path) const;
-  // A list of scalars: integers, reals, true/false, else strings.
+  // A list of scalars: integers, reals, true/false, else strings. A plain
+  // scalar is a number only when written in decimal as Number's; one that
+  // YAML would read as a number by another rule ("010", "0x10") is a
+  // string, passed to the trial as written.
   std::vector<core::ParamValue> Values(const YAML::Node& node,
                                        const Path& path) const;
 

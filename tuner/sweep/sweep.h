@@ -220,6 +220,9 @@ class Sweep : public runner::RunnerObserver {
   // the checkpoints.dir's fixed folder without following a link on the way
   // (one there, or a path outside it, is left in place with a warning).
   void RemoveCheckpoint(const std::filesystem::path& path) const;
+  // `time` as the rung or max_t it is within 0.01 of (1% of a mark below
+  // one unit), else `time` itself: the rounding of a Trainer's epoch at a
+  // boundary, never a whole step or epoch (sweep_checkpoints.cc says why).
   double SnapToRung(double time) const;
   // Whether an attempt that ended was interrupted rather than ended: it
   // had no verdict, the trial was not at fault, and this sweep is not

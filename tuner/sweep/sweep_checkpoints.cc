@@ -29,12 +29,16 @@ double Progress(const runner::Checkpoint& checkpoint,
 }  // namespace
 
 double Sweep::SnapToRung(double time) const {
-  // Trainer epochs at a boundary read 0.9996 or 2.0004: a time within 1%
-  // of a rung (or of max_t) is that rung.
+  // The Trainer's epoch is step / steps_per_epoch, so at a boundary it is off
+  // only by the rounding of that division and of its print (0.9996, 2.0004;
+  // older Trainers round to two decimals): under 0.01 of a unit, whatever the
+  // epoch. A time that close to a rung (or to max_t) is that rung; any other
+  // is kept, so a report at 99 is not max_t 100. Below one unit the
+  // tolerance is 1% of the mark, so fractional rungs stay apart.
   std::vector<double> marks = scheduler_->Milestones();
   if (config_.scheduler.max_t) marks.push_back(*config_.scheduler.max_t);
   for (double mark : marks) {
-    if (std::abs(time - mark) <= 0.01 * std::max(1.0, std::abs(mark)))
+    if (std::abs(time - mark) <= 0.01 * std::min(1.0, std::abs(mark)))
       return mark;
   }
   return time;
@@ -137,7 +141,7 @@ void Sweep::KeepBest(std::optional<double> last_value,
                      const std::string& output_dir) {
   if (config_.checkpoints.keep_best < 0 || output_dir.empty()) return;
   double value = last_value.value_or(NAN);
-  double goodness = std::isnan(value)                  ? -INFINITY
+  double goodness = !std::isfinite(value)              ? -INFINITY
                     : config_.mode == core::Mode::kMax ? value
                                                        : -value;
   kept_checkpoints_.emplace_back(goodness, output_dir);
