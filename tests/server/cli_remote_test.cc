@@ -238,11 +238,18 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 // A plain HTTP listener on loopback, not a tuner: it answers every request
-// with `status` and keeps the head of each request it received.
+// with `status_line` ("307 Temporary Redirect"; "401 X" for a bare 401),
+// `headers` (each ending in CRLF) and `body`, and keeps the head of each
+// request it received.
 class PlainListener {
  public:
   explicit PlainListener(int status)
-      : status_(status),
+      : PlainListener(std::to_string(status) + " X", "",
+                      R"({"error": "plain listener"})") {}
+  PlainListener(std::string status_line, std::string headers, std::string body)
+      : status_line_(std::move(status_line)),
+        headers_(std::move(headers)),
+        body_(std::move(body)),
         acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
     thread_ = std::thread([this] { Serve(); });
   }
@@ -281,12 +288,11 @@ class PlainListener {
         heads_.push_back(head);
       }
       ReadBody(socket, buffer, n, head);
-      std::string body = R"({"error": "plain listener"})";
-      std::string reply = "HTTP/1.1 " + std::to_string(status_) +
-                          " X\r\nContent-Type: application/json\r\n"
+      std::string reply = "HTTP/1.1 " + status_line_ + "\r\n" + headers_ +
+                          "Content-Type: application/json\r\n"
                           "Content-Length: " +
-                          std::to_string(body.size()) +
-                          "\r\nConnection: close\r\n\r\n" + body;
+                          std::to_string(body_.size()) +
+                          "\r\nConnection: close\r\n\r\n" + body_;
       net::write(socket, net::buffer(reply), ec);
       socket.shutdown(tcp::socket::shutdown_both, ec);
     }
@@ -304,7 +310,9 @@ class PlainListener {
     }
   }
 
-  int status_;
+  std::string status_line_;
+  std::string headers_;
+  std::string body_;
   net::io_context io_;
   tcp::acceptor acceptor_;
   std::atomic<bool> stopping_{false};
@@ -402,6 +410,48 @@ TEST_CASE("a token goes to its own service, and off this machine on request",
   CHECK_FALSE(server::MayCarryToken(kept, here, false).ok());
   kept.bound_to = "";
   CHECK_FALSE(server::MayCarryToken(kept, here, false).ok());
+}
+
+TEST_CASE(
+    "CLI: an answer that is not the service's names the server, its status "
+    "and reason; a redirect is not followed",
+    "[server][cli][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-plain-answer-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  PlainListener moved("307 Temporary Redirect",
+                      "Location: http://127.0.0.1:1/api/experiments\r\n", "");
+  std::string authority = moved.url().substr(std::string("http://").size());
+  for (std::string verb : {"status", "best x", "stop x"}) {
+    Output out = RunTuner(dir, verb + " --server " + moved.url());
+    INFO(verb);
+    CHECK(out.code == 1);
+    CHECK(out.err == "tuner: http://" + authority +
+                         " answered 307 Temporary Redirect: the tuner does "
+                         "not follow redirects (to "
+                         "http://127.0.0.1:1/api/experiments); give --server "
+                         "the address of `tuner serve` itself\n");
+  }
+  PlainListener proxy("502 Bad Gateway", "", "<html>\n<h1>502</h1>\n</html>");
+  Output out = RunTuner(dir, "status --server " + proxy.url());
+  CHECK(out.code == 1);
+  CHECK(out.err == "tuner: " + proxy.url() +
+                       " answered 502 Bad Gateway: <html>\\x0a<h1>502</h1>"
+                       "\\x0a</html>\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a --server host is named as the URL wrote it, brackets and all",
+          "[server][cli]") {
+  // Nothing listens on port 1.
+  for (std::string authority : {"[::1]:1", "127.0.0.1:1"}) {
+    auto client = server::HttpClient::Connect("http://" + authority);
+    REQUIRE_FALSE(client.ok());
+    INFO(client.message());
+    CHECK(client.message().rfind("cannot connect to http://" + authority + ": ",
+                                 0) == 0);
+  }
 }
 
 TEST_CASE("a --server port out of range is refused before connecting",

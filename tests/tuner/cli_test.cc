@@ -307,6 +307,14 @@ TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
           std::string::npos);
     CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   }
+  for (const char* verb :
+       {"run s.yaml", "plan s.yaml", "simulate s.yaml --table t.jsonl"}) {
+    Output bad = cli.Tuner(std::string(verb) + " --name -x");
+    INFO(verb << ": " << bad.err);
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find(": --name -x: name: ") != std::string::npos);
+    CHECK(bad.err.find("--set") == std::string::npos);
+  }
 }
 
 TEST_CASE("numeric flags take a decimal number in their range, else exit 2",

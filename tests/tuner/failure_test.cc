@@ -120,6 +120,32 @@ TEST_CASE("out of memory fails at once, with the message", "[failure]") {
         "memory. Tried to allocate 2.00 GiB");
 }
 
+TEST_CASE(
+    "a trial that reports up to max_t and then exits non-zero fails, its "
+    "reports kept, without a retry",
+    "[failure]") {
+  auto result = RunScripted(
+      Scripted("fails-at-end", 1,
+               "devices: {kind: cpu, slots: 1}\ntrial: {max_failures: 2}\n"
+               "scheduler: {type: asha, max_t: 2, grace_period: 1}\n"),
+      [](const runner::TrialLaunch&, int) {
+        TrialScript script;
+        script.reports = {{{"epoch", 1}, {"score", 0.25}},
+                          {{"epoch", 2}, {"score", 0.5}}};
+        script.exit_code = 3;
+        script.stderr_text = "RuntimeError: could not save the model\n";
+        return script;
+      });
+  REQUIRE(result.trials.size() == 1);
+  const auto& trial = result.trials[0];
+  CHECK(trial.status == TrialStatus::kFailed);
+  CHECK(trial.exit_code == 3);
+  CHECK(trial.reason == "exit code 3: RuntimeError: could not save the model");
+  CHECK(trial.attempts == 1);
+  CHECK(trial.last_time == 2);
+  CHECK(trial.last_value == 0.5);
+}
+
 TEST_CASE("a failed trial's reason quotes its last meaningful stderr line",
           "[failure]") {
   auto result = RunScripted(

@@ -5,6 +5,8 @@
 
 #include "tests/catch.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/config_overrides.h"
+#include "tuner/config/config_values.h"
 #include "tuner/config/stored_config.h"
 
 namespace tuner {
@@ -78,6 +80,21 @@ TEST_CASE(
   auto broken = LoadConfigText(kConfig + "bogus: 1\n", "x.yaml", "/base",
                                "/work", {"num_trials=3"});
   CHECK(broken.message() == "x.yaml:10: bogus: unknown key");
+}
+
+TEST_CASE("overrides: --name sets the name as text and its error names --name",
+          "[tuner][config][overrides]") {
+  CHECK(ErrorWith({"num_trials=3", config::NameOverride("-x")}) ==
+        std::string("--name -x: name: ") + config::kNameRule);
+  // The value is text, not YAML: a colon or a YAML null stays a name.
+  CHECK(ErrorWith({config::NameOverride("a: b")}) ==
+        std::string("--name a: b: name: ") + config::kNameRule);
+  auto config = LoadWith({"name=other", config::NameOverride("null")});
+  REQUIRE(config.ok());
+  CHECK(config.value().name == "null");
+  // --set name=... still names --set.
+  CHECK(ErrorWith({"name=-x"}) ==
+        std::string("--set name=-x: name: ") + config::kNameRule);
 }
 
 TEST_CASE("the stored config keeps the overrides, so a resume reruns them",

@@ -2,6 +2,7 @@
 // whatever text a trial left, JSON written a row at a time with the layout
 // of one dump, status as JSON and CSV, best by either rule, and the best
 // trial's command line.
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -310,6 +311,39 @@ TEST_CASE("best ranks by the last value or by the best any report reached",
   auto best = ParseCsv(BestText(*f.store, f.e, query).value());
   REQUIRE(best.size() == 2);
   CHECK(best[1][0] == std::to_string(f.ids[0]));  // 0.9 at epoch 1
+}
+
+TEST_CASE("a table that shows inf or nan says so in a footnote",
+          "[tuner][query]") {
+  TimedFixture f;
+  const std::string note =
+      "nan, inf, -inf: the trial reported a non-finite value\n";
+  CHECK(f.Trials("table").find(note) == std::string::npos);
+  REQUIRE(
+      f.store
+          ->AppendReport({f.ids[1], 2, 2.0, -HUGE_VAL, {{"acc", -HUGE_VAL}}},
+                         core::Mode::kMax)
+          .ok());
+  REQUIRE(f.store->Commit().ok());
+  std::string trials = f.Trials("table");
+  INFO(trials);
+  CHECK(trials.find(" -inf ") != std::string::npos);
+  CHECK(trials.size() >= note.size());
+  CHECK(trials.compare(trials.size() - note.size(), note.size(), note) == 0);
+  CHECK(f.Trials("csv").find(note) == std::string::npos);
+
+  BestQuery query;
+  query.top = 3;
+  query.listing = TrialListing{"table", "db", 1200};
+  std::string best = BestText(*f.store, f.e, query).value();
+  CHECK(best.find(note) != std::string::npos);
+  query.top = 1;  // trial 1's 0.5 ranks first: no -inf shown
+  CHECK(BestText(*f.store, f.e, query).value().find(note) == std::string::npos);
+
+  std::string reports = ReportsText(*f.store, f.e, "table").value();
+  CHECK(reports.find(note) != std::string::npos);
+  CHECK(ReportsText(*f.store, f.e, "jsonl").value().find(note) ==
+        std::string::npos);
 }
 
 TEST_CASE("best as a command line: the template filled and shell-quoted",

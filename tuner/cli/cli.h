@@ -24,8 +24,8 @@ inline constexpr int kExitBadInput = 2;
 struct ConfigOverrides {
   std::vector<std::string> sets;    // --set KEY=VALUE, in order
   std::optional<std::string> name;  // --name: the experiment's name
-  // As LoadConfigText takes them: the --set ones, then name=NAME (last,
-  // so that it wins).
+  // As LoadConfigText takes them: the --set ones, then the --name one
+  // (config::NameOverride; last, so that it wins).
   std::vector<std::string> List() const;
 };
 

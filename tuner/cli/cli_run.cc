@@ -17,6 +17,7 @@
 #include "tuner/cli/cli.h"
 #include "tuner/cli/cli_sweep.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/config_overrides.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/sweep/experiment_lifecycle.h"
@@ -118,7 +119,7 @@ bool SameAsStored(const storage::ExperimentRecord& experiment,
 
 std::vector<std::string> ConfigOverrides::List() const {
   std::vector<std::string> list = sets;
-  if (name) list.push_back("name=" + *name);
+  if (name) list.push_back(config::NameOverride(*name));
   return list;
 }
 

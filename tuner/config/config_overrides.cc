@@ -1,5 +1,8 @@
 #include "tuner/config/config_overrides.h"
 
+#include <optional>
+#include <string_view>
+
 #include "trial_runner/utf8_text.h"
 #include "tuner/config/config_loader.h"
 
@@ -8,6 +11,26 @@ namespace tuner::config {
 namespace {
 
 constexpr size_t kMaxOverrideBytes = 64 * 1024;
+constexpr std::string_view kNamePrefix = "--name=";
+
+// The NAME of a NameOverride entry, if `text` is one.
+std::optional<std::string> NameOf(const std::string& text) {
+  if (text.compare(0, kNamePrefix.size(), kNamePrefix) != 0)
+    return std::nullopt;
+  return text.substr(kNamePrefix.size());
+}
+
+// The flag the user typed for an entry: "--set KEY=VALUE" or "--name NAME".
+std::string Flag(const std::string& text) {
+  if (auto name = NameOf(text)) return "--name " + *name;
+  return "--set " + text;
+}
+
+// The key an entry sets: KEY of "KEY=VALUE", `name` for --name.
+std::string KeyOf(const std::string& text) {
+  if (NameOf(text)) return "name";
+  return text.substr(0, text.find('='));
+}
 
 std::vector<std::string> SplitKey(const std::string& key) {
   std::vector<std::string> parts;
@@ -28,8 +51,12 @@ bool HasControl(const std::string& text) {
 }
 
 core::Status Apply(YAML::Node& root, const std::string& text) {
+  if (auto name = NameOf(text)) {
+    root["name"] = *name;
+    return core::Status::Ok();
+  }
   auto fail = [&](const std::string& why) {
-    return core::InvalidArgument("--set " + text + ": " + why);
+    return core::InvalidArgument(Flag(text) + ": " + why);
   };
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -68,15 +95,22 @@ bool Within(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::string NameOverride(const std::string& name) {
+  return std::string(kNamePrefix) + name;
+}
+
 core::Status ApplyOverrides(YAML::Node& root,
                             const std::vector<std::string>& overrides) {
   for (const auto& text : overrides) {
+    const char* flag = NameOf(text) ? "--name" : "--set";
     if (text.size() > kMaxOverrideBytes) {
-      return core::InvalidArgument("--set: an override longer than 64 KiB");
+      return core::InvalidArgument(std::string(flag) +
+                                   ": a value longer than 64 KiB");
     }
     if (!runner::IsValidUtf8(text) || HasControl(text)) {
       return core::InvalidArgument(
-          "--set: an override holds a control character or is not UTF-8");
+          std::string(flag) +
+          ": a value holds a control character or is not UTF-8");
     }
   }
   if (!root.IsMap()) return core::Status::Ok();
@@ -95,9 +129,8 @@ std::string BlameOverride(const std::string& error,
   if (key_end == std::string::npos) return "";
   std::string key = rest.substr(0, key_end);
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-    std::string set = it->substr(0, it->find('='));
-    if (Within(key, set) || Within(set, key))
-      return "--set " + *it + ": " + rest;
+    std::string set = KeyOf(*it);
+    if (Within(key, set) || Within(set, key)) return Flag(*it) + ": " + rest;
   }
   return "";
 }

@@ -26,14 +26,25 @@ int Fail(const std::string& message, int code = 1) {
   return code;
 }
 
-// The server's {"error": ...}, or the body as it came.
-std::string ErrorOf(const ClientResponse& response) {
+// A non-2xx answer in one line: the service's {"error": ...} as it came
+// (the text the verb prints with --db); any other answer (a proxy's,
+// another program's) named by the server, its status and reason. The
+// client follows no redirect, so a 3xx says so and where it pointed.
+std::string ErrorOf(const HttpClient& server, const ClientResponse& response) {
+  std::string answered = "http://" + server.authority() + " answered " +
+                         std::to_string(response.status) + " " +
+                         response.reason;
+  if (response.status / 100 == 3) {
+    return answered + ": the tuner does not follow redirects" +
+           (response.location.empty() ? ""
+                                      : " (to " + response.location + ")") +
+           "; give --server the address of `tuner serve` itself";
+  }
   auto json = nlohmann::json::parse(response.body, nullptr, false);
   if (json.is_object() && json.contains("error") && json["error"].is_string()) {
     return json["error"].get<std::string>();
   }
-  return "the server answered " + std::to_string(response.status) + ": " +
-         response.body;
+  return answered + (response.body.empty() ? "" : ": " + response.body);
 }
 
 // Gives `client` the token, where it may go; the exit code (2) after
@@ -88,7 +99,8 @@ int RemoteExchange(const RemoteOptions& remote, const std::string& method,
   }
   out = std::move(response).value();
   if (out.status / 100 != 2) {
-    return Fail(ErrorOf(out), out.status == 400 || out.status == 409 ? 2 : 1);
+    return Fail(ErrorOf(server, out),
+                out.status == 400 || out.status == 409 ? 2 : 1);
   }
   return 0;
 }

@@ -18,8 +18,9 @@ using tcp = net::ip::tcp;
 
 struct HttpClient::Impl {
   net::io_context io;
-  std::string host;
+  std::string host;  // an IPv6 literal without its brackets
   std::string port;
+  std::string authority;  // HOST:PORT as written: "[::1]:8080"
   std::string token;
   std::unique_ptr<beast::tcp_stream> stream;
   beast::flat_buffer buffer;
@@ -39,15 +40,16 @@ struct HttpClient::Impl {
       auto endpoints = resolver.resolve(host, port, ec);
       if (ec) {
         stream.reset();
-        return core::IoError("cannot resolve " + host + ": " + ec.message());
+        return core::IoError("cannot resolve http://" + authority + ": " +
+                             ec.message());
       }
       stream->connect(endpoints, ec);
     }
     if (ec) {
       stream.reset();
-      return core::Error{core::ErrorCode::kUnavailable,
-                         "cannot connect to http://" + host + ":" + port +
-                             ": " + ec.message()};
+      return core::Error{
+          core::ErrorCode::kUnavailable,
+          "cannot connect to http://" + authority + ": " + ec.message()};
     }
     if (!reached) Reached(stream->socket().remote_endpoint(ec));
     return core::Status::Ok();
@@ -78,8 +80,7 @@ struct HttpClient::Impl {
                                         std::chrono::milliseconds timeout) {
     http::request<http::string_body> req(http::string_to_verb(method), target,
                                          11);
-    bool v6 = host.find(':') != std::string::npos;
-    req.set(http::field::host, (v6 ? "[" + host + "]" : host) + ":" + port);
+    req.set(http::field::host, authority);
     req.set(http::field::user_agent, "tuner");
     if (!token.empty()) req.set(http::field::authorization, "Bearer " + token);
     // The service refuses mutations in any type a web form could send.
@@ -107,7 +108,11 @@ struct HttpClient::Impl {
     auto& res = parser.get();
     ClientResponse out;
     out.status = static_cast<int>(res.result_int());
+    out.reason = std::string(res.reason());
+    if (out.reason.empty())
+      out.reason = std::string(http::obsolete_reason(res.result()));
     out.content_type = std::string(res[http::field::content_type]);
+    out.location = std::string(res[http::field::location]);
     out.body = std::move(res.body());
     if (!res.keep_alive()) stream.reset();
     return out;
@@ -118,6 +123,8 @@ HttpClient::HttpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpClient::~HttpClient() = default;
 
 const PeerAddress& HttpClient::peer() const { return impl_->peer; }
+
+const std::string& HttpClient::authority() const { return impl_->authority; }
 
 void HttpClient::SetToken(std::string token) {
   impl_->token = std::move(token);
@@ -152,6 +159,7 @@ core::Result<std::unique_ptr<HttpClient>> HttpClient::Connect(
         "got '" +
         url + "'");
   }
+  impl->authority = impl->host + ":" + port;
   if (impl->host.size() > 2 && impl->host.front() == '[') {
     impl->host = impl->host.substr(1, impl->host.size() - 2);
   }

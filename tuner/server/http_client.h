@@ -14,7 +14,9 @@ namespace tuner::server {
 
 struct ClientResponse {
   int status = 0;
+  std::string reason;  // the status line's reason phrase, or the standard one
   std::string content_type;
+  std::string location;  // of a redirect: the client follows none
   std::string body;
 };
 
@@ -38,6 +40,8 @@ class HttpClient {
 
   // Where the connection went, to decide whether a token may go there.
   const PeerAddress& peer() const;
+  // HOST:PORT as the URL wrote them ("[::1]:8080"): what messages name.
+  const std::string& authority() const;
   // The token the next calls send ("": none).
   void SetToken(std::string token);
 

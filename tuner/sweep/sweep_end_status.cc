@@ -21,6 +21,13 @@ std::string DescribeExit(const runner::TrialExit& exit) {
   return "exit code " + std::to_string(exit.exit_code.value_or(-1));
 }
 
+// Whether a trial ended by itself with a non-zero exit code or a signal
+// (not one the tuner sent it).
+bool FailedItself(const runner::TrialExit& exit) {
+  if (exit.stop_requested || exit.lost || exit.orphaned) return false;
+  return exit.signal != 0 || (exit.exit_code && *exit.exit_code != 0);
+}
+
 }  // namespace
 
 std::optional<std::string> Sweep::Interruption(
@@ -42,7 +49,12 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     reason = trial.reason;
     return TrialStatus::kStopped;
   }
-  if (trial.verdict == core::Action::kComplete) return TrialStatus::kCompleted;
+  // Reported up to max_t: completed, unless it then failed by itself.
+  const bool complete = trial.verdict == core::Action::kComplete;
+  if (complete && !FailedItself(exit)) return TrialStatus::kCompleted;
+  // A retry would run the whole trial again: one that reported to the end
+  // and failed afterwards is not retried.
+  const bool may_retry = !interrupting_ && !complete;
   if (trial.verdict == core::Action::kPause) {
     reason = trial.reason;
     return TrialStatus::kPaused;
@@ -52,7 +64,7 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     return TrialStatus::kPending;
   }
   if (exit.node_failed && trial.device_retries < kMaxDeviceRetries &&
-      !interrupting_) {
+      may_retry) {
     reason = exit.lost_why;
     trial.device_busy = true;  // on another node, not counted
     return std::nullopt;
@@ -101,12 +113,12 @@ std::optional<core::TrialStatus> Sweep::EndStatus(LiveTrial& trial,
     return TrialStatus::kFailed;  // a retry would run out the same way
   }
   if (failure.kind == runner::FailureClass::kDeviceAcquire &&
-      trial.device_retries < kMaxDeviceRetries && !interrupting_) {
+      trial.device_retries < kMaxDeviceRetries && may_retry) {
     reason += ", device busy: " + failure.line;
     trial.device_busy = true;
     return std::nullopt;  // elsewhere, not counted against max_failures
   }
-  if (trial.failures < config_.trial.max_failures && !interrupting_) {
+  if (trial.failures < config_.trial.max_failures && may_retry) {
     return std::nullopt;  // retry
   }
   return TrialStatus::kFailed;

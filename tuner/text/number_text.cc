@@ -18,4 +18,8 @@ std::string NumberCell(const std::optional<double>& value) {
   return value ? fmt::format("{:.6g}", *value) : "-";
 }
 
+bool NonFinite(const std::optional<double>& value) {
+  return value && !std::isfinite(*value);
+}
+
 }  // namespace tuner

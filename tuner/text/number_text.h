@@ -16,6 +16,14 @@ nlohmann::ordered_json JsonNumber(const std::optional<double>& value);
 // For a table cell: six significant digits, "-" when absent.
 std::string NumberCell(const std::optional<double>& value);
 
+// Whether `value` is present and not finite: its NumberCell shows nan, inf
+// or -inf.
+bool NonFinite(const std::optional<double>& value);
+
+// The line under a table that showed such a cell, saying what it means.
+inline constexpr const char* kNonFiniteFootnote =
+    "nan, inf, -inf: the trial reported a non-finite value\n";
+
 }  // namespace tuner
 
 #endif  // TUNER_TUNER_TEXT_NUMBER_TEXT_H_

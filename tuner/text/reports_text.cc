@@ -88,6 +88,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
   std::function<void(const ReportRecord&)> row;
   std::vector<std::string> others;
   int64_t rows = 0;
+  bool non_finite = false;  // a table row showed nan or inf
   if (format == "table") {
     out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", "trial",
                        "seq", "attempt", OneLine(e.time_attr),
@@ -96,6 +97,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
       out << fmt::format("{:>6}  {:>6}  {:>7}  {:>9}  {:>12}  {}\n", r.trial,
                          r.seq, r.attempt, NumberCell(r.time),
                          NumberCell(r.value), FormatUtc(r.created_at));
+      non_finite = non_finite || NonFinite(r.time) || NonFinite(r.value);
     };
   } else if (format == "csv") {
     auto names = OtherMetrics(store, e);
@@ -120,6 +122,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
         return core::Status::Ok();
       }));
   if (format == "json") out << (rows == 0 ? "[]\n" : "\n]\n");
+  if (non_finite) out << kNonFiniteFootnote;
   return core::Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/trial_command.h"
 #include "tuner/text/trial_format.h"
 
@@ -23,9 +24,12 @@ class TableWriter : public TrialWriter {
   }
   core::Status Row(const TrialRecord& t, std::ostream& out) override {
     out << TrialsTableRow(t, now_);
+    non_finite_ = non_finite_ || NonFinite(t.last_time) ||
+                  NonFinite(t.last_value) || NonFinite(t.best_value);
     return core::Status::Ok();
   }
   void End(std::ostream& out, int64_t) override {
+    if (non_finite_) out << kNonFiniteFootnote;
     if (!experiment_.reason.empty()) {
       out << "experiment failed because: " << OneLine(experiment_.reason)
           << "\n";
@@ -35,6 +39,7 @@ class TableWriter : public TrialWriter {
  private:
   ExperimentRecord experiment_;
   double now_;
+  bool non_finite_ = false;  // a row showed nan or inf
 };
 
 // A JSON array of TrialJson objects, laid out as dump(2) lays out the
