@@ -313,7 +313,7 @@ TEST_CASE("best ranks by the last value or by the best any report reached",
   CHECK(best[1][0] == std::to_string(f.ids[0]));  // 0.9 at epoch 1
 }
 
-TEST_CASE("a table that shows inf or nan says so in a footnote",
+TEST_CASE("a report table that shows inf or nan says so in a footnote",
           "[tuner][query]") {
   TimedFixture f;
   const std::string note =
@@ -325,19 +325,14 @@ TEST_CASE("a table that shows inf or nan says so in a footnote",
                          core::Mode::kMax)
           .ok());
   REQUIRE(f.store->Commit().ok());
+  // Never a trial's value: trials and best show none, and say nothing.
   std::string trials = f.Trials("table");
   INFO(trials);
-  CHECK(trials.find(" -inf ") != std::string::npos);
-  CHECK(trials.size() >= note.size());
-  CHECK(trials.compare(trials.size() - note.size(), note.size(), note) == 0);
-  CHECK(f.Trials("csv").find(note) == std::string::npos);
-
+  CHECK(trials.find("inf") == std::string::npos);
+  CHECK(trials.find(note) == std::string::npos);
   BestQuery query;
   query.top = 3;
   query.listing = TrialListing{"table", "db", 1200};
-  std::string best = BestText(*f.store, f.e, query).value();
-  CHECK(best.find(note) != std::string::npos);
-  query.top = 1;  // trial 1's 0.5 ranks first: no -inf shown
   CHECK(BestText(*f.store, f.e, query).value().find(note) == std::string::npos);
 
   std::string reports = ReportsText(*f.store, f.e, "table").value();
