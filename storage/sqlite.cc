@@ -185,6 +185,12 @@ Statement& Statement::Bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindBytes(int index, std::string_view value) {
+  sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
+  return *this;
+}
+
 Statement& Statement::Bind(int index, std::optional<double> value) {
   return value ? Bind(index, *value) : BindNull(index);
 }

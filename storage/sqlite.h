@@ -106,6 +106,9 @@ class Statement {
   Statement& Bind(int index, int64_t value);
   Statement& Bind(int index, double value);  // NaN binds as NULL
   Statement& Bind(int index, std::string_view value);
+  // The bytes of `value` as a BLOB, which no column affinity converts
+  // ("010" stays "010" in a column of NUMERIC affinity); Text() reads it.
+  Statement& BindBytes(int index, std::string_view value);
   Statement& Bind(int index, std::optional<double> value);
   Statement& BindNull(int index);
 

@@ -4,6 +4,8 @@
 
 #include <variant>
 
+#include "core/metrics.h"
+
 namespace tuner::storage {
 
 namespace {
@@ -44,8 +46,15 @@ void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
   } else if (auto* d = std::get_if<double>(&value)) {
     s.Bind(index, "f").Bind(index + 1, *d);
   } else {
-    s.Bind(index, "s").Bind(index + 1, std::get<std::string>(value));
+    // As bytes: the column's NUMERIC affinity would store "010" as 10.
+    s.Bind(index, "s").BindBytes(index + 1, std::get<std::string>(value));
   }
+}
+
+std::optional<double> ReportValue(std::optional<double> column,
+                                  const core::Metrics& metrics,
+                                  const std::string& metric) {
+  return column ? column : core::FindMetric(metrics, metric);
 }
 
 core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,

@@ -15,6 +15,13 @@ TrialRecord ReadTrialRow(const Statement& s);
 // Binds a param's value as its kind (b, i, f or s) at `index` and the value
 // itself at `index + 1`.
 void BindParamValue(Statement& s, int index, const core::ParamValue& value);
+// A report's objective as reported: its `value` column, or for NULL (SQLite
+// stores a NaN so) the objective `metric` in its metrics, NaN included;
+// nullopt when the report has none.
+std::optional<double> ReportValue(std::optional<double> column,
+                                  const core::Metrics& metrics,
+                                  const std::string& metric);
+
 // A params row's value: `kind` is its kind column (b, i, f or s) and
 // `column` the index of its value column in `s`.
 core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,

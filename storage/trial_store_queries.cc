@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "storage/json_codec.h"
+#include "storage/trial_row.h"
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
@@ -9,9 +10,10 @@ namespace tuner::storage {
 core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     core::TrialId trial, int64_t after_seq, int64_t limit) {
   auto stmt = db_->Prepare(
-      "SELECT seq, time, value, metrics, attempt, offset FROM reports "
-      "WHERE trial_id = ?1 "
-      "AND seq > ?2 ORDER BY seq LIMIT ?3");
+      "SELECT r.seq, r.time, r.value, r.metrics, r.attempt, r.offset, "
+      "e.metric FROM reports r JOIN trials t ON t.id = r.trial_id "
+      "JOIN experiments e ON e.id = t.experiment_id "
+      "WHERE r.trial_id = ?1 AND r.seq > ?2 ORDER BY r.seq LIMIT ?3");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, trial);
@@ -23,8 +25,10 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     if (!row.ok()) return row.error();
     if (!row.value()) return out;
     auto offset = s.OptionalDouble(5);
-    out.push_back({trial, s.Int(0), s.OptionalDouble(1), s.OptionalDouble(2),
-                   MetricsFromJson(s.Text(3)), s.Int(4),
+    core::Metrics metrics = MetricsFromJson(s.Text(3));
+    auto value = ReportValue(s.OptionalDouble(2), metrics, s.Text(6));
+    out.push_back({trial, s.Int(0), s.OptionalDouble(1), value,
+                   std::move(metrics), s.Int(4),
                    offset
                        ? std::optional<int64_t>(static_cast<int64_t>(*offset))
                        : std::nullopt});

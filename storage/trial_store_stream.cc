@@ -82,9 +82,9 @@ core::Status TrialStore::ForEachReport(
     const std::function<core::Status(const ReportRecord&)>& visit) {
   auto stmt = db_->Prepare(
       "SELECT r.trial_id, r.seq, r.time, r.value, r.metrics, r.attempt, "
-      "r.offset, r.created_at FROM trials t JOIN reports r "
-      "ON r.trial_id = t.id WHERE t.experiment_id = ?1 "
-      "ORDER BY t.trial_index, r.seq");
+      "r.offset, r.created_at, e.metric FROM trials t JOIN reports r "
+      "ON r.trial_id = t.id JOIN experiments e ON e.id = t.experiment_id "
+      "WHERE t.experiment_id = ?1 ORDER BY t.trial_index, r.seq");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
@@ -96,6 +96,7 @@ core::Status TrialStore::ForEachReport(
       r.time = s.OptionalDouble(2);
       r.value = s.OptionalDouble(3);
       r.metrics = MetricsFromJson(s.Text(4));
+      r.value = ReportValue(r.value, r.metrics, s.Text(8));
       r.attempt = s.Int(5);
       if (auto offset = s.OptionalDouble(6))
         r.offset = static_cast<int64_t>(*offset);

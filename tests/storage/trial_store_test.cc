@@ -46,7 +46,10 @@ TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
   core::Params params = {{"lr", 0.001},
                          {"hidden", int64_t{64}},
                          {"opt", std::string("adam")},
-                         {"bn", true}};
+                         {"bn", true},
+                         {"width", std::string("010")},  // text, as written
+                         {"scale", std::string("1e3")},
+                         {"gap", std::string(" 7 ")}};
   auto trial = store->AddTrial(id.value(), 0, params);
   REQUIRE(trial.ok());
   REQUIRE(store->MarkRunning(trial.value()).ok());
@@ -89,6 +92,29 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   REQUIRE(reports.size() == 4);
   CHECK(std::isnan(reports[2].metrics[1].second));
   CHECK_FALSE(reports[3].time.has_value());
+  CHECK_FALSE(reports[3].value.has_value());
+
+  // A NaN objective (stored as NULL) reads back as NaN, by trial or all.
+  REQUIRE(
+      store->AppendReport({t, 5, 4.0, NAN, {{"acc", NAN}}}, core::Mode::kMin)
+          .ok());
+  REQUIRE(store->Commit().ok());
+  auto nan = store->ListReports(t, 4).value();
+  REQUIRE(nan.size() == 1);
+  REQUIRE(nan[0].value.has_value());
+  CHECK(std::isnan(*nan[0].value));
+  std::vector<std::optional<double>> values;
+  REQUIRE(store
+              ->ForEachReport(exp,
+                              [&](const storage::ReportRecord& r) {
+                                values.push_back(r.value);
+                                return core::Status::Ok();
+                              })
+              .ok());
+  REQUIRE(values.size() == 5);
+  CHECK_FALSE(values[3].has_value());
+  REQUIRE(values[4].has_value());
+  CHECK(std::isnan(*values[4]));
 }
 
 // A resume tells the attempts of a relaunched trial apart by these: read

@@ -444,6 +444,36 @@ devices: {kind: cpu, slots: 1}
         std::vector<nlohmann::json>{0.5, "inf", 0.25, "nan", "-inf"});
 }
 
+TEST_CASE(
+    "a trial stopped at a rung on a non-finite value keeps the time of its "
+    "last finite one",
+    "[tuner][cli][process]") {
+  CliFixture f;
+  f.Write("trial.sh",
+          "for e in 1 2 3 4; do\n"
+          "  v=0.9; [ $1 = 2 ] && { [ $e = 1 ] && v=0.95 || v=Infinity; }\n"
+          "  echo \"{\\\"epoch\\\": $e, \\\"accuracy\\\": $v}\"\n"
+          "done\n");
+  f.Write("asha.yaml", R"(name: asha
+command: /bin/sh trial.sh {k}
+metric: accuracy
+mode: max
+time_attr: epoch
+search_space: {k: {type: grid, values: [1, 2]}}
+searcher: {type: grid}
+scheduler: {type: asha, max_t: 4, grace_period: 1, reduction_factor: 2}
+devices: {kind: cpu, slots: 1}
+)");
+  Output run = f.Tuner("run -q asha.yaml");
+  INFO(run.out << run.err);
+  REQUIRE(run.code == 0);
+  auto trials = nlohmann::json::parse(f.Tuner("trials asha --format json").out);
+  REQUIRE(trials.size() == 2);
+  CHECK(trials[1]["status"] == "stopped");
+  CHECK(trials[1]["last_value"] == 0.95);
+  CHECK(trials[1]["last_time"] == 1);
+}
+
 }  // namespace
 }  // namespace tuner
 

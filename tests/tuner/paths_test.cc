@@ -113,9 +113,43 @@ TEST_CASE(
   REQUIRE(outside.ok());
   CHECK(outside.value().workdir == "/proj/sub");
   CHECK(outside.value().checkpoints.dir == "/proj/ck/{trial_id}");
+  // The database in a subfolder of the project: the project moved.
+  std::string sub = StoredConfigJson(config.value(), yaml, "/proj/x.yaml",
+                                     "/proj", "/proj/db/tuner.db");
+  auto nested = LoadStoredConfig(sub, "/copy/db/tuner.db");
+  REQUIRE(nested.ok());
+  CHECK(nested.value().workdir == "/copy/sub");
+  CHECK(nested.value().checkpoints.dir == "/copy/ck/{trial_id}");
+  auto alone = LoadStoredConfig(sub, "/else/tuner.db");  // the .db alone
+  REQUIRE(alone.ok());
+  CHECK(alone.value().workdir == "/proj/sub");
   CHECK(Rebased("/projector/a", "/proj", "/copy") == "/projector/a");
   CHECK(Rebased("/proj", "/proj/", "/copy") == "/copy");
   CHECK(Rebased("rel/a", "/proj", "/copy") == "rel/a");
+}
+
+TEST_CASE("a database file is the recorded one moved, never a copy or backup",
+          "[tuner][paths]") {
+  fs::path dir =
+      fs::temp_directory_path() / ("tuner-place-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string db = (dir / "tuner.db").string();
+  std::ofstream(db) << "rows";
+  std::string id = PlaceOf(db).file_id;
+  REQUIRE_FALSE(id.empty());
+  CHECK(IsRecordedFile(id, db));
+  fs::rename(db, dir / "moved.db");
+  CHECK(IsRecordedFile(id, (dir / "moved.db").string()));
+  fs::copy_file(dir / "moved.db", dir / "copy.db");
+  CHECK_FALSE(IsRecordedFile(id, (dir / "copy.db").string()));
+  // Restored in place: a new file, whatever inode it is given.
+  fs::copy_file(dir / "moved.db", dir / "bak");
+  fs::remove(dir / "moved.db");
+  fs::copy_file(dir / "bak", dir / "moved.db");
+  CHECK_FALSE(IsRecordedFile(id, (dir / "moved.db").string()));
+  CHECK_FALSE(IsRecordedFile("", (dir / "moved.db").string()));
+  fs::remove_all(dir);
 }
 
 TEST_CASE(

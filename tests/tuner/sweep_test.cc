@@ -201,7 +201,9 @@ devices: {kind: cpu, slots: 2}
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
   CHECK(result.trials[1].status == TrialStatus::kStopped);
   CHECK(result.trials[1].reason == "score is nan");
-  CHECK(result.trials[1].last_time == 2);
+  // The NaN is never its value: the row keeps its last finite report's time.
+  CHECK(result.trials[1].last_time == 1);
+  CHECK(result.trials[1].last_value.has_value());
 }
 
 TEST_CASE("a time one epoch short of max_t is its own; a rounded one is max_t",

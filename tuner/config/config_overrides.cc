@@ -43,7 +43,9 @@ std::vector<std::string> SplitKey(const std::string& key) {
   }
 }
 
-bool HasControl(const std::string& text) {
+// A C0 control other than tab, or DEL (tuner::HasControl, stricter, is for
+// what is printed).
+bool HasControlButTab(const std::string& text) {
   for (unsigned char c : text) {
     if ((c < 0x20 && c != '\t') || c == 0x7f) return true;
   }
@@ -107,7 +109,7 @@ core::Status ApplyOverrides(YAML::Node& root,
       return core::InvalidArgument(std::string(flag) +
                                    ": a value longer than 64 KiB");
     }
-    if (!runner::IsValidUtf8(text) || HasControl(text)) {
+    if (!runner::IsValidUtf8(text) || HasControlButTab(text)) {
       return core::InvalidArgument(
           std::string(flag) +
           ": a value holds a control character or is not UTF-8");

@@ -6,12 +6,15 @@
 #define TUNER_TUNER_CONFIG_DATABASE_PLACE_H_
 
 #include <string>
+#include <utility>
 
 namespace tuner {
 
 struct DatabasePlace {
-  std::string folder;   // absolute and normalised
-  std::string file_id;  // "device:inode"; empty when the file cannot be read
+  std::string folder;  // absolute and normalised
+  // "device:inode:birth time" (no birth time where the file system keeps
+  // none); empty when the file cannot be read.
+  std::string file_id;
 };
 
 // The place of the database file at `db_path` now.
@@ -23,11 +26,21 @@ DatabasePlace PlaceOf(const std::string& db_path);
 std::string Rebased(const std::string& path, const std::string& from,
                     const std::string& to);
 
+// The folder that moved with a database, as {then, now}: the project
+// folder `base` (where the experiment was started) when the database's
+// folder `db_folder` was inside it and `now_folder` is the same folders
+// below another folder (`cp -r proj proj2` with the database in
+// proj/db/); else the database's folder, then and now. Empty when
+// either folder is.
+std::pair<std::string, std::string> MovedRoot(const std::string& base,
+                                              const std::string& db_folder,
+                                              const std::string& now_folder);
+
 // True only when the database at `db_path` is the very file whose
-// `file_id` was recorded (same device and inode: moved or renamed within its
-// file system, never copied or restored) and belongs to the user running
-// the tuner. A database is data anyone may craft or copy: only this ties
-// it to the files its experiments made outside its folder.
+// `file_id` was recorded (same device, inode and birth time: moved or
+// renamed within its file system, never copied or restored) and belongs to
+// the user running the tuner. A database is data anyone may craft or copy: only
+// this ties it to the files its experiments made outside its folder.
 bool IsRecordedFile(const std::string& file_id, const std::string& db_path);
 
 }  // namespace tuner

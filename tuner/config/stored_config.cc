@@ -126,9 +126,10 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text,
     return core::InvalidArgument("the stored config is not readable");
   }
   try {
-    std::string from = json.value("db_folder", std::string());
-    std::string to = db_path.empty() ? "" : PlaceOf(db_path).folder;
-    auto path = [&](const std::string& stored) {
+    auto [from, to] = MovedRoot(json.value("base", std::string()),
+                                json.value("db_folder", std::string()),
+                                db_path.empty() ? "" : PlaceOf(db_path).folder);
+    auto path = [&, from = from, to = to](const std::string& stored) {
       return Rebased(stored, from, to);
     };
     std::string source =

@@ -39,10 +39,11 @@ core::Result<std::vector<std::string>> ChangedKeys(
     const std::vector<std::string>& overrides);
 
 // Rebuilds the config with the paths resolved when it was stored; those
-// inside the database's folder then (its config file, workdir,
-// checkpoints.dir, ...) are moved to the folder of the database at
-// `db_path` now, so that a project folder copied or moved whole runs in its
-// new place. `db_path` empty: every path as stored.
+// inside the folder that moved with the database at `db_path` (MovedRoot:
+// the project folder holding the database's folder, else the database's
+// folder) are read from where it is now (its config file, workdir,
+// checkpoints.dir, ...), so that a project folder copied or moved whole
+// runs in its new place. `db_path` empty: every path as stored.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json,
                                                 const std::string& db_path);
 

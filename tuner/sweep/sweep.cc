@@ -306,7 +306,7 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   // A reason may quote what the trial printed (metric names, an error
   // line): no control character reaches a terminal or the store.
   const std::string reason = OneLine(given_reason);
-  storage::TrialEnd end{status, trial.exit_code, reason, trial.stop_time};
+  storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime()};
   Check(store_.FinishTrial(trial.id, end));
   PruneCheckpoints(trial, status);
   Check(store_.Commit());

@@ -4,6 +4,7 @@
 #define TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -59,7 +60,7 @@ struct Sweep::LiveTrial {
   bool resume_after_exit = false;      // promoted while its pause was pending
   std::optional<double> replay_until;  // a retry repeats reports up to here
   core::Action verdict = core::Action::kContinue;
-  std::optional<double> stop_time;
+  std::optional<double> stop_time;  // the time it was stopped or paused at
   std::optional<int64_t> exit_code;
   std::string reason;
   SeenKeys seen_keys;        // of all its reports, for error hints
@@ -75,6 +76,14 @@ struct Sweep::LiveTrial {
   std::chrono::steady_clock::time_point pause_deadline;  // checkpoint is in
   size_t state_entries = 0;  // log_history entries fed so far
   std::string resumed_from;  // the checkpoint this attempt resumed
+
+  // The time its row shows once it ends: stop_time, unless the report it
+  // was stopped on had no finite objective (never a trial's value): then
+  // the row keeps the time of its last finite one.
+  std::optional<double> EndTime() const {
+    if (last_value && !std::isfinite(*last_value)) return std::nullopt;
+    return stop_time;
+  }
 };
 
 }  // namespace tuner

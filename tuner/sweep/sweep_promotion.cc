@@ -33,7 +33,7 @@ bool Sweep::PromoteNext() {
 
 void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
   storage::TrialEnd end{core::TrialStatus::kPaused, trial->exit_code,
-                        trial->reason, trial->stop_time};
+                        trial->reason, trial->EndTime()};
   Check(store_.FinishTrial(trial->id, end));
   Check(store_.Commit());
   ++counts_.paused;
