@@ -41,6 +41,9 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   CHECK(extend.out ==
         "d: budget 3 trials (2 so far, finished); run them: tuner resume d\n");
   CHECK(RunTuner(dir, "resume d").code == 0);
+  Output unknown = RunTuner(dir, "resume nope");
+  CHECK(unknown.code == 1);  // as best and delete answer an unknown name
+  CHECK(unknown.err.rfind("tuner: no experiment 'nope' in ", 0) == 0);
   // extend --run takes resume's --quiet.
   Output quiet = RunTuner(dir, "extend d --trials 1 --run -q");
   INFO(quiet.err);

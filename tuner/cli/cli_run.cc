@@ -141,7 +141,7 @@ int Resume(const QueryOptions& options) {
   if (!experiment.ok() || !experiment.value()) {
     std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
                  options.name.c_str(), options.db_path.c_str());
-    return kExitBadInput;
+    return kExitFailure;
   }
   return ResumeStored(*experiment.value(), options.db_path, *store.value(),
                       options.quiet, Asked::kResume);
