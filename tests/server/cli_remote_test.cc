@@ -488,13 +488,15 @@ TEST_CASE(
     Output out = RunTuner(dir, verb + server);
     INFO(verb << ": " << out.err);
     CHECK(out.code == 2);
-    CHECK(out.err == "tuner: not sending the token of " +
-                         server::TokenPathFor(db) + " to port " +
-                         PortOf(taker) + ": the service recorded in " +
-                         server::TokenServerPathFor(db) + " (pid " +
-                         std::to_string(getppid()) +
-                         ") is gone (start `tuner serve` again, or give "
-                         "--token-file)\n");
+    CHECK(out.err ==
+          "tuner: not sending the token of tuner.db.token to "
+          "port " +
+              PortOf(taker) +
+              ": the service recorded in tuner.db.token.server "
+              "(pid " +
+              std::to_string(getppid()) +
+              ") is gone (start `tuner serve` again, or give "
+              "--token-file)\n");
   }
   // A record without a pid (an older service's) names no live service.
   WriteWithMode(server::TokenServerPathFor(db),
