@@ -16,7 +16,6 @@
 #include "tuner/base/one_line.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/unique_fd.h"
-#include "tuner/config/stored_config.h"
 #include "tuner/config/trials_root.h"
 #include "tuner/server/api.h"
 
