@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
@@ -24,11 +25,11 @@ const char* kToken = "log-test-token-0123456789abcdef";
 // dir/tuner.db.trials/logs/, beside the database; reads need no token (a
 // loopback service).
 struct Fixture {
-  Fixture() {
+  explicit Fixture(const std::string& name = "logs") {
     std::string db = dir.db();
     auto store = storage::TrialStore::Open(db).value();
     storage::ExperimentRecord e;
-    e.name = "logs";
+    e.name = name;
     e.status = "finished";
     e.metric = "score";
     e.time_attr = "epoch";
@@ -109,6 +110,22 @@ TEST_CASE("a trial's log comes back bounded and sanitised",
                        " end\n") != std::string::npos);
   Response last = f.Get("/api/trials/1/log?tail=1");
   CHECK(last.body.rfind("clear", 0) == 0);
+}
+
+TEST_CASE("no log is read through an experiment name that is no path part",
+          "[server][api][log]") {
+  // What a crafted row's name would reach from <db>.trials/NAME/1/.
+  for (auto [name, reached] :
+       {std::pair<std::string, std::string>{"../x", "x/1"}, {"..", "1"}}) {
+    INFO(name);
+    Fixture f(name);
+    fs::create_directories(f.dir.path() / reached);
+    f.Write(f.dir.path() / reached / "stdout.log", "planted\n");
+    Response log = f.Get("/api/trials/1/log");
+    CHECK(log.status == 404);
+    CHECK(log.body.find("planted") == std::string::npos);
+    CHECK(log.body.find("is not a safe path component") != std::string::npos);
+  }
 }
 
 TEST_CASE("a trial's log request reaches only that trial's own files",

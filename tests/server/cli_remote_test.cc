@@ -17,6 +17,7 @@
 
 #include "tests/server/service_fixture.h"
 #include "tests/tuner_cli.h"
+#include "tuner/server/listening_socket.h"
 #include "tuner/server/token.h"
 
 namespace tuner::testing {
@@ -339,7 +340,7 @@ TEST_CASE("CLI: the database's token goes only to its own service",
   std::ofstream(server::TokenPathFor(db))
       << "db-token-0123456789abcdef0123456789abcdef\n";
   chmod(server::TokenPathFor(db).c_str(), 0600);
-  REQUIRE(server::BindTokenToServer(db, "127.0.0.1", 1).ok());
+  REQUIRE(server::BindTokenToServer(db, "127.0.0.1", 1, getpid()).ok());
   std::ofstream(dir / "a.yaml") << ToySweepYaml("scope", 2, 1, 1);
 
   // Reads need no token: none is sent, even where the server would take it.
@@ -381,6 +382,168 @@ TEST_CASE("CLI: the database's token goes only to its own service",
   std::ofstream(dir / "given") << "given-token-0123456789abcdef\n";
   RunTuner(dir, "stop x --token-file given" + server);
   CHECK(AnyToken(asks.Heads()));
+  fs::remove_all(dir);
+}
+
+// Writes `text` to `path` with `mode`, replacing what was there.
+void WriteWithMode(const fs::path& path, const std::string& text, mode_t mode) {
+  fs::remove(path);
+  std::ofstream(path) << text;
+  chmod(path.c_str(), mode);
+}
+
+// The port of a PlainListener's URL.
+std::string PortOf(const PlainListener& listener) {
+  std::string url = listener.url();
+  return url.substr(url.rfind(':') + 1);
+}
+
+TEST_CASE(
+    "CLI: the token beside the database is sent only from private files "
+    "of this user, never through a symlink",
+    "[server][cli][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-token-private-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "victim");
+  const std::string db = (dir / "tuner.db").string();
+  const std::string token = server::TokenPathFor(db);
+  const std::string record = server::TokenServerPathFor(db);
+  fs::path victim = dir / "victim" / "tuner.db.token";
+  WriteWithMode(victim, "victim-token-0123456789abcdef0123456789abcdef\n",
+                0600);
+  // The listener is this process: the recorded service, when private.
+  PlainListener asks(401);
+  std::string recorded =
+      "127.0.0.1:" + PortOf(asks) + "\n" + std::to_string(getpid()) + "\n";
+  std::string server = " --server " + asks.url();
+
+  fs::create_symlink(victim, token);
+  WriteWithMode(record, recorded, 0644);
+  Output linked = RunTuner(dir, "stop x" + server);
+  CHECK(linked.code == 2);
+  CHECK(linked.err.find("the token is a symlink") != std::string::npos);
+  CHECK(linked.err.find('\n') == linked.err.size() - 1);
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  fs::remove(token);
+  REQUIRE(mkfifo(token.c_str(), 0600) == 0);  // opened, it would block
+  Output fifo = RunTuner(dir, "stop x" + server);
+  CHECK(fifo.code == 2);
+  CHECK(fifo.err.find("the token is not a regular file") != std::string::npos);
+
+  WriteWithMode(token, "db-token-0123456789abcdef0123456789abcdef\n", 0644);
+  WriteWithMode(record, recorded, 0600);
+  Output shared = RunTuner(dir, "status" + server);
+  CHECK(shared.code == 2);
+  CHECK(shared.err.find("others may read or write the token") !=
+        std::string::npos);
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  chmod(token.c_str(), 0600);
+  WriteWithMode(dir / "record", recorded, 0600);
+  fs::remove(record);
+  fs::create_symlink(dir / "record", record);
+  Output record_linked = RunTuner(dir, "stop x" + server);
+  CHECK(record_linked.code == 2);
+  CHECK(record_linked.err.find("the token's server record is a symlink") !=
+        std::string::npos);
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  WriteWithMode(record, recorded, 0644);
+  Output record_shared = RunTuner(dir, "stop x" + server);
+  CHECK(record_shared.code == 2);
+  CHECK(record_shared.err.find("others may read or write the token's server "
+                               "record") != std::string::npos);
+  CHECK_FALSE(AnyToken(asks.Heads()));
+
+  // Both private, and the recorded pid listens there: the token goes.
+  chmod(record.c_str(), 0600);
+  Output sent = RunTuner(dir, "stop x" + server);
+  INFO(sent.err);
+  CHECK(AnyToken(asks.Heads()));
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "CLI: the token goes to no process that took its service's port after "
+    "the service stopped",
+    "[server][cli][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-token-stale-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "tuner.db").string();
+  WriteWithMode(server::TokenPathFor(db),
+                "db-token-0123456789abcdef0123456789abcdef\n", 0600);
+  // The listener is this process, not the recorded service (the parent,
+  // which listens on no such port).
+  PlainListener taker(401);
+  WriteWithMode(
+      server::TokenServerPathFor(db),
+      "127.0.0.1:" + PortOf(taker) + "\n" + std::to_string(getppid()) + "\n",
+      0600);
+  std::string server = " --server " + taker.url();
+  for (std::string verb : {"status", "stop x"}) {
+    Output out = RunTuner(dir, verb + server);
+    INFO(verb << ": " << out.err);
+    CHECK(out.code == 2);
+    CHECK(out.err ==
+          "tuner: not sending the token of tuner.db.token to "
+          "port " +
+              PortOf(taker) +
+              ": the service recorded in tuner.db.token.server "
+              "(pid " +
+              std::to_string(getppid()) +
+              ") is gone (start `tuner serve` again, or give "
+              "--token-file)\n");
+  }
+  // A record without a pid (an older service's) names no live service.
+  WriteWithMode(server::TokenServerPathFor(db),
+                "127.0.0.1:" + PortOf(taker) + "\n", 0600);
+  Output unrecorded = RunTuner(dir, "stop x" + server);
+  CHECK(unrecorded.code == 2);
+  CHECK(unrecorded.err.find("is gone") != std::string::npos);
+  CHECK_FALSE(AnyToken(taker.Heads()));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a process listens on a port when it holds the listening socket",
+          "[server][cli]") {
+  net::io_context io;
+  tcp::acceptor v4(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  uint16_t port = v4.local_endpoint().port();
+  CHECK(server::ProcessListensOn(getpid(), port));
+  CHECK_FALSE(server::ProcessListensOn(getppid(), port));
+  CHECK_FALSE(server::ProcessListensOn(0, port));
+  boost::system::error_code ec;
+  tcp::acceptor v6(io);
+  v6.open(tcp::v6(), ec);
+  if (!ec) v6.bind(tcp::endpoint(net::ip::make_address("::1"), 0), ec);
+  if (!ec) v6.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) {  // IPv6 loopback where the machine has it: /proc/net/tcp6
+    CHECK(server::ProcessListensOn(getpid(), v6.local_endpoint().port()));
+  }
+  v4.close();
+  CHECK_FALSE(server::ProcessListensOn(getpid(), port));
+}
+
+TEST_CASE("a stopping service removes only its own token record",
+          "[server][cli]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-token-unbind-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "tuner.db").string();
+  REQUIRE(server::BindTokenToServer(db, "127.0.0.1", 8080, 4242).ok());
+  std::ifstream in(server::TokenServerPathFor(db));
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  CHECK(text == "127.0.0.1:8080\n4242\n");
+  server::UnbindTokenFromServer(db, 4243);
+  CHECK(fs::exists(server::TokenServerPathFor(db)));
+  server::UnbindTokenFromServer(db, 4242);
+  CHECK_FALSE(fs::exists(server::TokenServerPathFor(db)));
   fs::remove_all(dir);
 }
 

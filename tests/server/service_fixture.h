@@ -74,7 +74,9 @@ class Service {
     REQUIRE(server_->Listen("127.0.0.1", 0).ok());
     url_ = "http://127.0.0.1:" + std::to_string(server_->port());
     // As `tuner serve` does: `<db>.token` belongs to this address.
-    REQUIRE(server::BindTokenToServer(db_, "127.0.0.1", server_->port()).ok());
+    REQUIRE(
+        server::BindTokenToServer(db_, "127.0.0.1", server_->port(), getpid())
+            .ok());
     sweeps_guard_.emplace(sweeps_.get_executor());
     http_guard_.emplace(http_.get_executor());
     sweeps_thread_ = std::thread([this] { sweeps_.run(); });

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "tests/catch.h"
 #include "tests/tuner/lifecycle_harness.h"
@@ -204,6 +206,80 @@ TEST_CASE("delete counts only the paths that were there and creates none",
   CHECK_FALSE(fs::exists(trials));
   CHECK_FALSE(result.store->FindExperiment("bare").value());
   fs::remove_all(result.dir);
+}
+
+// The paths under `dir` that are not in `before`, the database's own
+// journal aside.
+std::vector<std::string> Added(const fs::path& dir,
+                               const std::set<std::string>& before) {
+  std::vector<std::string> added;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    std::string path = entry.path().string();
+    if (entry.path().filename().string().rfind("tuner.db-", 0) == 0) continue;
+    if (!before.count(path)) added.push_back(path);
+  }
+  return added;
+}
+
+TEST_CASE(
+    "delete of a stored name that is no path component deletes its rows and "
+    "creates nothing",
+    "[tuner][lifecycle][paths]") {
+  auto result = RunStored(Yaml("bare", 1));
+  for (const std::string name : {"..", "../x", "."}) {
+    INFO(name);
+    // As a crafted row: a stored experiment of that name.
+    storage::ExperimentRecord crafted = result.experiment;
+    crafted.name = name;
+    REQUIRE(result.store->CreateExperiment(crafted).ok());
+    REQUIRE(result.store->Commit().ok());
+    std::vector<std::string> listed = Added(result.dir, {});
+    std::set<std::string> before(listed.begin(), listed.end());
+    auto deleted = DeleteExperiment(*result.store, DbOf(result), name);
+    INFO(deleted.status().message());
+    CHECK(deleted.ok());
+    CHECK(Added(result.dir, before).empty());
+    CHECK_FALSE(result.store->FindExperiment(name).value());
+  }
+  CHECK(result.store->FindExperiment("bare").value());
+  CHECK(fs::exists(result.dir / "tuner.db.trials" / "bare"));
+  fs::remove_all(result.dir);
+}
+
+TEST_CASE(
+    "keep_best removes checkpoints outside the trial directories only for "
+    "the database the experiment was created in",
+    "[tuner][lifecycle][paths]") {
+  fs::path out = Scratch("keep-best-out");
+  for (bool original : {false, true}) {
+    INFO("original database: " << original);
+    fs::remove_all(out);
+    for (int id = 1; id <= 3; ++id) {
+      Touch(out / ("run_" + std::to_string(id)) / "checkpoint-1" /
+            "trainer_state.json");
+    }
+    std::string yaml = Yaml("kb", 3) + "checkpoints: {dir: \"" +
+                       (out / "run_{trial_id}").string() +
+                       "\", keep_best: 1}\n";
+    auto result = RunScripted(
+        yaml,
+        [](const runner::TrialLaunch&, int) {
+          TrialScript script = ToyTrainerScript(0.5, 2);
+          script.exit_code = 1;  // failed: keep_best prunes its checkpoints
+          return script;
+        },
+        [&](Sweep::Options& options) {
+          StoreAsRun(yaml, options);
+          options.original_database = original;
+        });
+    int kept = 0;
+    for (int id = 1; id <= 3; ++id) {
+      kept += fs::exists(out / ("run_" + std::to_string(id)) / "checkpoint-1");
+    }
+    CHECK(kept == (original ? 1 : 3));
+    fs::remove_all(result.dir);
+  }
+  fs::remove_all(out);
 }
 
 TEST_CASE("delete never follows a link in the middle of a checkpoint path",

@@ -99,6 +99,7 @@ inline Sweep::Options BaseOptions(const SweepResult& result,
   Sweep::Options options;
   options.trials_root = result.dir / "trials";
   options.config_json = "{}";
+  options.original_database = true;  // the sweep's own, fresh database
   options.pool = &pool;
   options.cpus = 2;
   return options;

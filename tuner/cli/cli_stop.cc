@@ -12,29 +12,34 @@
 #include "trial_runner/device_locks.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
-#include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 
 namespace tuner::cli {
 
 namespace {
 
 // Where the experiment's tuner holds its lock: with its trials.
-std::string TrialsRootOf(const StopOptions& options) {
+core::Result<std::string> TrialsRootOf(const StopOptions& options) {
   auto store = storage::TrialStore::OpenReadOnly(options.db_path);
   if (store.ok()) {
     auto experiment = store.value()->FindExperiment(options.name);
     if (experiment.ok() && experiment.value()) {
-      return ExperimentTrialsRoot(experiment.value()->config_json,
-                                  options.db_path, options.name);
+      return NamedTrialsRoot(experiment.value()->config_json, options.db_path,
+                             options.name);
     }
   }
-  return TrialsRootFor(options.db_path, options.name);
+  return NamedTrialsRoot(options.db_path, options.name);
 }
 
 }  // namespace
 
 int Stop(const StopOptions& options) {
-  std::string lock = TunerLockPath(TrialsRootOf(options), options.name);
+  auto root = TrialsRootOf(options);
+  if (!root.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", root.message().c_str());
+    return kExitBadInput;
+  }
+  std::string lock = TunerLockPath(root.value(), options.name);
   runner::LockState state = runner::ProbeLock(lock);
   std::string url = ParseLockOwner(state.owner).server_url;
   if (state.held && !url.empty()) {

@@ -22,6 +22,7 @@
 #include "tuner/config/device_setup.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
@@ -145,8 +146,12 @@ core::Result<runner::DevicePool> SetUpSlurm(
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume, bool quiet) {
-  std::string trials_root =
-      ExperimentTrialsRoot(config_json, db_path, config.name);
+  auto root = NamedTrialsRoot(config_json, db_path, config.name);
+  if (!root.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", root.message().c_str());
+    return kExitBadInput;
+  }
+  const std::string& trials_root = root.value();
   std::string lock_path = TunerLockPath(trials_root, config.name);
   auto lock = HoldTunerLock(lock_path, CliOwnerText());
   if (!lock) {
@@ -193,6 +198,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   Sweep::Options options;
   options.config_json = config_json;
   options.trials_root = trials_root;
+  options.original_database = IsStoredInDatabase(config_json, db_path);
   options.cpus =
       static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.pool = &pool.value();

@@ -16,7 +16,7 @@
 #include "tuner/base/one_line.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/unique_fd.h"
-#include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 #include "tuner/server/api.h"
 
 namespace tuner::server {
@@ -74,16 +74,21 @@ Response Api::GetLog(int64_t id, const Query& query) const {
     return ErrorResponse(404, "no trial " + std::to_string(id));
   auto experiments = store.value()->ListExperiments();
   if (!experiments.ok()) return ErrorResponse(500, experiments.message());
-  std::string root;
+  core::Result<std::string> root =
+      core::NotFound("trial " + std::to_string(id) + " has no experiment");
   for (const auto& e : experiments.value()) {
     if (e.id == trial.value()->experiment_id)
-      root = ExperimentTrialsRoot(e.config_json, options_.db_path, e.name);
+      root = NamedTrialsRoot(e.config_json, options_.db_path, e.name);
+  }
+  if (!root.ok()) {
+    return ErrorResponse(
+        404, "trial " + std::to_string(id) + " has no logs: " + root.message());
   }
   // Walked from the database's folder: no link on the way is followed.
   std::filesystem::path folder =
       std::filesystem::absolute(options_.db_path).parent_path();
   std::filesystem::path dir =
-      std::filesystem::absolute(root + "/" + std::to_string(id));
+      std::filesystem::absolute(root.value() + "/" + std::to_string(id));
   UniqueFd dir_fd =
       OpenDirBelow(folder, dir.lexically_normal().lexically_relative(folder));
   if (dir_fd.get() < 0) {

@@ -51,8 +51,9 @@ std::string ErrorOf(const HttpClient& server, const ClientResponse& response) {
 // saying why not. Without a token the server answers 401 itself.
 int GiveToken(HttpClient& client, const ClientToken& token,
               const RemoteOptions& remote) {
-  if (token.value.empty()) return 0;
+  if (token.value.empty() && token.refused.empty()) return 0;
   auto may = MayCarryToken(token, client.peer(), remote.allow_plain_http);
+  if (may.ok()) may = RecordedServiceListens(token, client.peer());
   if (!may.ok()) return Fail(may.message(), 2);
   client.SetToken(token.value);
   return 0;
@@ -90,7 +91,7 @@ int RemoteExchange(const RemoteOptions& remote, const std::string& method,
   }
   auto response = server.Call(method, target, body);
   if (read && response.ok() && response.value().status == 401 &&
-      !token.value().value.empty()) {
+      (!token.value().value.empty() || !token.value().refused.empty())) {
     if (int code = GiveToken(server, token.value(), remote)) return code;
     response = server.Call(method, target, body);
   }

@@ -9,6 +9,7 @@
 #include "tuner/config/device_setup.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 
 namespace tuner::server {
 
@@ -47,8 +48,9 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
   experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
-  std::string trials_root =
-      ExperimentTrialsRoot(stored_json, options_.db_path, config.name);
+  auto root = NamedTrialsRoot(stored_json, options_.db_path, config.name);
+  if (!root.ok()) return root.error();
+  const std::string& trials_root = root.value();
   std::string lock_path = TunerLockPath(trials_root, config.name);
   experiment->lock = HoldTunerLock(lock_path, options_.owner);
   if (!experiment->lock) {
@@ -60,6 +62,7 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   Sweep::Options sweep;
   sweep.config_json = stored_json;
   sweep.trials_root = trials_root;
+  sweep.original_database = IsStoredInDatabase(stored_json, options_.db_path);
   sweep.cpus = options_.cpus;
   sweep.pool = experiment->pool.get();
   sweep.runner.shim_path = options_.shim_path;
@@ -189,10 +192,10 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
 
 std::string ExperimentHub::RunElsewhere(
     const storage::ExperimentRecord& experiment) const {
-  std::string lock =
-      TunerLockPath(ExperimentTrialsRoot(experiment.config_json,
-                                         options_.db_path, experiment.name),
-                    experiment.name);
+  auto root = NamedTrialsRoot(experiment.config_json, options_.db_path,
+                              experiment.name);
+  if (!root.ok()) return "";  // no lock is looked for by such a name
+  std::string lock = TunerLockPath(root.value(), experiment.name);
   runner::LockState state = runner::ProbeLock(lock);
   if (!state.held) return "";
   LockOwner owner = ParseLockOwner(state.owner);

@@ -187,8 +187,8 @@ int Serve(const ServeOptions& options) {
   }
   // The CLI sends `<db>.token` to this address only.
   if (database_token) {
-    auto bound =
-        BindTokenToServer(options.db_path, address.to_string(), server.port());
+    auto bound = BindTokenToServer(options.db_path, address.to_string(),
+                                   server.port(), getpid());
     if (!bound.ok()) return Fail(bound.message(), kExitFailure);
   }
   // The name as given (http://localhost:8080), in brackets if IPv6.
@@ -235,6 +235,7 @@ int Serve(const ServeOptions& options) {
   RunContained(sweeps, "experiments");
   http.stop();
   for (auto& t : threads) t.join();
+  if (database_token) UnbindTokenFromServer(options.db_path, getpid());
   return kExitOk;
 }
 

@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "tuner/base/small_file.h"
+#include "tuner/server/listening_socket.h"
 
 namespace tuner::server {
 
@@ -73,34 +75,63 @@ core::Result<std::string> CreateTokenFile(const std::string& path) {
 // A token file holds one line; anything larger is not one.
 constexpr size_t kMaxTokenFile = 4096;
 
-// Reads the token of an existing file after checking who may see it.
-core::Result<std::string> ReadTokenFile(const std::string& path, int fd) {
+// Whether the file open at `fd` is one only this user can see: a regular
+// file owned by this user that nobody else may read or write.
+core::Status CheckPrivateFile(const std::string& path, int fd,
+                              const std::string& what) {
   struct stat st {};
   if (fstat(fd, &st) != 0) {
-    return core::InvalidArgument(Errno(path, "cannot stat the token"));
+    return core::InvalidArgument(Errno(path, "cannot stat " + what));
   }
   if (!S_ISREG(st.st_mode)) {
-    return core::InvalidArgument(path + ": the token is not a regular file");
+    return core::InvalidArgument(path + ": " + what + " is not a regular file");
   }
   if (st.st_uid != geteuid()) {
-    return core::InvalidArgument(path + ": the token belongs to another user");
+    return core::InvalidArgument(path + ": " + what +
+                                 " belongs to another user");
   }
   if ((st.st_mode & 077) != 0) {
-    return core::InvalidArgument(
-        path +
-        ": others may read or write the token (chmod 600 it, or "
-        "remove it to get a new one)");
+    return core::InvalidArgument(path + ": others may read or write " + what +
+                                 " (chmod 600 it, or remove it to get a new "
+                                 "one)");
   }
-  std::string text(256, '\0');
-  ssize_t n = read(fd, text.data(), text.size());
-  if (n < 0) return core::InvalidArgument(Errno(path, "cannot read the token"));
+  return core::Status::Ok();
+}
+
+// The text of `path` (at most kMaxTokenFile bytes), read only when it is
+// private (CheckPrivateFile) and not a symlink (O_NOFOLLOW); nullopt when
+// there is no such file. kInvalidArgument naming `what` and why otherwise.
+core::Result<std::optional<std::string>> ReadPrivateFile(
+    const std::string& path, const std::string& what) {
+  // O_NONBLOCK: a planted FIFO does not hang the open.
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::optional<std::string>();
+  if (fd < 0) {
+    return core::InvalidArgument(Errno(
+        path, errno == ELOOP ? what + " is a symlink" : "cannot open " + what));
+  }
+  auto checked = CheckPrivateFile(path, fd, what);
+  std::string text(kMaxTokenFile, '\0');
+  ssize_t n = checked.ok() ? read(fd, text.data(), text.size()) : 0;
+  int read_errno = errno;
+  close(fd);
+  if (!checked.ok()) return checked;
+  if (n < 0) {
+    errno = read_errno;
+    return core::InvalidArgument(Errno(path, "cannot read " + what));
+  }
   text.resize(static_cast<size_t>(n));
-  std::string token = TrimEnd(text.substr(0, text.find('\n')));
-  if (token.size() < kMinStoredToken) {
-    return core::InvalidArgument(path +
-                                 ": the token is shorter than 32 characters");
+  return std::optional<std::string>(std::move(text));
+}
+
+// Line `index` (from 0) of `text` without trailing spaces; "" past the end.
+std::string LineOf(const std::string& text, size_t index) {
+  std::istringstream lines(text);
+  std::string line;
+  for (size_t i = 0; i <= index; ++i) {
+    if (!std::getline(lines, line)) return "";
   }
-  return token;
+  return TrimEnd(line);
 }
 
 }  // namespace
@@ -124,15 +155,14 @@ std::string TokenPathFor(const std::string& db_path) {
 }
 
 core::Result<std::string> LoadOrCreateTokenFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) return CreateTokenFile(path);
-  if (fd < 0) {
-    return core::InvalidArgument(Errno(path, errno == ELOOP
-                                                 ? "the token is a symlink"
-                                                 : "cannot open the token"));
+  auto text = ReadPrivateFile(path, "the token");
+  if (!text.ok()) return text.error();
+  if (!text.value()) return CreateTokenFile(path);
+  std::string token = LineOf(*text.value(), 0);
+  if (token.size() < kMinStoredToken) {
+    return core::InvalidArgument(path +
+                                 ": the token is shorter than 32 characters");
   }
-  auto token = ReadTokenFile(path, fd);
-  close(fd);
   return token;
 }
 
@@ -141,10 +171,11 @@ std::string TokenServerPathFor(const std::string& db_path) {
 }
 
 core::Status BindTokenToServer(const std::string& db_path,
-                               const std::string& address, uint16_t port) {
+                               const std::string& address, uint16_t port,
+                               int pid) {
   bool v6 = address.find(':') != std::string::npos;
-  std::string line =
-      (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port) + "\n";
+  std::string line = (v6 ? "[" + address + "]" : address) + ":" +
+                     std::to_string(port) + "\n" + std::to_string(pid) + "\n";
   const std::string path = TokenServerPathFor(db_path);
   const std::string temporary = path + ".new";
   unlink(temporary.c_str());
@@ -161,6 +192,15 @@ core::Status BindTokenToServer(const std::string& db_path,
   return core::Status::Ok();
 }
 
+void UnbindTokenFromServer(const std::string& db_path, int pid) {
+  const std::string path = TokenServerPathFor(db_path);
+  auto text = ReadPrivateFile(path, "the token's server record");
+  if (text.ok() && text.value() &&
+      LineOf(*text.value(), 1) == std::to_string(pid)) {
+    unlink(path.c_str());
+  }
+}
+
 core::Result<ClientToken> FindClientToken(
     const std::optional<std::string>& file, const std::string& db_path) {
   auto given = ReadToken(file);
@@ -171,14 +211,24 @@ core::Result<ClientToken> FindClientToken(
   if (file || !token.value.empty()) return token;
   // None beside the database: no token (reads on loopback need none).
   token.source = TokenPathFor(db_path);
-  auto text = ReadSmallFile(token.source, kMaxTokenFile);
-  if (!text.ok()) return token;
-  token.value = TrimEnd(text.value().substr(0, text.value().find('\n')));
+  auto kept = ReadPrivateFile(token.source, "the token");
+  if (kept.ok() && !kept.value()) return token;
   token.bound = true;
-  auto server = ReadSmallFile(TokenServerPathFor(db_path), kMaxTokenFile);
-  if (server.ok()) {
-    token.bound_to =
-        TrimEnd(server.value().substr(0, server.value().find('\n')));
+  auto server =
+      ReadPrivateFile(TokenServerPathFor(db_path), "the token's server record");
+  if (!kept.ok() || !server.ok()) {
+    token.refused = kept.ok() ? server.message() : kept.message();
+    return token;
+  }
+  token.value = LineOf(*kept.value(), 0);
+  if (server.value()) {
+    token.bound_to = LineOf(*server.value(), 0);
+    std::string pid = LineOf(*server.value(), 1);
+    char* end = nullptr;
+    long number = std::strtol(pid.c_str(), &end, 10);
+    bool whole = !pid.empty() && *end == '\0' && number > 0;
+    token.bound_pid =
+        whole && number <= INT32_MAX ? static_cast<int>(number) : 0;
   }
   return token;
 }
@@ -210,6 +260,10 @@ core::Status MayCarryToken(const ClientToken& token, const PeerAddress& peer,
   bool v6 = peer.address.find(':') != std::string::npos;
   std::string shown = (v6 ? "[" + peer.address + "]" : peer.address) + ":" +
                       std::to_string(peer.port);
+  if (!token.refused.empty()) {
+    return core::InvalidArgument("not sending the token to " + shown + ": " +
+                                 token.refused);
+  }
   if (token.bound && token.bound_to.empty()) {
     return core::InvalidArgument(
         "not sending the token of " + token.source + " to " + shown + ": no " +
@@ -230,6 +284,19 @@ core::Status MayCarryToken(const ClientToken& token, const PeerAddress& peer,
         "reach it through an SSH tunnel to a local port");
   }
   return core::Status::Ok();
+}
+
+core::Status RecordedServiceListens(const ClientToken& token,
+                                    const PeerAddress& peer) {
+  if (!token.bound || !peer.this_machine) return core::Status::Ok();
+  if (ProcessListensOn(token.bound_pid, peer.port)) return core::Status::Ok();
+  return core::InvalidArgument(
+      "not sending the token of " + token.source + " to port " +
+      std::to_string(peer.port) + ": the service recorded in " + token.source +
+      ".server" +
+      (token.bound_pid > 0 ? " (pid " + std::to_string(token.bound_pid) + ")"
+                           : "") +
+      " is gone (start `tuner serve` again, or give --token-file)");
 }
 
 }  // namespace tuner::server

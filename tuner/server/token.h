@@ -26,15 +26,21 @@ std::string TokenPathFor(const std::string& db_path);
 // a token of at least 32 characters.
 core::Result<std::string> LoadOrCreateTokenFile(const std::string& path);
 
-// Where `tuner serve` records the address its `<db>.token` belongs to:
-// `<db>.token.server`, one line "IP:PORT" ("[IPv6]:PORT"), the address it
-// listens on, written at each start.
+// Where `tuner serve` records the service its `<db>.token` belongs to:
+// `<db>.token.server`, two lines: "IP:PORT" ("[IPv6]:PORT"), the address it
+// listens on, and its pid; written at each start, removed at a clean stop.
 std::string TokenServerPathFor(const std::string& db_path);
 
-// Records `address` and `port` (what the service listens on) as the server
-// `<db_path>.token` belongs to: a file of mode 0600, replaced whole.
+// Records `address` and `port` (what the service listens on) and `pid`
+// (the service's process) as the server `<db_path>.token` belongs to: a
+// file of mode 0600, replaced whole.
 core::Status BindTokenToServer(const std::string& db_path,
-                               const std::string& address, uint16_t port);
+                               const std::string& address, uint16_t port,
+                               int pid);
+
+// Removes `<db_path>.token.server` when it records `pid` (the service
+// stopping); leaves it when another service has recorded itself since.
+void UnbindTokenFromServer(const std::string& db_path, int pid);
 
 // The CLI's token and where it may go.
 struct ClientToken {
@@ -46,11 +52,19 @@ struct ClientToken {
   // goes where the user's --server says.
   bool bound = false;
   std::string bound_to;
+  int bound_pid = 0;  // the recorded service's pid; 0 when none
+  // Why the token beside the database is not sent (it or its record is a
+  // symlink, not a regular file, another user's, or others may read or
+  // write it); "" when it may be.
+  std::string refused;
 };
 
 // The CLI's token: `file`, else $TUNER_TOKEN, else the first line of
-// `<db_path>.token` when it exists and can be read (bound to what
-// `<db_path>.token.server` records); an empty value when none.
+// `<db_path>.token` when it exists (bound to what `<db_path>.token.server`
+// records); an empty value when none. Both files beside the database are
+// read only when private (regular files, not symlinks, owned by this user,
+// mode 0600, as the service requires of its token); otherwise the token is
+// empty and `refused` says why.
 core::Result<ClientToken> FindClientToken(
     const std::optional<std::string>& file, const std::string& db_path);
 
@@ -59,9 +73,18 @@ core::Result<ClientToken> FindClientToken(
 // bound to (its address, or any address of this machine when that server
 // listens on all of them, and its port); any token off this machine only
 // when `plain_http_allowed` (--allow-plain-http), as plain HTTP shows it to
-// the network. kInvalidArgument saying why not.
+// the network; never a refused one. kInvalidArgument saying why not.
 core::Status MayCarryToken(const ClientToken& token, const PeerAddress& peer,
                            bool plain_http_allowed);
+
+// Whether the service recorded for a bound token still listens on the port
+// the client reached on this machine: its pid holds that listening socket
+// (ProcessListensOn), so that a process that took the port after the
+// service stopped gets no token. Local only: a server off this machine is
+// not checked (the token goes there only under MayCarryToken's rules).
+// kInvalidArgument saying the recorded service is gone.
+core::Status RecordedServiceListens(const ClientToken& token,
+                                    const PeerAddress& peer);
 
 }  // namespace tuner::server
 

@@ -10,6 +10,7 @@
 #include "tuner/config/config_values.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 #include "tuner/sweep/experiment_lifecycle.h"
 
 namespace tuner {
@@ -27,11 +28,14 @@ std::string Normal(const fs::path& path) {
   return normal.string();
 }
 
-// Strictly inside `root`, both lexically normalised.
+}  // namespace
+
 bool Inside(const fs::path& path, const fs::path& root) {
   auto rel = fs::path(Normal(path)).lexically_relative(Normal(root));
   return !rel.empty() && *rel.begin() != ".." && rel != ".";
 }
+
+namespace {
 
 bool HasDotDot(const fs::path& path) {
   return std::any_of(path.begin(), path.end(),
@@ -212,16 +216,18 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
   DeletePlan plan;
   auto doomed = store.DoomedPaths(name);
   if (!doomed.ok()) return doomed.error();
-  plan.trials_root = TrialsRootFor(db_path, name);
   auto found = store.FindExperiment(name);
   if (!found.ok()) return found.error();
-  // Only a crafted row has a name that is no path component: no files.
-  bool named = config::IsName(name);
+  // Only a crafted row has a name that is no path component: no files,
+  // not even the lock.
+  auto root = found.value()
+                  ? NamedTrialsRoot(found.value()->config_json, db_path, name)
+                  : NamedTrialsRoot(db_path, name);
+  bool named = root.ok();
+  if (named) plan.trials_root = root.value();
   if (found.value()) {
     const auto& experiment = *found.value();
     plan.stored = true;
-    plan.trials_root =
-        ExperimentTrialsRoot(experiment.config_json, db_path, name);
     auto trials = store.ListTrials(experiment.id);
     if (!trials.ok()) return trials.error();
     plan.trials = static_cast<int64_t>(trials.value().size());
@@ -230,7 +236,7 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
                             db_path, plan.left);
     }
   }
-  plan.lock_path = TunerLockPath(plan.trials_root, name);
+  if (named) plan.lock_path = TunerLockPath(plan.trials_root, name);
   // The database is no authority: each doomed path is checked again.
   std::vector<DoomedPath> own = plan.paths;
   for (auto& path : doomed.value()) {

@@ -3,6 +3,7 @@
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 
 namespace tuner {
 
@@ -75,9 +76,9 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   outcome.status = status.ok() && status.value() ? status.value()->status
                                                  : experiment.status;
   outcome.trials = TrialCount(store, experiment.id);
-  std::string lock = TunerLockPath(
-      ExperimentTrialsRoot(experiment.config_json, db_path, name), name);
-  runner::LockState state = runner::ProbeLock(lock);
+  auto root = NamedTrialsRoot(experiment.config_json, db_path, name);
+  runner::LockState state;  // no lock is looked for by an unsafe name
+  if (root.ok()) state = runner::ProbeLock(TunerLockPath(root.value(), name));
   // The status was read in the batch that raised the budget: "running"
   // means the sweep had not yet written its end, and it reads the budget
   // once more in the batch that writes it (Sweep::CheckDone). A sweep that

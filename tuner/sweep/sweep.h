@@ -48,6 +48,11 @@ class Sweep : public runner::RunnerObserver {
   struct Options {
     std::string config_json;  // stored with the experiment
     std::string trials_root;  // trials/<id>/ live here
+    // Whether the database is the file the experiment was created in
+    // (IsStoredInDatabase): only then does keep_best remove a checkpoint
+    // outside the trial's own directory; one it may not remove is left
+    // with a warning naming it. False (a copy, a crafted record) is safe.
+    bool original_database = false;
     int cpus = 1;
     runner::DevicePool* pool = nullptr;  // required; outlives the sweep
     runner::RunnerOptions runner;        // the shim, the tuner's lock

@@ -170,10 +170,22 @@ void Sweep::RemoveCheckpoint(const std::filesystem::path& path) const {
   fs::path full = path.is_absolute() ? path : config_.workdir / path;
   fs::path below = full.lexically_normal().lexically_relative(root);
   bool inside = !below.empty() && *below.begin() != ".." && below != ".";
-  TreeRemoval removal =
-      inside ? RemoveTreeBelow(root, below)
-             : TreeRemoval{TreeRemoval::kFailed,
-                           path.string() + ": not inside " + root.string()};
+  // Outside the trial directories, only the original database's own.
+  bool foreign = !options_.original_database &&
+                 !Inside(full, fs::absolute(options_.trials_root));
+  TreeRemoval removal;
+  if (!inside) {
+    removal = {TreeRemoval::kFailed,
+               path.string() + ": not inside " + root.string()};
+  } else if (foreign) {
+    removal = {TreeRemoval::kFailed,
+               path.string() +
+                   ": this database is not the file the experiment was "
+                   "created in (a copy?): remove it yourself if it is this "
+                   "experiment's"};
+  } else {
+    removal = RemoveTreeBelow(root, below);
+  }
   if (removal.kind == TreeRemoval::kLink ||
       removal.kind == TreeRemoval::kFailed) {
     spdlog::warn("keep_best: {} left in place ({})", OneLine(path.string()),
