@@ -362,6 +362,12 @@ TEST_CASE("best as a command line: the template filled and shell-quoted",
   unreadable.config_json = "{}";
   auto refused = BestText(*f.store, unreadable, query);
   CHECK(refused.error().code == core::ErrorCode::kInvalidArgument);
+  // A crafted name reaches no folder: no command into "/db/x/<id>".
+  ExperimentRecord crafted = f.e;
+  crafted.name = "../x";
+  auto unsafe = BestText(*f.store, crafted, query);
+  REQUIRE_FALSE(unsafe.ok());
+  CHECK(unsafe.error().code == core::ErrorCode::kInvalidArgument);
 }
 
 TEST_CASE("status as JSON and CSV; a missing experiment is not found",

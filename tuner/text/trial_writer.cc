@@ -4,6 +4,7 @@
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
+#include "tuner/config/trials_root.h"
 #include "tuner/text/number_text.h"
 #include "tuner/text/trial_command.h"
 #include "tuner/text/trial_format.h"
@@ -153,10 +154,10 @@ core::Result<std::unique_ptr<TrialWriter>> MakeTrialWriter(
                                    "': its stored config cannot be read (" +
                                    config.message() + ")");
     }
+    auto root = NamedTrialsRoot(e.config_json, listing.db_path, e.name);
+    if (!root.ok()) return root.error();
     return Made(std::make_unique<CommandWriter>(
-        std::move(config).value(),
-        ExperimentTrialsRoot(e.config_json, listing.db_path, e.name),
-        format == "command"));
+        std::move(config).value(), root.value(), format == "command"));
   }
   return core::InvalidArgument("unknown format '" + format +
                                "' (table, json, yaml, csv, args or command)");
