@@ -185,7 +185,11 @@ TEST_CASE("trials as JSON, a row at a time, lay out as one dump",
   for (const auto& t : trials) array.push_back(TrialJson(t, 5000));
   auto json = TrialsText(*f.store, f.e, TrialListing{"json", "db", 5000});
   CHECK(json.value() == array.dump(2) + "\n");
-  CHECK(f.Trials("yaml").rfind("- id: ", 0) == 0);
+  std::string yaml = f.Trials("yaml");
+  CHECK(yaml.rfind("- id: ", 0) == 0);
+  // Strings stay strings for a YAML 1.1 reader: quoted, as are param names.
+  CHECK(yaml.find("  status: \"failed\"\n") != std::string::npos);
+  CHECK(yaml.find("    \"opt\": \"a b's\"\n") != std::string::npos);
 
   TrialStore& store = *f.store;
   ExperimentRecord empty = f.e;

@@ -16,11 +16,13 @@ namespace tuner {
 
 namespace {
 
+// A string is always quoted: a YAML 1.1 reader takes a plain `yes`, `0x10`
+// or `1` for a boolean or a number.
 void EmitScalar(YAML::Emitter& out, const nlohmann::ordered_json& value) {
   if (value.is_null()) {
     out << YAML::Null;
   } else if (value.is_string()) {
-    out << value.get<std::string>();
+    out << YAML::DoubleQuoted << value.get<std::string>();
   } else if (value.is_boolean()) {
     out << value.get<bool>();
   } else if (value.is_number_integer()) {
@@ -71,7 +73,7 @@ std::string TrialYamlItem(const storage::TrialRecord& trial, double now) {
     if (value.is_object()) {
       out << YAML::BeginMap;
       for (const auto& [name, v] : value.items()) {
-        out << YAML::Key << name << YAML::Value;
+        out << YAML::Key << YAML::DoubleQuoted << name << YAML::Value;
         EmitScalar(out, v);
       }
       out << YAML::EndMap;
