@@ -44,6 +44,9 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   Output unknown = RunTuner(dir, "resume nope");
   CHECK(unknown.code == 1);  // as best and delete answer an unknown name
   CHECK(unknown.err.rfind("tuner: no experiment 'nope' in ", 0) == 0);
+  Output unknown_stop = RunTuner(dir, "stop nope");
+  CHECK(unknown_stop.code == 1);
+  CHECK(unknown_stop.err == unknown.err);
   // extend --run takes resume's --quiet.
   Output quiet = RunTuner(dir, "extend d --trials 1 --run -q");
   INFO(quiet.err);

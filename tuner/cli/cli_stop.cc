@@ -31,6 +31,14 @@ core::Result<std::string> TrialsRootOf(const StopOptions& options) {
   return NamedTrialsRoot(options.db_path, options.name);
 }
 
+// Whether the database holds the experiment (false when it cannot be read).
+bool IsStored(const StopOptions& options) {
+  auto store = storage::TrialStore::OpenReadOnly(options.db_path);
+  if (!store.ok()) return false;
+  auto experiment = store.value()->FindExperiment(options.name);
+  return experiment.ok() && experiment.value();
+}
+
 }  // namespace
 
 int Stop(const StopOptions& options) {
@@ -51,6 +59,11 @@ int Stop(const StopOptions& options) {
                  options.name.c_str(), url.c_str(), options.name.c_str(),
                  url.c_str());
     return kExitBadInput;
+  }
+  if (!state.held && !IsStored(options)) {
+    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
+                 options.name.c_str(), options.db_path.c_str());
+    return kExitFailure;  // as best and delete answer an unknown name
   }
   if (!state.held) {
     std::fprintf(stderr, "tuner: no tuner is running experiment '%s' (%s)\n",
