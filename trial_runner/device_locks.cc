@@ -113,11 +113,15 @@ void LockFile::WriteOwner(std::string_view owner) {
 }
 
 LockState ProbeLock(const std::string& path) {
+  return ProbeLockAt(AT_FDCWD, path);
+}
+
+LockState ProbeLockAt(int dir_fd, const std::string& name) {
   LockState state;
-  if (!CheckLockFile(path, nullptr)) return state;
-  int fd = open(path.c_str(), O_RDONLY | kOpenFlags);
+  // O_NOFOLLOW refuses a planted symlink; Unusable a FIFO or a hard link.
+  int fd = openat(dir_fd, name.c_str(), O_RDONLY | kOpenFlags);
   if (fd < 0) return state;  // never created: free
-  if (!Unusable(fd, path).empty()) {
+  if (!Unusable(fd, name).empty()) {
     close(fd);
     return state;
   }

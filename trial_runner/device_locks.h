@@ -53,6 +53,10 @@ struct LockState {
 // regular file (a planted symlink, a FIFO) is never opened: not held.
 LockState ProbeLock(const std::string& path);
 
+// ProbeLock of the file `name` in the folder open as `dir_fd` (AT_FDCWD: the
+// working directory): the same file however that folder is renamed since.
+LockState ProbeLockAt(int dir_fd, const std::string& name);
+
 // Whether `path` may serve as a lock file: missing, or a regular file with
 // one link (not a symlink, FIFO, directory or hard link to another file).
 // Else false, and `error` says why.

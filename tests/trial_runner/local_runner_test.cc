@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/catch.h"
+#include "trial_runner/device_locks.h"
 
 namespace tuner::runner {
 namespace {
@@ -286,6 +287,58 @@ TEST_CASE("a detached trial keeps running and can be adopted",
   CHECK(recorder.exits_[1].exit_code == 0);
   CHECK(recorder.metrics_[1].size() == 4);  // read from the start: offset 0
   waitpid(shim, nullptr, 0);                // it is this test's child: reap it
+}
+
+// A tuner SIGKILLed, its project folder moved (`mv A D`), resumed in D: the
+// shim writes its status into D and sees D's tuner holding the lock, so the
+// trial ends as it exited, neither "status lost" nor orphaned.
+TEST_CASE("a trial whose folder is moved while it runs is adopted there",
+          "[runner][process]") {
+  Fixture f;
+  fs::path before = f.dir / "A", after = f.dir / "D";
+  fs::create_directories(before);
+  auto tuner_lock = LockFile::TryAcquire((before / "tuner.lock").string());
+  REQUIRE(tuner_lock);
+  auto launch = f.Launch(1, {"--epochs", "8", "--sleep-ms", "200"});
+  auto place = [&launch](const fs::path& folder) {
+    launch.spawn.stdout_path = folder / "1.out";
+    launch.spawn.stderr_path = folder / "1.err";
+    launch.status_path = (folder / "1.status").string();
+  };
+  place(before);
+  pid_t shim = -1;
+  {
+    boost::asio::io_context io;
+    Recorder recorder(io, 1);
+    LocalRunner runner(io, recorder,
+                       {TUNER_SHIM, (before / "tuner.lock").string(),
+                        std::chrono::milliseconds(300)});
+    REQUIRE(runner.Start(launch).ok());
+    io.run_for(std::chrono::milliseconds(200));
+    shim = runner.ShimPid(1);
+    runner.Detach();
+  }
+  REQUIRE(shim > 0);
+  fs::rename(before, after);
+  place(after);
+  boost::asio::io_context io;
+  Recorder recorder(io, 1);
+  LocalRunner runner(io, recorder,
+                     {TUNER_SHIM, (after / "tuner.lock").string(),
+                      std::chrono::milliseconds(300)});
+  Adoption adoption;
+  adoption.trial = 1;
+  adoption.shim_pid = shim;
+  adoption.launch = launch;
+  REQUIRE(runner.Adopt(adoption).ok());
+  io.run_for(std::chrono::seconds(30));
+  REQUIRE(recorder.exits_.count(1));
+  CHECK(recorder.exits_[1].exit_code == 0);
+  CHECK_FALSE(recorder.exits_[1].orphaned);
+  CHECK_FALSE(recorder.exits_[1].lost);
+  CHECK(recorder.metrics_[1].size() == 8);
+  CHECK_FALSE(fs::exists(before));  // nothing written at the old place
+  waitpid(shim, nullptr, 0);
 }
 
 }  // namespace

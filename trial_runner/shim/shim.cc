@@ -14,11 +14,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "trial_runner/device_locks.h"
 #include "trial_runner/shim/capped_log.h"
+#include "trial_runner/shim/held_folder.h"
 #include "trial_runner/shim/process_tree.h"
 
 extern char** environ;
@@ -104,7 +104,7 @@ void Stop(Trial& t, int64_t grace_ms) {
   t.kill_at = std::min(t.kill_at, Clock::now() + Ms(grace_ms));
 }
 
-void WriteStatus(const ShimOptions& o, const Trial& t) {
+void WriteStatus(const HeldFolder& status_folder, const Trial& t) {
   nlohmann::json status;
   if (t.pid < 0)
     status["exit_code"] = 127;
@@ -119,13 +119,7 @@ void WriteStatus(const ShimOptions& o, const Trial& t) {
   status["ended_at"] = std::chrono::duration<double>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-  std::string tmp = o.status_path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << status.dump() << "\n";
-    out.flush();
-  }
-  std::rename(tmp.c_str(), o.status_path.c_str());
+  WriteAtomically(status_folder, status.dump() + "\n");
 }
 
 // Reads what is there; false at EOF.
@@ -158,6 +152,9 @@ int RunShim(const ShimOptions& o) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   CloseOnExecAbove2();  // the lease locks stay here, not in the trial
   int signals = SignalFd();
+  // Held from the start: the project folder may be moved while the trial
+  // runs, and the status and the lock are then read where it went.
+  HeldFolder status_folder(o.status_path), lock_folder(o.tuner_lock);
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return 2;
   CappedLog out_log(o.stdout_path, o.log_cap, CappedLog::Kind::kStdout),
@@ -179,7 +176,8 @@ int RunShim(const ShimOptions& o) {
     if (now >= t.kill_at) SignalDescendants(getpid(), SIGKILL);
     if (o.orphan_ms > 0 && now >= next_orphan_check) {
       next_orphan_check = now + Ms(1000);
-      if (runner::ProbeLock(o.tuner_lock).held) tuner_seen = now;
+      if (runner::ProbeLockAt(lock_folder.fd(), lock_folder.name()).held)
+        tuner_seen = now;
       if (now - tuner_seen >= Ms(o.orphan_ms) && !t.stopping)
         t.orphaned = true, Stop(t, o.grace_ms);
     }
@@ -210,7 +208,7 @@ int RunShim(const ShimOptions& o) {
   if (open_err) Pump(err[0], err_log);
   out_log.Close();
   err_log.Close();
-  WriteStatus(o, t);
+  WriteStatus(status_folder, t);
   return 0;
 }
 
