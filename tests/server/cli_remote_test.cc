@@ -621,15 +621,56 @@ TEST_CASE("a --server port out of range is refused before connecting",
           "[server][cli]") {
   for (std::string url :
        {"http://127.0.0.1:70000", "http://127.0.0.1:0",
-        "http://127.0.0.1:", "http://127.0.0.1:8o80", "http://:8080"}) {
+        "http://127.0.0.1:", "http://127.0.0.1:8o80", "http://127.0.0.1:018951",
+        "http://127.0.0.1: 18952", "http://127.0.0.1:+80"}) {
     INFO(url);
     auto client = server::HttpClient::Connect(url);
     REQUIRE_FALSE(client.ok());
     CHECK(client.message() ==
-          "--server: expected http://HOST:PORT with a port from 1 to 65535, "
-          "got '" +
-              url + "'");
+          "--server: expected a port from 1 to 65535 after HOST:, got '" + url +
+              "'");
   }
+}
+
+TEST_CASE("a --server URL is read whole: host, port, and no path",
+          "[server][cli]") {
+  auto v6 = server::ParseServerUrl("http://[::1]:8080/");
+  REQUIRE(v6.ok());
+  CHECK(v6.value().host == "::1");
+  CHECK(v6.value().authority == "[::1]:8080");
+  auto dotted = server::ParseServerUrl("http://localhost.:9");
+  REQUIRE(dotted.ok());
+  CHECK(dotted.value().authority == "localhost:9");
+  auto bare = server::ParseServerUrl("http://example.org");
+  REQUIRE(bare.ok());
+  CHECK(bare.value().authority == "example.org:80");
+  for (std::string url :
+       {"http://[::1:18960", "http://::1:18960", "http://[zz]:80",
+        "http://:8080", "http://x/y", "http://x:80/api", "http://u@x:80",
+        "http://x y:80", "http://x:80?a=1", "https://x:80", "x:80"}) {
+    INFO(url);
+    CHECK_FALSE(server::ParseServerUrl(url).ok());
+  }
+}
+
+TEST_CASE("tuner with a malformed --server refuses it as bad input, exit 2",
+          "[server][cli][process]") {
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-server-url-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  for (std::string url :
+       {"http://[::1:18960", "http://127.0.0.1:018951", "ftp://127.0.0.1:80"}) {
+    INFO(url);
+    Output out = RunTuner(dir, "status --server '" + url + "'");
+    CHECK(out.code == 2);
+    CHECK(out.err.starts_with("tuner status: --server: "));
+    CHECK(out.err.find("'" + url + "'") != std::string::npos);
+  }
+  // A trailing slash is the same server: messages name it once.
+  Output slash = RunTuner(dir, "status --server http://127.0.0.1:1/");
+  CHECK(slash.code == 1);
+  CHECK(slash.err.starts_with("tuner: cannot connect to http://127.0.0.1:1: "));
+  fs::remove_all(dir);
 }
 
 }  // namespace

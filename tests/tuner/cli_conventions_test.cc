@@ -55,6 +55,13 @@ TEST_CASE("tuner --version, version, help and a mistyped verb",
   CHECK(typo.err == "tuner: unknown verb `stauts`: did you mean `status`?\n");
   CHECK(RunTuner(dir, "--db x.db bets").err ==
         "tuner: unknown verb `bets`: did you mean `best`?\n");
+  Output flag = RunTuner(dir, "best x --frmat csv");
+  CHECK(flag.code == 2);
+  CHECK(flag.err ==
+        "tuner best: unknown flag `--frmat`: did you mean "
+        "`--format`?\n");
+  CHECK(RunTuner(dir, "trials x --frmat=csv").err ==
+        "tuner trials: unknown flag `--frmat`: did you mean `--format`?\n");
   Output none = RunTuner(dir, "--db x.db");
   CHECK(none.code == 2);
   CHECK(none.err == "tuner: a verb is needed (`tuner help` lists them)\n");

@@ -72,6 +72,22 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   CHECK(nodb.err == RunTuner(dir, "best d --db none.db").err);
   CHECK(nodb.err.starts_with("tuner: no database at ./none.db"));
   CHECK(RunTuner(dir, "extend d --trials 1 --db none.db").err == nodb.err);
+  for (std::string verb : {"resume d", "stop d", "status"}) {
+    INFO(verb);
+    Output missing = RunTuner(dir, verb + " --db none.db");
+    CHECK(missing.code == 1);
+    CHECK(missing.err.starts_with("tuner: no database at ./none.db"));
+  }
+  // A folder where the database should be: bad input, said as such.
+  fs::create_directories(dir / "folder.db");
+  for (std::string verb : {"resume d", "stop d", "status", "best d",
+                           "delete d --yes", "extend d --trials 1"}) {
+    INFO(verb);
+    Output folder = RunTuner(dir, verb + " --db folder.db");
+    CHECK(folder.code == 2);
+    CHECK(folder.err ==
+          "tuner: ./folder.db is not a database file (--db FILE)\n");
+  }
   CHECK_FALSE(fs::exists(dir / "none.db"));
   fs::remove_all(dir);
 }

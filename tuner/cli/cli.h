@@ -19,6 +19,13 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 
+// 2 for a request that cannot be met (kInvalidArgument), 1 for what is
+// missing or broken.
+inline int ExitCodeOf(const core::Error& error) {
+  return error.code == core::ErrorCode::kInvalidArgument ? kExitBadInput
+                                                         : kExitFailure;
+}
+
 // --set KEY=VALUE and --name: what `run`, `submit`, `plan` and `simulate`
 // change in the config they load.
 struct ConfigOverrides {
@@ -104,7 +111,8 @@ int Delete(const DeleteOptions& options);
 // Asks "QUESTION [y/N] " on stderr and reads the answer from stdin, or
 // refuses with one line naming `flag` when stdin is not a terminal.
 // kNotFound saying what the read verbs say when there is no file at
-// `path` ("no database at ./x.db (run `tuner run CONFIG` first, ...)").
+// `path` ("no database at ./x.db (run `tuner run CONFIG` first, ...)");
+// kInvalidArgument when `path` is a folder or another non-file.
 core::Status DatabaseThere(const std::string& path);
 
 // 0: yes; kExitFailure: declined; kExitBadInput: not a terminal.

@@ -54,7 +54,8 @@ std::string Question(const std::string& name, const DeletePlan& plan) {
 
 int Delete(const DeleteOptions& options) {
   if (auto there = DatabaseThere(options.db_path); !there.ok()) {
-    return Refuse(there.error());
+    Refuse(there.error());
+    return ExitCodeOf(there.error());
   }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) return Refuse(store.error());

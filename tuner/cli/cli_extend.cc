@@ -12,7 +12,7 @@ namespace tuner::cli {
 int Extend(const ExtendOptions& options) {
   if (auto there = DatabaseThere(options.db_path); !there.ok()) {
     std::fprintf(stderr, "tuner: %s\n", there.message().c_str());
-    return kExitFailure;
+    return ExitCodeOf(there.error());
   }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) {

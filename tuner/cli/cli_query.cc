@@ -26,18 +26,12 @@ int Fail(const std::string& message, int code = kExitFailure) {
   return code;
 }
 
-// 1 for what is missing or broken, 2 for a request that cannot be met.
-int ExitFor(const core::Error& error) {
-  return error.code == core::ErrorCode::kInvalidArgument ? kExitBadInput
-                                                         : kExitFailure;
-}
-
 // Ends a listing written to `out` (a PrintableStream over std::cout): its
 // error, or a failed write (a full disk). A reader that left (`| head`) is
 // no error: CommandLine::Run ends the verb with kExitClosedPipe.
 int Finish(const core::Status& status, std::ostream& out) {
   out.flush();
-  if (!status.ok()) return Fail(status.message(), ExitFor(status.error()));
+  if (!status.ok()) return Fail(status.message(), ExitCodeOf(status.error()));
   if (!out && !ReaderGone(STDOUT_FILENO)) {
     return Fail("cannot write to stdout");
   }
@@ -45,7 +39,7 @@ int Finish(const core::Status& status, std::ostream& out) {
 }
 
 int Print(const core::Result<std::string>& text, const std::string& format) {
-  if (!text.ok()) return Fail(text.message(), ExitFor(text.error()));
+  if (!text.ok()) return Fail(text.message(), ExitCodeOf(text.error()));
   PrintableStream out(std::cout, format);
   out << text.value();
   return Finish(core::Status::Ok(), out);
@@ -67,7 +61,7 @@ core::Result<std::unique_ptr<TrialStore>> OpenToRead(const std::string& path) {
 int Open(const QueryOptions& options, std::unique_ptr<TrialStore>& store,
          storage::ExperimentRecord& experiment) {
   auto opened = OpenToRead(options.db_path);
-  if (!opened.ok()) return Fail(opened.message());
+  if (!opened.ok()) return Fail(opened.message(), ExitCodeOf(opened.error()));
   store = std::move(opened).value();
   auto found = FindExperimentIn(*store, options.name, options.db_path);
   if (!found.ok()) return Fail(found.message());
@@ -79,9 +73,14 @@ int Open(const QueryOptions& options, std::unique_ptr<TrialStore>& store,
 
 core::Status DatabaseThere(const std::string& path) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error) && !error) {
+  auto status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) {
     return core::NotFound("no database at " + Shown(path) +
                           " (run `tuner run CONFIG` first, or pass --db FILE)");
+  }
+  if (!error && status.type() != std::filesystem::file_type::regular) {
+    return core::InvalidArgument(Shown(path) +
+                                 " is not a database file (--db FILE)");
   }
   return core::Status::Ok();
 }
@@ -130,7 +129,7 @@ int Reports(const QueryOptions& options) {
 
 int Status(const QueryOptions& options) {
   auto store = OpenToRead(options.db_path);
-  if (!store.ok()) return Fail(store.message());
+  if (!store.ok()) return Fail(store.message(), ExitCodeOf(store.error()));
   return Print(
       StatusText(*store.value(), options.name, options.format, options.db_path),
       options.format);

@@ -132,6 +132,10 @@ std::string DatabasePath(const ExperimentConfig& config,
 
 int Resume(const QueryOptions& options) {
   QuietLogger(options.quiet);
+  if (auto there = DatabaseThere(options.db_path); !there.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", there.message().c_str());
+    return ExitCodeOf(there.error());
+  }
   auto store = storage::TrialStore::Open(options.db_path);
   if (!store.ok()) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());

@@ -42,6 +42,10 @@ bool IsStored(const StopOptions& options) {
 }  // namespace
 
 int Stop(const StopOptions& options) {
+  if (auto there = DatabaseThere(options.db_path); !there.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", there.message().c_str());
+    return ExitCodeOf(there.error());
+  }
   auto root = TrialsRootOf(options);
   if (!root.ok()) {
     std::fprintf(stderr, "tuner: %s\n", root.message().c_str());

@@ -82,8 +82,30 @@ int CommandLine::ParseFailure(const CLI::ParseError& error) {
   if (error.get_exit_code() == 0) return app_.exit(error);
   std::vector<CLI::App*> parsed = app_.get_subcommands();
   std::string verb = parsed.empty() ? "" : " " + parsed.front()->get_name();
+  if (!parsed.empty() && dynamic_cast<const CLI::ExtrasError*>(&error)) {
+    if (auto flag = UnknownFlag(*parsed.front())) {
+      return *flag;
+    }
+  }
   std::fprintf(stderr, "tuner%s: %s (`tuner help%s` lists its flags)\n",
                verb.c_str(), OneLine(error.what()).c_str(), verb.c_str());
+  return kExitBadInput;
+}
+
+std::optional<int> UnknownFlag(const CLI::App& verb) {
+  std::vector<std::string> rest = verb.remaining();
+  if (rest.empty() || !rest.front().starts_with("--")) return std::nullopt;
+  std::string word = rest.front().substr(0, rest.front().find('='));
+  std::vector<std::string> names;
+  for (const CLI::Option* option : verb.get_options()) {
+    for (const std::string& name : option->get_lnames())
+      names.push_back("--" + name);
+  }
+  auto meant = Closest(word, names);
+  if (!meant) return std::nullopt;
+  std::fprintf(stderr, "tuner %s: unknown flag `%s`: did you mean `%s`?\n",
+               verb.get_name().c_str(), OneLine(word.substr(0, 80)).c_str(),
+               meant->c_str());
   return kExitBadInput;
 }
 

@@ -7,6 +7,7 @@
 #define TUNER_TUNER_CLI_COMMAND_LINE_H_
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,11 @@ std::vector<const CLI::App*> VisibleVerbs(const CLI::App& root);
 // Says on stderr, in one line, that `word` is no verb, with the verb it
 // most likely meant ("did you mean `status`?"); returns kExitBadInput.
 int UnknownVerb(const CLI::App& root, const std::string& word);
+
+// A mistyped flag of `verb` (the first of its unparsed words, `--frmat`):
+// says which flag it likely meant and returns kExitBadInput; none when no
+// flag of the verb is near enough.
+std::optional<int> UnknownFlag(const CLI::App& verb);
 
 }  // namespace tuner::cli
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tuner/cli/number_flags.h"
+#include "tuner/server/http_client.h"
 
 namespace tuner::cli {
 
@@ -19,11 +20,26 @@ void TokenFlags(CLI::App& command, Arguments& a) {
                    "HTTP (the network can read it)");
 }
 
+// A --server URL as ParseServerUrl reads it, rewritten as http://HOST:PORT
+// (what messages then name); a malformed one is refused as bad input.
+CLI::Validator ServerUrlFlag() {
+  return CLI::Validator(
+      [](std::string& url) -> std::string {
+        auto parsed = server::ParseServerUrl(url);
+        if (!parsed.ok()) return parsed.error().message;
+        url = "http://" + parsed.value().authority;
+        return "";
+      },
+      "URL");
+}
+
 // --server and --token-file: the verbs a running `tuner serve` can answer.
 void RemoteFlags(CLI::App& command, Arguments& a) {
-  command.add_option("--server", a.remote.server,
-                     "ask a running `tuner serve` (http://HOST:PORT) "
-                     "instead of the database");
+  command
+      .add_option("--server", a.remote.server,
+                  "ask a running `tuner serve` (http://HOST:PORT) "
+                  "instead of the database")
+      ->transform(ServerUrlFlag());
   TokenFlags(command, a);
 }
 
@@ -219,7 +235,9 @@ int ServeVerb(Arguments& a) {
 
 void SubmitFlags(CLI::App& c, Arguments& a) {
   c.add_option("config", a.submit_path, "experiment YAML")->required();
-  c.add_option("--server", a.remote.server, "http://HOST:PORT")->required();
+  c.add_option("--server", a.remote.server, "http://HOST:PORT")
+      ->required()
+      ->transform(ServerUrlFlag());
   TokenFlags(c, a);
   OverrideFlags(c, a.run.overrides);
 }

@@ -6,6 +6,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
 #include <optional>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
@@ -15,6 +16,71 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+
+namespace {
+
+bool IsHostName(const std::string& host) {
+  if (host.empty() || host.size() > 253 || host.front() == '.' ||
+      host.front() == '-' || host.find("..") != std::string::npos) {
+    return false;
+  }
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+  });
+}
+
+bool IsPort(const std::string& port) {
+  return !port.empty() && port.size() <= 5 && port.front() != '0' &&
+         std::all_of(port.begin(), port.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }) &&
+         std::stoi(port) <= 65535;
+}
+
+}  // namespace
+
+core::Result<ServerUrl> ParseServerUrl(const std::string& url) {
+  auto bad = [&url](const std::string& why) {
+    return core::InvalidArgument(why + ", got '" + url + "'");
+  };
+  const std::string scheme = "http://";
+  if (url.compare(0, scheme.size(), scheme) != 0)
+    return bad("expected http://HOST:PORT");
+  std::string rest = url.substr(scheme.size());
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  ServerUrl parsed;
+  parsed.port = "80";
+  std::string port_part;
+  if (!rest.empty() && rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string::npos) return bad("an IPv6 address lacks its ]");
+    parsed.host = rest.substr(1, close - 1);
+    boost::system::error_code ec;
+    net::ip::make_address_v6(parsed.host, ec);
+    if (ec) return bad("'" + parsed.host + "' is not an IPv6 address");
+    port_part = rest.substr(close + 1);
+  } else {
+    size_t colon = rest.find(':');
+    parsed.host = rest.substr(0, colon);
+    if (colon != std::string::npos) port_part = rest.substr(colon);
+    // A fully qualified name's final dot: the same host.
+    if (parsed.host.size() > 1 && parsed.host.back() == '.')
+      parsed.host.pop_back();
+    if (!IsHostName(parsed.host)) {
+      return bad(
+          "expected http://HOST:PORT with HOST a name, an IPv4 address or "
+          "a bracketed IPv6 address ([::1]), and no path");
+    }
+  }
+  if (!port_part.empty()) {
+    if (port_part.front() != ':' || !IsPort(port_part.substr(1)))
+      return bad("expected a port from 1 to 65535 after HOST:");
+    parsed.port = port_part.substr(1);
+  }
+  bool v6 = parsed.host.find(':') != std::string::npos;
+  parsed.authority =
+      (v6 ? "[" + parsed.host + "]" : parsed.host) + ":" + parsed.port;
+  return parsed;
+}
 
 struct HttpClient::Impl {
   net::io_context io;
@@ -132,37 +198,13 @@ void HttpClient::SetToken(std::string token) {
 
 core::Result<std::unique_ptr<HttpClient>> HttpClient::Connect(
     const std::string& url, std::string token) {
-  const std::string scheme = "http://";
-  if (url.compare(0, scheme.size(), scheme) != 0) {
-    return core::InvalidArgument("--server: expected http://HOST:PORT, got '" +
-                                 url + "'");
-  }
-  std::string rest = url.substr(scheme.size());
-  rest = rest.substr(0, rest.find('/'));
-  size_t colon = rest.rfind(':');
+  auto parsed = ParseServerUrl(url);
+  if (!parsed.ok())
+    return core::InvalidArgument("--server: " + parsed.error().message);
   auto impl = std::make_unique<Impl>();
-  if (colon == std::string::npos || rest.back() == ']') {
-    impl->host = rest;
-    impl->port = "80";
-  } else {
-    impl->host = rest.substr(0, colon);
-    impl->port = rest.substr(colon + 1);
-  }
-  const std::string& port = impl->port;
-  bool digits = !port.empty() && port.size() <= 5 &&
-                std::all_of(port.begin(), port.end(),
-                            [](char c) { return c >= '0' && c <= '9'; });
-  if (impl->host.empty() || !digits || std::stoi(port) < 1 ||
-      std::stoi(port) > 65535) {
-    return core::InvalidArgument(
-        "--server: expected http://HOST:PORT with a port from 1 to 65535, "
-        "got '" +
-        url + "'");
-  }
-  impl->authority = impl->host + ":" + port;
-  if (impl->host.size() > 2 && impl->host.front() == '[') {
-    impl->host = impl->host.substr(1, impl->host.size() - 2);
-  }
+  impl->host = parsed.value().host;
+  impl->port = parsed.value().port;
+  impl->authority = parsed.value().authority;
   impl->token = std::move(token);
   TUNER_RETURN_IF_ERROR(impl->Open());
   return std::unique_ptr<HttpClient>(new HttpClient(std::move(impl)));

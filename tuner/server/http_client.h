@@ -27,13 +27,27 @@ struct PeerAddress {
   bool this_machine = false;  // loopback, or an address of this machine
 };
 
+// Where a --server URL points.
+struct ServerUrl {
+  std::string host;       // a name, an IPv4 address, or an IPv6 address
+                          // without its brackets
+  std::string port;       // 1 to 65535, in decimal
+  std::string authority;  // HOST:PORT as URLs write it: "[::1]:8080"
+};
+
+// http://HOST[:PORT][/]: HOST a name (letters, digits, '-' and '.'), an IPv4
+// address or a bracketed IPv6 address; PORT decimal without leading zeros,
+// 80 when left out. Anything else (a path, a query, user info, spaces) is
+// an error that says what is wrong and quotes the URL.
+core::Result<ServerUrl> ParseServerUrl(const std::string& url);
+
 // One keep-alive connection to http://HOST:PORT; reconnects when the server
 // closed it, to the address it reached first (HOST is resolved once, so
 // the server cannot change under a token). Not thread-safe: one per thread.
 class HttpClient {
  public:
-  // `url`: http://HOST:PORT (a trailing path is ignored). `token`, when not
-  // empty, is sent as Authorization: Bearer.
+  // `url`: as ParseServerUrl takes it. `token`, when not empty, is sent as
+  // Authorization: Bearer.
   static core::Result<std::unique_ptr<HttpClient>> Connect(
       const std::string& url, std::string token = "");
   ~HttpClient();
