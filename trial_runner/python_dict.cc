@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -210,10 +211,13 @@ std::optional<double> ParseNumber(std::string_view text) {
   } else {
     auto [end, ec] =
         std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) {
+    if (end != text.data() + text.size()) return std::nullopt;
+    // Past double's range, as Python reads it: 1e400 is inf, 1e-400 is 0.
+    if (ec == std::errc::result_out_of_range) {
+      value = std::strtod(std::string(text).c_str(), nullptr);
+    } else if (ec != std::errc() || std::isnan(value) || std::isinf(value)) {
       return std::nullopt;
     }
-    if (std::isnan(value) || std::isinf(value)) return std::nullopt;
   }
   return negative ? -value : value;
 }

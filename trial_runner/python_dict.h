@@ -16,7 +16,8 @@ namespace tuner::runner {
 std::optional<core::Metrics> ParsePythonDict(std::string_view text);
 
 // Reads a number as Python or JSON prints it ("0.5", "1e-05", "-inf", "nan",
-// "NaN", "Infinity"); nullopt unless the whole of `text` is one.
+// "NaN", "Infinity"); nullopt unless the whole of `text` is one. A number
+// past the range of double is read as Python reads it: 1e400 is inf.
 std::optional<double> ParseNumber(std::string_view text);
 
 }  // namespace tuner::runner

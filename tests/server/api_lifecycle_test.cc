@@ -60,7 +60,8 @@ TEST_CASE("Service: extend raises the budget, with the token only",
   CHECK(body["status"] == "interrupted");
   CHECK(body["running"] == false);
   for (const char* bad :
-       {"", "?trials=0", "?trials=-1", "?trials=1x", "?trials=10000001"}) {
+       {"", "?trials=0", "?trials=-1", "?trials=1x", "?trials=10000001",
+        "?trials=010", "?trials=+1", "?trials=1e1"}) {
     auto refused =
         client->Call("POST", std::string("/api/experiments/grow/extend") + bad);
     CHECK(refused.value().status == 400);

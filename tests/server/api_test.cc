@@ -109,6 +109,12 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   auto top = json::parse(best.value().body);
   REQUIRE(top.size() == 2);
   CHECK(top[0]["last_value"].get<double>() >= 0);
+  for (std::string odd : {"?top=02", "?top=+2", "?top=100001"}) {
+    INFO(odd);
+    CHECK(client->Call("GET", "/api/experiments/api1/best" + odd)
+              .value()
+              .status == 400);
+  }
 
   auto trials = client->Call("GET", "/api/experiments/api1/trials");
   CHECK(json::parse(trials.value().body).size() == 4);
@@ -199,6 +205,13 @@ TEST_CASE("Service: bad bodies, unknown names and bad targets get clear errors",
   CHECK(client->Call("POST", "/api/experiments/nope/stop").value().status ==
         404);
   CHECK(client->Call("GET", "/api/trials/abc").value().status == 400);
+  // Integers as the CLI and the config take them: decimal, no leading zero.
+  for (std::string odd :
+       {"/api/trials/01", "/api/trials/+1", "/api/trials/1?limit=010",
+        "/api/trials/1?after=01", "/api/trials/1/log?tail=010"}) {
+    INFO(odd);
+    CHECK(client->Call("GET", odd).value().status == 400);
+  }
   CHECK(client->Call("GET", "/api/trials/999").value().status == 404);
   CHECK(client->Call("DELETE", "/api/experiments").value().status == 405);
   CHECK(client->Call("GET", "/api/nothing").value().status == 404);

@@ -183,6 +183,13 @@ TEST_CASE("CLI: tuner serve refuses a short token and a bad --listen",
   Output bad = RunTuner(dir, "serve --listen localhost");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("HOST:PORT") != std::string::npos);
+  for (std::string listen :
+       {"127.0.0.1:018951", "'127.0.0.1: 18952'", "[::1:0", "::1:0"}) {
+    INFO(listen);
+    Output odd = RunTuner(dir, "serve --listen " + listen);
+    CHECK(odd.code == 2);
+    CHECK(odd.err.starts_with("tuner: --listen: "));
+  }
   CHECK_FALSE(fs::exists(dir / "tuner.db"));  // nothing was created
   fs::remove_all(dir);
 }
@@ -645,7 +652,7 @@ TEST_CASE("a --server URL is read whole: host, port, and no path",
   REQUIRE(bare.ok());
   CHECK(bare.value().authority == "example.org:80");
   for (std::string url :
-       {"http://[::1:18960", "http://::1:18960", "http://[zz]:80",
+       {"http://[::1:18960", "http://::1:18960", "http://[zz]:80", "http://",
         "http://:8080", "http://x/y", "http://x:80/api", "http://u@x:80",
         "http://x y:80", "http://x:80?a=1", "https://x:80", "x:80"}) {
     INFO(url);

@@ -1,6 +1,7 @@
 #include "trial_runner/metric_parser.h"
 
 #include <cmath>
+#include <limits>
 
 #include "tests/catch.h"
 
@@ -82,6 +83,23 @@ TEST_CASE("Hugging Face Trainer dict lines", "[runner][parser]") {
   REQUIRE(mixed);
   CHECK(mixed->size() == 2);
   CHECK(Get(*mixed, "eval_loss") == 0.25);
+}
+
+TEST_CASE("a metric past double's range is infinite, as Python reads it",
+          "[runner][parser]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const char* line : {"{\"a\": 1e400, \"b\": -1e400, \"c\": 1e-400}",
+                           "{'a': 1e400, 'b': -1e400, 'c': 1e-400}",
+                           "{\"a\": \"1e400\", \"b\": \"-1e400\", "
+                           "\"c\": \"1e-400\"}"}) {
+    INFO(line);
+    auto metrics = ParseMetricLine(line);
+    REQUIRE(metrics.has_value());
+    REQUIRE(metrics->size() == 3);
+    CHECK((*metrics)[0].second == inf);
+    CHECK((*metrics)[1].second == -inf);
+    CHECK((*metrics)[2].second == 0);
+  }
 }
 
 TEST_CASE("anything else is not a metric line", "[runner][parser]") {

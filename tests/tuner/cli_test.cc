@@ -529,8 +529,9 @@ TEST_CASE("query verbs: missing database or experiment, range errors, csv",
   CHECK(nosuch.out.empty());
   CHECK(nosuch.err ==
         "tuner: no experiment 'nosuch' in tuner.db (it has: q)\n");
-  for (std::string bad : {"best q --top 0", "best q --top -3",
-                          "best q --by sideways", "status --format xml"}) {
+  for (std::string bad :
+       {"best q --top 0", "best q --top -3", "best q --top 100001",
+        "best q --by sideways", "status --format xml"}) {
     Output refused = f.Tuner(bad);
     INFO(bad << ": " << refused.err);
     CHECK(refused.code == 2);

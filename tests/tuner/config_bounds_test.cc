@@ -48,10 +48,12 @@ TEST_CASE(
       "x.yaml:6: scheduler.reduction_factor: makes 276325 rungs from "
       "grace_period to max_t; at most 64 (grace_period * "
       "reduction_factor^64 must reach max_t)");
+  // Past the bound on time, max_t itself is blamed, whatever else is given.
   ExpectError(Replace(kBase, "max_t: 27", "max_t: 1.0e+300"),
-              "x.yaml:6: scheduler.max_t: makes 629 rungs from grace_period "
-              "to max_t; at most 64 (grace_period * reduction_factor^64 must "
-              "reach max_t)");
+              "x.yaml:6: scheduler.max_t: must be <= 1e+30");
+  ExpectError(
+      Replace(kBase, "max_t: 27", "max_t: 1.0e+31, reduction_factor: 3"),
+      "x.yaml:6: scheduler.max_t: must be <= 1e+30");
   ExpectError(Replace(kBase, "max_t: 27", "max_t: 27, brackets: 65"),
               "x.yaml:6: scheduler.brackets: must be <= 64");
   ExpectError(Replace(kBase, "type: asha, max_t: 27",
@@ -67,6 +69,11 @@ TEST_CASE(
 }
 
 TEST_CASE("counts that size loops are bounded", "[tuner][config][bounds]") {
+  // As `tuner simulate --seed` takes it: 0 or more.
+  ExpectError(Replace(kBase, "num_trials: 8",
+                      "num_trials: 8\nsearcher: {type: "
+                      "random, seed: -1}"),
+              "x.yaml:9: searcher.seed: must be >= 0");
   ExpectError(Replace(kBase, "num_trials: 8", "num_trials: 10000001"),
               "x.yaml:8: num_trials: must be <= 10000000");
   ExpectError(Replace(kBase, "num_trials: 8", "num_trials: 0"),

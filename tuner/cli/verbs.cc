@@ -5,6 +5,7 @@
 
 #include "tuner/cli/number_flags.h"
 #include "tuner/server/http_client.h"
+#include "tuner/text/query_text.h"
 
 namespace tuner::cli {
 
@@ -110,7 +111,7 @@ int SimulateVerb(Arguments& a) {
 void BestFlags(CLI::App& c, Arguments& a) {
   c.add_option("name", a.query.name, "experiment name")->required();
   c.add_option("--top", a.query.top, "how many (default 1)")
-      ->check(IntegerIn(1, INT64_MAX));
+      ->check(IntegerIn(1, kMaxTop));
   c.add_option("--by", a.query.by,
                "last: rank by the value at the longest training (default); "
                "best: by the best value any report reached")

@@ -61,7 +61,8 @@ void ReadSearcher(const Reader& r, const YAML::Node& node,
                                     {"tpe", core::SearcherType::kTpe}});
   }
   if (node["seed"]) {
-    c.searcher.seed = static_cast<uint64_t>(r.Int(node["seed"], path / "seed"));
+    c.searcher.seed = static_cast<uint64_t>(
+        r.Int(node["seed"], path / "seed", 0, INT64_MAX));
     c.seed_given = true;
   }
   ReadTpeOptions(r, node, path, c.searcher);
@@ -167,7 +168,6 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
          "must be below max_t (" + core::FormatDouble(s.max_t.value_or(0)) +
              ")");
   }
-  if (rungs) CheckRungCount(node, path, s);
   auto at_most = [&](const char* key, double time) {
     if (time > kMaxTimeUnits) {
       Fail(node[key], path / key,
@@ -176,6 +176,7 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
   };
   at_most("max_t", s.max_t.value_or(0));
   at_most("grace_period", s.grace_period);
+  if (rungs) CheckRungCount(node, path, s);  // of bounded times
 }
 
 }  // namespace tuner::config

@@ -10,11 +10,6 @@ namespace tuner::server {
 
 namespace {
 
-bool IsNumber(const std::string& text) {
-  return !text.empty() && text.size() <= 18 &&
-         text.find_first_not_of("0123456789") == std::string::npos;
-}
-
 Response NotFound() { return ErrorResponse(404, "no such endpoint"); }
 
 Response MethodNotAllowed(const std::string& allowed) {
@@ -75,7 +70,7 @@ std::optional<Response> Api::Route(const Request& request,
     std::string after = !request.last_event_id.empty()
                             ? request.last_event_id
                             : (query.count("since") ? query.at("since") : "");
-    r.events_after = IsNumber(after) ? std::stoll(after) : bus_.last_id();
+    r.events_after = IntegerIn(after, 0, INT64_MAX).value_or(bus_.last_id());
     return r;
   }
   if (path[1] == "experiments") {
@@ -135,8 +130,9 @@ Response Api::RouteTrial(const Request& request,
                          const Query& query) const {
   bool get = request.method == "GET";
   if (path.size() < 3 || path.size() > 4) return NotFound();
-  if (!IsNumber(path[2])) return ErrorResponse(400, "a trial id is a number");
-  int64_t id = std::stoll(path[2]);
+  auto parsed = IntegerIn(path[2], 1, INT64_MAX);
+  if (!parsed) return ErrorResponse(400, "a trial id is a number");
+  int64_t id = *parsed;
   if (path.size() == 3) {
     return get ? GetTrial(id, query) : MethodNotAllowed("GET");
   }

@@ -199,6 +199,11 @@ bool ConstantTimeEquals(const std::string& a, const std::string& b);
 // The host name of a Host header ("[::1]:80" -> "::1", "Local:8" ->
 // "local"); "" when it is malformed.
 std::string HostName(const std::string& host_header);
+// An integer in a request (a query value, a path segment) from low to high,
+// written in decimal as the CLI and the config take it
+// (core::IsDecimalInteger: no "010", "+1", "1e3"); nullopt otherwise.
+std::optional<int64_t> IntegerIn(const std::string& text, int64_t low,
+                                 int64_t high);
 // Whether a method changes something (anything but GET, HEAD, OPTIONS).
 bool IsMutation(const std::string& method);
 

@@ -13,15 +13,7 @@ namespace {
 std::optional<int64_t> TrialsOf(const std::map<std::string, std::string>& q) {
   auto it = q.find("trials");
   if (it == q.end()) return std::nullopt;
-  const std::string& text = it->second;
-  int64_t value = 0;
-  auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
-      value > kMaxTrialBudget) {
-    return std::nullopt;
-  }
-  return value;
+  return IntegerIn(it->second, 1, kMaxTrialBudget);
 }
 
 }  // namespace

@@ -58,13 +58,12 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   }
   int64_t lines = 200;
   if (auto it = query.find("tail"); it != query.end()) {
-    char* end = nullptr;
-    lines = std::strtoll(it->second.c_str(), &end, 10);
-    if (it->second.empty() || *end != '\0' || lines < 1 ||
-        lines > kMaxTailLines) {
+    auto given = IntegerIn(it->second, 1, kMaxTailLines);
+    if (!given) {
       return ErrorResponse(400, "tail: a number of lines from 1 to " +
                                     std::to_string(kMaxTailLines));
     }
+    lines = *given;
   }
   auto store = stores_.Borrow();
   if (!store.ok()) return ErrorResponse(500, store.message());

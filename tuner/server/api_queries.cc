@@ -143,11 +143,12 @@ Response Api::GetBest(const std::string& name, const Query& query) const {
   if (!e.ok()) return ErrorResponse(e.error());
   int64_t top = 1;
   if (auto it = query.find("top"); it != query.end()) {
-    char* end = nullptr;
-    top = std::strtoll(it->second.c_str(), &end, 10);
-    if (it->second.empty() || *end != '\0' || top < 1 || top > 100000) {
-      return ErrorResponse(400, "top: a number from 1 to 100000");
+    auto given = IntegerIn(it->second, 1, kMaxTop);
+    if (!given) {
+      return ErrorResponse(
+          400, "top: a number from 1 to " + std::to_string(kMaxTop));
     }
+    top = *given;
   }
   BestQuery best;
   best.top = top;
@@ -168,18 +169,14 @@ Response Api::GetTrial(int64_t id, const Query& query) const {
   int64_t after = 0;
   int64_t limit = kMaxPage;
   if (auto it = query.find("after"); it != query.end()) {
-    char* end = nullptr;
-    after = std::strtoll(it->second.c_str(), &end, 10);
-    if (it->second.empty() || *end != '\0' || after < 0) {
-      return ErrorResponse(400, "after: a report's seq (0 or more)");
-    }
+    auto given = IntegerIn(it->second, 0, INT64_MAX);
+    if (!given) return ErrorResponse(400, "after: a report's seq (0 or more)");
+    after = *given;
   }
   if (auto it = query.find("limit"); it != query.end()) {
-    char* end = nullptr;
-    limit = std::strtoll(it->second.c_str(), &end, 10);
-    if (it->second.empty() || *end != '\0' || limit < 1 || limit > kMaxPage) {
-      return ErrorResponse(400, "limit: a number from 1 to 10000");
-    }
+    auto given = IntegerIn(it->second, 1, kMaxPage);
+    if (!given) return ErrorResponse(400, "limit: a number from 1 to 10000");
+    limit = *given;
   }
   auto store = stores_.Borrow();
   if (!store.ok()) return ErrorResponse(store.error());

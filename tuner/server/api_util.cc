@@ -1,7 +1,9 @@
 // Helpers of the API handlers: responses, status codes, targets, tokens.
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "tuner/server/api.h"
 
 namespace tuner::server {
@@ -114,6 +116,16 @@ ParseTarget(const std::string& target) {
     }
   }
   return std::make_pair(segments, query);
+}
+
+std::optional<int64_t> IntegerIn(const std::string& text, int64_t low,
+                                 int64_t high) {
+  int64_t value = 0;
+  if (text.size() > 19 || !core::IsDecimalInteger(text)) return std::nullopt;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || value < low || value > high) return std::nullopt;
+  return value;
 }
 
 bool ConstantTimeEquals(const std::string& a, const std::string& b) {

@@ -29,56 +29,74 @@ bool IsHostName(const std::string& host) {
   });
 }
 
-bool IsPort(const std::string& port) {
+bool IsPort(const std::string& port, bool any_port) {
+  if (any_port && port == "0") return true;
   return !port.empty() && port.size() <= 5 && port.front() != '0' &&
          std::all_of(port.begin(), port.end(),
                      [](char c) { return c >= '0' && c <= '9'; }) &&
          std::stoi(port) <= 65535;
 }
 
-}  // namespace
-
-core::Result<ServerUrl> ParseServerUrl(const std::string& url) {
-  auto bad = [&url](const std::string& why) {
-    return core::InvalidArgument(why + ", got '" + url + "'");
-  };
-  const std::string scheme = "http://";
-  if (url.compare(0, scheme.size(), scheme) != 0)
-    return bad("expected http://HOST:PORT");
-  std::string rest = url.substr(scheme.size());
-  if (!rest.empty() && rest.back() == '/') rest.pop_back();
-  ServerUrl parsed;
-  parsed.port = "80";
+// Reads HOST:PORT into `out` (see ParseHostPort); why it cannot, or "".
+std::string ReadHostPort(const std::string& text,
+                         const std::string& default_port, bool any_port,
+                         HostPort& out) {
   std::string port_part;
-  if (!rest.empty() && rest.front() == '[') {
-    size_t close = rest.find(']');
-    if (close == std::string::npos) return bad("an IPv6 address lacks its ]");
-    parsed.host = rest.substr(1, close - 1);
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string::npos) return "an IPv6 address lacks its ]";
+    out.host = text.substr(1, close - 1);
     boost::system::error_code ec;
-    net::ip::make_address_v6(parsed.host, ec);
-    if (ec) return bad("'" + parsed.host + "' is not an IPv6 address");
-    port_part = rest.substr(close + 1);
+    net::ip::make_address_v6(out.host, ec);
+    if (ec) return "'" + out.host + "' is not an IPv6 address";
+    port_part = text.substr(close + 1);
   } else {
-    size_t colon = rest.find(':');
-    parsed.host = rest.substr(0, colon);
-    if (colon != std::string::npos) port_part = rest.substr(colon);
-    // A fully qualified name's final dot: the same host.
-    if (parsed.host.size() > 1 && parsed.host.back() == '.')
-      parsed.host.pop_back();
-    if (!IsHostName(parsed.host)) {
-      return bad(
-          "expected http://HOST:PORT with HOST a name, an IPv4 address or "
-          "a bracketed IPv6 address ([::1]), and no path");
+    size_t colon = text.find(':');
+    out.host = text.substr(0, colon);
+    if (colon != std::string::npos) port_part = text.substr(colon);
+    if (out.host.size() > 1 && out.host.back() == '.')
+      out.host.pop_back();  // a fully qualified name: the same host
+    if (!IsHostName(out.host)) {
+      return "expected HOST:PORT with HOST a name, an IPv4 address or a "
+             "bracketed IPv6 address ([::1])";
     }
   }
+  std::string range = any_port ? "0 to 65535" : "1 to 65535";
+  if (port_part.empty() && default_port.empty())
+    return "expected HOST:PORT with a port from " + range;
+  out.port = default_port;
   if (!port_part.empty()) {
-    if (port_part.front() != ':' || !IsPort(port_part.substr(1)))
-      return bad("expected a port from 1 to 65535 after HOST:");
-    parsed.port = port_part.substr(1);
+    if (port_part.front() != ':' || !IsPort(port_part.substr(1), any_port))
+      return "expected a port from " + range + " after HOST:";
+    out.port = port_part.substr(1);
   }
-  bool v6 = parsed.host.find(':') != std::string::npos;
-  parsed.authority =
-      (v6 ? "[" + parsed.host + "]" : parsed.host) + ":" + parsed.port;
+  bool v6 = out.host.find(':') != std::string::npos;
+  out.authority = (v6 ? "[" + out.host + "]" : out.host) + ":" + out.port;
+  return "";
+}
+
+}  // namespace
+
+core::Result<HostPort> ParseHostPort(const std::string& text,
+                                     const std::string& default_port,
+                                     bool any_port) {
+  HostPort parsed;
+  std::string why = ReadHostPort(text, default_port, any_port, parsed);
+  if (!why.empty()) return core::InvalidArgument(why + ", got '" + text + "'");
+  return parsed;
+}
+
+core::Result<HostPort> ParseServerUrl(const std::string& url) {
+  const std::string scheme = "http://";
+  std::string rest = url.compare(0, scheme.size(), scheme) == 0
+                         ? url.substr(scheme.size())
+                         : "";
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  std::string why = "expected http://HOST:PORT (no path)";
+  HostPort parsed;
+  if (!rest.empty() && rest.find_first_of("/?#@") == std::string::npos)
+    why = ReadHostPort(rest, "80", false, parsed);
+  if (!why.empty()) return core::InvalidArgument(why + ", got '" + url + "'");
   return parsed;
 }
 

@@ -27,19 +27,26 @@ struct PeerAddress {
   bool this_machine = false;  // loopback, or an address of this machine
 };
 
-// Where a --server URL points.
-struct ServerUrl {
+// A server's address as --server and --listen write it.
+struct HostPort {
   std::string host;       // a name, an IPv4 address, or an IPv6 address
                           // without its brackets
-  std::string port;       // 1 to 65535, in decimal
+  std::string port;       // 0 to 65535, in decimal
   std::string authority;  // HOST:PORT as URLs write it: "[::1]:8080"
 };
 
-// http://HOST[:PORT][/]: HOST a name (letters, digits, '-' and '.'), an IPv4
-// address or a bracketed IPv6 address; PORT decimal without leading zeros,
-// 80 when left out. Anything else (a path, a query, user info, spaces) is
-// an error that says what is wrong and quotes the URL.
-core::Result<ServerUrl> ParseServerUrl(const std::string& url);
+// HOST:PORT: HOST a name (letters, digits, '-' and '.'; one final '.' is
+// dropped), an IPv4 address or a bracketed IPv6 address; PORT decimal
+// without leading zeros, from 1 (0 too where `any_port`: "any free one")
+// to 65535, or `default_port` when ":PORT" is left out ("": required).
+// Anything else is an error that says what is wrong and quotes `text`.
+core::Result<HostPort> ParseHostPort(const std::string& text,
+                                     const std::string& default_port,
+                                     bool any_port = false);
+
+// http://HOST[:PORT][/] (PORT 80 when left out); a path, a query or user
+// info is an error.
+core::Result<HostPort> ParseServerUrl(const std::string& url);
 
 // One keep-alive connection to http://HOST:PORT; reconnects when the server
 // closed it, to the address it reached first (HOST is resolved once, so

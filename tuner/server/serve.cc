@@ -15,6 +15,7 @@
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/server/dashboard.h"
+#include "tuner/server/http_client.h"
 #include "tuner/server/http_server.h"
 #include "tuner/server/hub_control.h"
 #include "tuner/server/token.h"
@@ -33,21 +34,6 @@ constexpr int kExitBadInput = 2;
 int Fail(const std::string& message, int code) {
   std::fprintf(stderr, "tuner: %s\n", message.c_str());
   return code;
-}
-
-// "host:port" or "[v6]:port".
-bool SplitListen(const std::string& listen, std::string& host, uint16_t& port) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon + 1 >= listen.size()) return false;
-  host = listen.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  char* end = nullptr;
-  long value = std::strtol(listen.c_str() + colon + 1, &end, 10);
-  if (*end != '\0' || value < 0 || value > 65535) return false;
-  port = static_cast<uint16_t>(value);
-  return !host.empty();
 }
 
 // The address to bind for --listen's HOST: an IP literal as it is, else the
@@ -137,12 +123,10 @@ int ConnectionCap(int wanted) {
 }  // namespace
 
 int Serve(const ServeOptions& options) {
-  std::string host;
-  uint16_t port = 0;
-  if (!SplitListen(options.listen, host, port)) {
-    return Fail("--listen: expected HOST:PORT, got '" + options.listen + "'",
-                kExitBadInput);
-  }
+  auto listen = ParseHostPort(options.listen, "", /*any_port=*/true);
+  if (!listen.ok()) return Fail("--listen: " + listen.message(), kExitBadInput);
+  const std::string& host = listen.value().host;
+  auto port = static_cast<uint16_t>(std::stoi(listen.value().port));
   auto resolved = ListenAddress(host);
   if (!resolved.ok()) return Fail(resolved.message(), kExitBadInput);
   const net::ip::address address = resolved.value();

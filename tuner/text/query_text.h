@@ -28,8 +28,11 @@ core::Status WriteTrials(storage::TrialStore& store,
                          const storage::ExperimentRecord& e,
                          const TrialListing& listing, std::ostream& out);
 
+// The most trials `best` lists, asked from the CLI or the service.
+inline constexpr int64_t kMaxTop = 100'000;
+
 struct BestQuery {
-  int64_t top = 1;
+  int64_t top = 1;  // 1 to kMaxTop
   storage::BestBy by = storage::BestBy::kLast;
   // table | json | yaml | csv | args (the flags of each trial) | command
   // (the whole command line of each trial).
