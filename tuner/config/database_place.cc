@@ -9,20 +9,13 @@
 #include <optional>
 #include <vector>
 
+#include "tuner/base/lexical_path.h"
+
 namespace tuner {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Without `.`, `..` resolved lexically, and no trailing slash.
-fs::path Normal(const fs::path& path) {
-  fs::path normal = path.lexically_normal();
-  if (normal.has_relative_path() && normal.filename().empty()) {
-    normal = normal.parent_path();
-  }
-  return normal;
-}
 
 // Device, inode and, where the file system keeps it, birth time: a file
 // written anew at a freed inode (a restored backup) gets another id.
@@ -53,7 +46,7 @@ std::optional<FileStat> StatFile(const std::string& path) {
 DatabasePlace PlaceOf(const std::string& db_path) {
   DatabasePlace place;
   std::error_code ec;
-  place.folder = Normal(fs::absolute(db_path, ec).parent_path()).string();
+  place.folder = NormalPath(fs::absolute(db_path, ec).parent_path()).string();
   if (auto file = StatFile(db_path)) place.file_id = file->id;
   return place;
 }
@@ -61,21 +54,22 @@ DatabasePlace PlaceOf(const std::string& db_path) {
 std::string Rebased(const std::string& path, const std::string& from,
                     const std::string& to) {
   if (from.empty() || to.empty()) return path;
-  fs::path normal = Normal(path);
-  fs::path rel = normal.lexically_relative(Normal(from));
+  fs::path normal = NormalPath(path);
+  fs::path rel = normal.lexically_relative(NormalPath(from));
   if (!normal.is_absolute() || rel.empty() || *rel.begin() == "..") {
     return path;
   }
-  return rel == "." ? Normal(to).string() : Normal(fs::path(to) / rel).string();
+  return rel == "." ? NormalPath(to).string()
+                    : NormalPath(fs::path(to) / rel).string();
 }
 
 std::pair<std::string, std::string> MovedRoot(const std::string& base,
                                               const std::string& db_folder,
                                               const std::string& now_folder) {
   if (db_folder.empty() || now_folder.empty()) return {};
-  fs::path then = Normal(db_folder);
-  fs::path now = Normal(now_folder);
-  fs::path below = then.lexically_relative(Normal(base));
+  fs::path then = NormalPath(db_folder);
+  fs::path now = NormalPath(now_folder);
+  fs::path below = then.lexically_relative(NormalPath(base));
   if (base.empty() || below.empty() || *below.begin() == "..") {
     return {then.string(), now.string()};
   }
@@ -87,7 +81,7 @@ std::pair<std::string, std::string> MovedRoot(const std::string& base,
     if (project.filename() != *part) return {then.string(), now.string()};
     project = project.parent_path();
   }
-  return {Normal(base).string(), project.string()};
+  return {NormalPath(base).string(), project.string()};
 }
 
 bool IsRecordedFile(const std::string& file_id, const std::string& db_path) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "tuner/base/lexical_path.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
@@ -18,24 +19,6 @@ namespace tuner {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Without `.`, doubled or trailing slashes.
-std::string Normal(const fs::path& path) {
-  fs::path normal = path.lexically_normal();
-  if (normal.has_relative_path() && normal.filename().empty()) {
-    normal = normal.parent_path();
-  }
-  return normal.string();
-}
-
-}  // namespace
-
-bool Inside(const fs::path& path, const fs::path& root) {
-  auto rel = fs::path(Normal(path)).lexically_relative(Normal(root));
-  return !rel.empty() && *rel.begin() != ".." && rel != ".";
-}
-
-namespace {
 
 bool HasDotDot(const fs::path& path) {
   return std::any_of(path.begin(), path.end(),
@@ -118,9 +101,9 @@ void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
       left.push_back(dir.string() + ": " + why);
       continue;
     }
-    std::string normal = Normal(dir);
+    std::string normal = NormalPath(dir).string();
     bool covered = std::any_of(found.begin(), found.end(), [&](auto& own) {
-      return Inside(normal, own.path()) || normal == Normal(own.path());
+      return Inside(normal, own.path()) || normal == NormalPath(own.path());
     });
     if (!covered) paths.push_back(Below(root, normal));
   }
@@ -160,13 +143,12 @@ std::optional<DoomedPath> MayRemoveDoomed(const std::string& path,
   }
   if (HasDotDot(path)) return std::nullopt;
   std::string scoped = TrialsRootFor(db_path, name);
-  std::string normal = Normal(path);
-  if (normal == Normal(scoped) || Inside(path, scoped) ||
-      normal == Normal(TunerLockPath(LegacyTrialsRoot(db_path), name))) {
+  fs::path normal = NormalPath(path);
+  if (normal == NormalPath(scoped) || Inside(path, scoped) ||
+      normal == NormalPath(TunerLockPath(LegacyTrialsRoot(db_path), name))) {
     fs::path folder = DbFolder(db_path);
-    return DoomedPath{
-        folder.string(),
-        fs::path(normal).lexically_relative(Normal(folder)).string()};
+    return DoomedPath{folder.string(),
+                      normal.lexically_relative(NormalPath(folder)).string()};
   }
   return std::nullopt;
 }
@@ -184,14 +166,14 @@ std::string LockHolder(const std::string& lock_path) {
 fs::path CheckpointWalkRoot(const std::string& templ,
                             const std::string& workdir,
                             const fs::path& trial_dirs_in) {
-  if (templ.rfind("{trial_dir}", 0) == 0) return Normal(trial_dirs_in);
+  if (templ.rfind("{trial_dir}", 0) == 0) return NormalPath(trial_dirs_in);
   fs::path written = fs::absolute(fs::path(workdir) / templ);
   fs::path root;
   for (const auto& part : written) {
     if (part.string().find('{') != std::string::npos) break;
     root /= part;
   }
-  return Normal(root);
+  return NormalPath(root);
 }
 
 std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,

@@ -41,10 +41,6 @@ struct DeletePlan {
   std::vector<std::string> refused;
 };
 
-// Whether `path` is strictly inside `root`, both lexically normalised.
-bool Inside(const std::filesystem::path& path,
-            const std::filesystem::path& root);
-
 // Why `dir`, a trial's checkpoints.dir with its template filled in
 // (absolute), is not the trial's own to delete; empty when it is. It is
 // when it has no `..` component and, normalised, it is strictly inside

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "trial_runner/trainer_state.h"
+#include "tuner/base/lexical_path.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/sweep/experiment_lifecycle.h"
