@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,6 +95,29 @@ pid_t FindShim(const std::string& status_path) {
     if (ProcessStartTime(pid)) return pid;  // not a zombie
   }
   return -1;
+}
+
+bool ShimWritesTo(pid_t shim, const std::string& status_path) {
+  std::string cmdline =
+      ReadProcFile("/proc/" + std::to_string(shim) + "/cmdline");
+  if (cmdline.find(std::string("--status") + '\0' + status_path + '\0') !=
+      std::string::npos) {
+    return true;
+  }
+  // Moved since: the shim holds its status folder open (HeldFolder).
+  struct stat folder;
+  std::string dir = std::filesystem::path(status_path).parent_path().string();
+  if (stat(dir.c_str(), &folder) != 0) return false;
+  std::error_code ec;
+  std::string fds = "/proc/" + std::to_string(shim) + "/fd";
+  for (const auto& entry : std::filesystem::directory_iterator(fds, ec)) {
+    struct stat held;
+    if (stat(entry.path().c_str(), &held) == 0 && S_ISDIR(held.st_mode) &&
+        held.st_dev == folder.st_dev && held.st_ino == folder.st_ino) {
+      return true;
+    }
+  }
+  return false;
 }
 
 LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer,
@@ -274,7 +298,8 @@ std::optional<SupervisorId> LocalRunner::Supervisor(core::TrialId trial) const {
 pid_t LocalRunner::FindSupervisor(const std::optional<SupervisorId>& stored,
                                   const std::string& status_path) const {
   if (stored && stored->pid > 0 &&
-      ProcessStartTime(stored->pid) == stored->start) {
+      ProcessStartTime(stored->pid) == stored->start &&
+      ShimWritesTo(stored->pid, status_path)) {
     return stored->pid;
   }
   return FindShim(status_path);

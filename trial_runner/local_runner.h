@@ -91,6 +91,12 @@ std::optional<int64_t> ProcessStartTime(pid_t pid);
 // started just before its tuner died, before its pid was stored), or -1.
 pid_t FindShim(const std::string& status_path);
 
+// Whether the running shim `shim` writes its status to `status_path`: its
+// command line names that path, or it holds that path's folder open (the
+// folder was moved or renamed since it started). A shim of a copied
+// project (`cp -r`) writes to the original's folder: not this one.
+bool ShimWritesTo(pid_t shim, const std::string& status_path);
+
 }  // namespace tuner::runner
 
 #endif  // TUNER_TRIAL_RUNNER_LOCAL_RUNNER_H_

@@ -292,8 +292,10 @@ TEST_CASE("a detached trial keeps running and can be adopted",
 // A tuner SIGKILLed, its project folder moved (`mv A D`), resumed in D: the
 // shim writes its status into D and sees D's tuner holding the lock, so the
 // trial ends as it exited, neither "status lost" nor orphaned.
-TEST_CASE("a trial whose folder is moved while it runs is adopted there",
-          "[runner][process]") {
+TEST_CASE(
+    "a trial whose folder is moved while it runs is adopted there, and a "
+    "copy's runner leaves it alone",
+    "[runner][process]") {
   Fixture f;
   fs::path before = f.dir / "A", after = f.dir / "D";
   fs::create_directories(before);
@@ -319,13 +321,21 @@ TEST_CASE("a trial whose folder is moved while it runs is adopted there",
     runner.Detach();
   }
   REQUIRE(shim > 0);
-  fs::rename(before, after);
-  place(after);
+  // A copy of the project is another project: its runner never takes the
+  // original's shim (stopping it would stop the original's trial).
+  fs::path copy = f.dir / "B";
+  fs::copy(before, copy, fs::copy_options::recursive);
+  SupervisorId id{shim, *ProcessStartTime(shim)};
   boost::asio::io_context io;
   Recorder recorder(io, 1);
   LocalRunner runner(io, recorder,
                      {TUNER_SHIM, (after / "tuner.lock").string(),
                       std::chrono::milliseconds(300)});
+  CHECK(runner.FindSupervisor(id, (copy / "1.status").string()) == -1);
+  CHECK(runner.FindSupervisor(id, launch.status_path) == shim);
+  fs::rename(before, after);
+  place(after);
+  CHECK(runner.FindSupervisor(id, launch.status_path) == shim);
   Adoption adoption;
   adoption.trial = 1;
   adoption.shim_pid = shim;
