@@ -30,14 +30,14 @@ namespace asio = boost::asio;
 
 struct LocalRunner::Process {
   Process(asio::io_context& io, const TrialLaunch& launch, pid_t shim_pid,
-          int pidfd, bool child)
+          int pidfd, bool child, HeldFolder folder)
       : trial(launch.trial),
         shim(shim_pid),
         own_child(child),
         pidfd(io, pidfd),
         stdout_reader(launch.spawn.stdout_path, kMaxMetricLineBytes),
         stop_timer(io),
-        status_path(launch.status_path),
+        status_folder(std::move(folder)),
         cleanup(launch.cleanup),
         metrics(launch.metrics) {}
 
@@ -48,7 +48,7 @@ struct LocalRunner::Process {
   LineReader stdout_reader;
   FileWatcher::WatchId watch = -1;
   asio::steady_timer stop_timer;
-  std::string status_path;
+  HeldFolder status_folder;  // read there even after the folder moved
   std::vector<std::string> cleanup;
   MetricStream metrics;
   bool stop_requested = false;
@@ -151,10 +151,13 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
                                " is already running");
   }
   TUNER_RETURN_IF_ERROR(CheckExecutable(launch.spawn.argv, launch.spawn.cwd));
-  TUNER_RETURN_IF_ERROR(CreateLogFiles(launch.spawn));
   TrialLaunch with_status = launch;
   if (with_status.status_path.empty())
     with_status.status_path = launch.spawn.stdout_path + ".status";
+  // Held before anything of the trial appears there: the folder may be
+  // moved at any instant from then on.
+  HeldFolder status_folder(with_status.status_path);
+  TUNER_RETURN_IF_ERROR(CreateLogFiles(launch.spawn));
   std::remove(with_status.status_path.c_str());
   SpawnRequest shim;
   shim.argv = ShimArgv(options_.shim_path,
@@ -168,7 +171,8 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
   auto spawned = Spawn(shim);
   if (!spawned.ok()) return spawned.status();
   return Follow(std::make_unique<Process>(io_, with_status, spawned.value().pid,
-                                          spawned.value().pidfd, true),
+                                          spawned.value().pidfd, true,
+                                          std::move(status_folder)),
                 0);
 }
 
@@ -178,7 +182,8 @@ core::Status LocalRunner::Adopt(const Adoption& adoption) {
   int pidfd = adoption.shim_pid > 0 ? PidfdOpen(adoption.shim_pid) : -1;
   if (pidfd >= 0) {
     return Follow(
-        std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false),
+        std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false,
+                                  HeldFolder(launch.status_path)),
         adoption.stdout_offset);
   }
   // The shim is gone. If it finished, its status and the output after the
@@ -190,7 +195,8 @@ core::Status LocalRunner::Adopt(const Adoption& adoption) {
   }
   int placeholder = eventfd(1, EFD_CLOEXEC);  // readable at once
   TUNER_RETURN_IF_ERROR(
-      Follow(std::make_unique<Process>(io_, launch, -1, placeholder, false),
+      Follow(std::make_unique<Process>(io_, launch, -1, placeholder, false,
+                                       HeldFolder(launch.status_path)),
              adoption.stdout_offset));
   return core::Status::Ok();
 }
@@ -258,7 +264,7 @@ void LocalRunner::HandleExit(core::TrialId trial) {
     }
   }
   process->pidfd.close();
-  process->exit = ReadShimStatus(process->status_path, shim_status);
+  process->exit = ReadShimStatus(process->status_folder, shim_status);
   process->exit.stop_requested |= process->stop_requested;
   if (process->cleanup.empty()) return Deliver(trial);
   SpawnRequest request;

@@ -84,9 +84,14 @@ std::vector<std::string> ShimArgv(const std::string& shim_path,
 }
 
 TrialExit ReadShimStatus(const std::string& path, int shim_status) {
+  return ReadShimStatus(HeldFolder(path), shim_status);
+}
+
+TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
   TrialExit exit;
-  std::ifstream in(path);
-  auto status = nlohmann::json::parse(in, nullptr, false);
+  const std::string& path = folder.path();
+  std::optional<std::string> text = ReadHeld(folder, 64 * 1024);
+  auto status = nlohmann::json::parse(text.value_or(""), nullptr, false);
   if (!status.is_object()) {
     // Never invent a cause: the trial may well have exited 0.
     exit.lost = true;
@@ -94,9 +99,8 @@ TrialExit ReadShimStatus(const std::string& path, int shim_status) {
       exit.lost_why = "its shim was killed by signal " +
                       std::to_string(WTERMSIG(shim_status));
     } else {
-      exit.lost_why =
-          std::string(in.is_open() ? "empty or unreadable " : "no ") + path +
-          " (trial directory removed? disk full?)";
+      exit.lost_why = std::string(text ? "empty or unreadable " : "no ") +
+                      path + " (trial directory removed? disk full?)";
     }
     return exit;
   }

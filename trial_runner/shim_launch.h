@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "trial_runner/held_folder.h"
 #include "trial_runner/spawn.h"
 #include "trial_runner/trial_runner.h"
 
@@ -40,6 +41,9 @@ std::vector<std::string> ShimArgv(const std::string& shim_path,
 // caller reaped it (else -1), which tells a killed shim from a lost file.
 // Never invents a cause: without a readable status the exit is `lost`.
 TrialExit ReadShimStatus(const std::string& path, int shim_status);
+// The same, read in a folder held open since the launch: the status of a
+// trial whose project folder was moved while it ran.
+TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status);
 
 }  // namespace tuner::runner
 

@@ -1,9 +1,12 @@
 // The life-cycle verbs end to end (the real `tuner` binary): run --set and
 // --name, extend, and delete's question and its refusals.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "tests/catch.h"
+#include "tests/csv_reader.h"
 #include "tests/tuner_cli.h"
 
 namespace tuner::testing {
@@ -139,6 +142,69 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   CHECK_FALSE(fs::exists(a));
   fs::remove_all(b);
   fs::remove_all(d);
+}
+
+// Waits until `path` exists (a process test: the tuner in the background).
+bool AppearsWithin(const fs::path& path, int seconds) {
+  for (int i = 0; i < seconds * 20 && !fs::exists(path); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return fs::exists(path);
+}
+
+TEST_CASE(
+    "a project moved while its tuner runs launches nothing at the old place; "
+    "resumed where it is, its running trial is taken up, not rerun",
+    "[tuner][lifecycle][paths][process]") {
+  fs::path a = SweepDir("running-move");
+  fs::path d = a.string() + "-moved";
+  fs::path gates = a.string() + "-gates";  // outside the project
+  fs::remove_all(d);
+  fs::remove_all(gates);
+  fs::create_directories(gates);
+  // Trial N says it started, then reports once when gates/N exists; trials
+  // 1 and 2 run at once. (A folder moved before a trial has started its
+  // command may fail that trial: its working directory is gone.)
+  std::ofstream(a / "c.yaml")
+      << "name: c\ncommand: |\n  touch " << gates.string()
+      << "/started-{trial_id}\n  while [ ! -e " << gates.string()
+      << "/{trial_id} ]; do sleep 0.05; done\n"
+         "  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
+         "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
+         "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
+         "num_trials: 3\ndevices: {kind: cpu, slots: 2}\n";
+  std::string background =
+      "(cd '" + a.string() + "' && '" TUNER_BINARY "' run c.yaml -q 2> " +
+      (gates / "err").string() + "; echo $? > " + (gates / "rc.tmp").string() +
+      "; mv " + (gates / "rc.tmp").string() + " " + (gates / "rc").string() +
+      ") &";
+  REQUIRE(std::system(background.c_str()) == 0);
+  fs::path trials = fs::path("tuner.db.trials") / "c";
+  REQUIRE(AppearsWithin(gates / "started-1", 30));
+  REQUIRE(AppearsWithin(gates / "started-2", 30));
+  fs::rename(a, d);
+  std::ofstream(gates / "1").put('\n');  // trial 1 ends: a slot is free
+  REQUIRE(AppearsWithin(gates / "rc", 30));
+  CHECK(ReadFile(gates / "rc") == "1\n");
+  CHECK(ReadFile(gates / "err").find("the project folder moved") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(a));  // trial 3 was not launched there
+  std::ofstream(gates / "2").put('\n');
+  std::ofstream(gates / "3").put('\n');
+  Output resumed = RunTuner(d, "resume c -q");
+  INFO(resumed.err);
+  CHECK(resumed.code == 0);
+  auto rows = ParseCsv(RunTuner(d, "reports c --format csv").out);
+  CHECK(rows.size() == 4);  // a header, then one report per trial: no rerun
+  auto trials_csv = ParseCsv(RunTuner(d, "trials c --format csv").out);
+  REQUIRE(trials_csv.size() == 4);
+  for (size_t row = 1; row < trials_csv.size(); ++row) {
+    INFO(row << ": " << trials_csv[row].back());
+    CHECK(trials_csv[row][1] == "completed");  // none lost its exit status
+  }
+  CHECK(fs::exists(d / trials / "3" / "stdout.log"));
+  CHECK_FALSE(fs::exists(a));
+  fs::remove_all(d);
+  fs::remove_all(gates);
 }
 
 TEST_CASE("tuner run of a changed file, resume of a finished one: one line",

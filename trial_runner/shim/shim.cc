@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "trial_runner/device_locks.h"
+#include "trial_runner/held_folder.h"
 #include "trial_runner/shim/capped_log.h"
-#include "trial_runner/shim/held_folder.h"
 #include "trial_runner/shim/process_tree.h"
 
 extern char** environ;
@@ -104,7 +104,7 @@ void Stop(Trial& t, int64_t grace_ms) {
   t.kill_at = std::min(t.kill_at, Clock::now() + Ms(grace_ms));
 }
 
-void WriteStatus(const HeldFolder& status_folder, const Trial& t) {
+void WriteStatus(const runner::HeldFolder& status_folder, const Trial& t) {
   nlohmann::json status;
   if (t.pid < 0)
     status["exit_code"] = 127;
@@ -154,7 +154,7 @@ int RunShim(const ShimOptions& o) {
   int signals = SignalFd();
   // Held from the start: the project folder may be moved while the trial
   // runs, and the status and the lock are then read where it went.
-  HeldFolder status_folder(o.status_path), lock_folder(o.tuner_lock);
+  runner::HeldFolder status_folder(o.status_path), lock_folder(o.tuner_lock);
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return 2;
   CappedLog out_log(o.stdout_path, o.log_cap, CappedLog::Kind::kStdout),

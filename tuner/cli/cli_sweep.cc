@@ -14,6 +14,7 @@
 #include "trial_runner/device_locks.h"
 #include "tuner/base/clock.h"
 #include "tuner/base/held_signals.h"
+#include "tuner/base/one_line.h"
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -56,7 +57,9 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config,
 int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
   switch (sweep.outcome()) {
     case SweepOutcome::kDetached:
-      return kExitOk;
+      if (sweep.error().empty()) return kExitOk;  // asked to (--detach)
+      std::fprintf(stderr, "tuner: %s\n", OneLine(sweep.error()).c_str());
+      return kExitFailure;
     case SweepOutcome::kInterrupted:
       return signal == SIGTERM ? 143 : 130;
     case SweepOutcome::kFailed:

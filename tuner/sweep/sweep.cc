@@ -142,7 +142,20 @@ TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
   return TrialEvent{trial.id, &trial.params, trial.attempt};
 }
 
+bool Sweep::LeftMovedProject() {
+  if (!trials_root_) trials_root_.emplace(options_.trials_root);
+  if (!trials_root_->Moved()) return false;
+  error_ = "the project folder moved: " + options_.trials_root +
+           " is no longer there; its running trials go on, and `tuner "
+           "resume " +
+           config_.name + " --db DB` where the database is now takes them up";
+  spdlog::error("experiment '{}': {}", config_.name, error_);
+  Detach();
+  return true;
+}
+
 void Sweep::FillSlots() {
+  if (outcome_ != SweepOutcome::kRunning || LeftMovedProject()) return;
   while (!interrupting_ && pool_.free() > 0) {
     if (!waiting_.empty()) {
       if (!LaunchWaiting()) break;

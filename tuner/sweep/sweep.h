@@ -21,6 +21,7 @@
 #include "trial_runner/local_runner.h"  // RunnerOptions: the default runner
 #include "trial_runner/trial_runner.h"
 #include "tuner/base/clock.h"
+#include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/progress.h"
@@ -107,7 +108,8 @@ class Sweep : public runner::RunnerObserver {
 
   SweepOutcome outcome() const { return outcome_; }
   // Why it failed, when the outcome is kFailed: the first storage error, or
-  // an exception thrown inside it (stored as the experiment's reason).
+  // an exception thrown inside it (stored as the experiment's reason). Why
+  // it left its trials, when it detached by itself (LeftMovedProject).
   const std::string& error() const { return error_; }
   const SweepCounts& counts() const { return counts_; }
   storage::ExperimentId experiment_id() const { return experiment_; }
@@ -140,6 +142,11 @@ class Sweep : public runner::RunnerObserver {
   struct LiveTrial;
   enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
+  // Whether the project folder moved since the sweep began (its trials
+  // root no longer at its path): then it leaves its running trials to their
+  // shims, as Detach() does, with error() saying where to resume them, and
+  // launches nothing at the old path.
+  bool LeftMovedProject();
   // Takes up a raised trial budget (ExtendTrialBudget); true if it grew.
   // `locked`: read in a write batch, before the sweep ends (so that an
   // extension committed meanwhile is never lost).
@@ -294,7 +301,8 @@ class Sweep : public runner::RunnerObserver {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
   SweepOutcome outcome_ = SweepOutcome::kRunning;
   std::string error_;
-  int exceptions_ = 0;  // caught by Guarded
+  int exceptions_ = 0;                       // caught by Guarded
+  std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;
 };
 

@@ -1,14 +1,16 @@
-#include "trial_runner/shim/held_folder.h"
+#include "trial_runner/held_folder.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <utility>
 
-namespace tuner::shim {
+namespace tuner::runner {
 
 HeldFolder::HeldFolder(const std::string& file_path)
-    : fd_(AT_FDCWD), name_(file_path) {
+    : fd_(AT_FDCWD), name_(file_path), path_(file_path) {
   size_t slash = file_path.rfind('/');
   if (slash == std::string::npos) return;
   std::string folder = slash == 0 ? "/" : file_path.substr(0, slash);
@@ -17,6 +19,11 @@ HeldFolder::HeldFolder(const std::string& file_path)
   fd_ = fd;
   name_ = file_path.substr(slash + 1);
 }
+
+HeldFolder::HeldFolder(HeldFolder&& other) noexcept
+    : fd_(std::exchange(other.fd_, AT_FDCWD)),
+      name_(std::move(other.name_)),
+      path_(std::move(other.path_)) {}
 
 HeldFolder::~HeldFolder() {
   if (fd_ != AT_FDCWD) close(fd_);
@@ -41,4 +48,24 @@ bool WriteAtomically(const HeldFolder& folder, const std::string& text) {
                   folder.name().c_str()) == 0;
 }
 
-}  // namespace tuner::shim
+std::optional<std::string> ReadHeld(const HeldFolder& folder, size_t limit) {
+  int fd = openat(folder.fd(), folder.name().c_str(),
+                  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buffer[4096];
+  while (text.size() < limit) {
+    ssize_t n = read(fd, buffer, std::min(sizeof buffer, limit - text.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
+}  // namespace tuner::runner
