@@ -1,5 +1,7 @@
 // The life-cycle verbs end to end (the real `tuner` binary): run --set and
 // --name, extend, and delete's question and its refusals.
+#include <signal.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +206,54 @@ TEST_CASE(
   CHECK(fs::exists(d / trials / "3" / "stdout.log"));
   CHECK_FALSE(fs::exists(a));
   fs::remove_all(d);
+  fs::remove_all(gates);
+}
+
+TEST_CASE(
+    "tuner delete refuses while a killed tuner's trial still runs, then "
+    "deletes once it ended",
+    "[tuner][lifecycle][process]") {
+  fs::path a = SweepDir("orphan-delete");
+  fs::path gates = a.string() + "-gates";
+  fs::remove_all(gates);
+  fs::create_directories(gates);
+  std::ofstream(a / "c.yaml")
+      << "name: c\ncommand: |\n  touch " << gates.string()
+      << "/started\n  while [ ! -e " << gates.string()
+      << "/go ]; do sleep 0.05; done\n"
+         "  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
+         "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
+         "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
+         "num_trials: 1\ndevices: {kind: cpu, slots: 1}\n";
+  std::string background = "cd '" + a.string() +
+                           "' && { '" TUNER_BINARY
+                           "' run c.yaml -q > /dev/null 2>&1 & echo $! > " +
+                           (gates / "pid").string() + "; }";
+  REQUIRE(std::system(background.c_str()) == 0);
+  REQUIRE(AppearsWithin(gates / "started", 30));
+  pid_t tuner = std::stoi(ReadFile(gates / "pid"));
+  kill(tuner, SIGKILL);
+  Output refused;
+  for (int i = 0; i < 200; ++i) {  // until the killed tuner's lock is free
+    refused = RunTuner(a, "delete c --yes");
+    if (refused.err.find("is running (") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(refused.code == 1);
+  CHECK(refused.err.starts_with(
+      "tuner: experiment 'c' has trials still running with no tuner watching "
+      "them: trial 1 (its shim, pid "));
+  CHECK(fs::exists(a / "tuner.db.trials" / "c" / "1"));
+  std::ofstream(gates / "go").put('\n');
+  Output deleted;
+  for (int i = 0; i < 200; ++i) {  // until its shim has ended
+    deleted = RunTuner(a, "delete c --yes");
+    if (deleted.code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(deleted.code == 0);
+  CHECK_FALSE(fs::exists(a / "tuner.db.trials" / "c"));
+  fs::remove_all(a);
   fs::remove_all(gates);
 }
 

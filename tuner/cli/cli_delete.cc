@@ -71,6 +71,10 @@ int Delete(const DeleteOptions& options) {
                  options.name.c_str());
     return kExitFailure;
   }
+  if (auto running = RefuseWhileRunning(plan.value(), options.name);
+      !running.ok()) {
+    return Refuse(running.error());
+  }
   // Rows already gone: only files of a half-done delete are left.
   if (plan.value().stored && !options.yes) {
     if (int code = Confirm(Question(options.name, plan.value()), "--yes"))

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "trial_runner/local_runner.h"
 #include "tuner/base/lexical_path.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/tuner_lock.h"
@@ -153,6 +154,27 @@ std::optional<DoomedPath> MayRemoveDoomed(const std::string& path,
   return std::nullopt;
 }
 
+// The trials of `trials` whose shim still runs and writes in this
+// project's trial folder (a copy's rows name the original's shims: those
+// are not this experiment's to wait for).
+std::vector<std::string> StillRunning(
+    const std::vector<storage::TrialRecord>& trials,
+    const std::string& trials_root) {
+  std::vector<std::string> running;
+  for (const auto& trial : trials) {
+    if (!trial.shim_pid || !trial.shim_start) continue;
+    auto pid = static_cast<pid_t>(*trial.shim_pid);
+    std::string dir = trials_root + "/" + std::to_string(trial.id);
+    if (runner::ProcessStartTime(pid) == *trial.shim_start &&
+        runner::ShimWritesTo(
+            pid, AttemptStatusPath(dir, static_cast<int>(trial.attempts)))) {
+      running.push_back("trial " + std::to_string(trial.id) +
+                        " (its shim, pid " + std::to_string(pid) + ")");
+    }
+  }
+  return running;
+}
+
 std::string LockHolder(const std::string& lock_path) {
   runner::LockState state = runner::ProbeLock(lock_path);
   LockOwner owner = ParseLockOwner(state.owner);
@@ -216,6 +238,7 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
     if (named) {
       plan.paths = OwnPaths(experiment, trials.value(), plan.trials_root,
                             db_path, plan.left);
+      plan.still_running = StillRunning(trials.value(), plan.trials_root);
     }
   }
   if (named) plan.lock_path = TunerLockPath(plan.trials_root, name);
@@ -316,6 +339,19 @@ core::Status DeleteRows(storage::TrialStore& store, const DeletePlan& plan,
 
 }  // namespace
 
+core::Status RefuseWhileRunning(const DeletePlan& plan,
+                                const std::string& name) {
+  if (plan.still_running.empty()) return core::Status::Ok();
+  std::string which;
+  for (const auto& trial : plan.still_running)
+    which += (which.empty() ? "" : ", ") + trial;
+  return core::AlreadyExists(
+      "experiment '" + name + "' has trials still running with no tuner " +
+      "watching them: " + which + "; stop them first (tuner resume " + name +
+      ", then tuner stop " + name + "), or wait until they end; nothing " +
+      "was deleted");
+}
+
 core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
                                              const std::string& db_path,
                                              const std::string& name) {
@@ -326,6 +362,7 @@ core::Result<DeleteOutcome> DeleteExperiment(storage::TrialStore& store,
   outcome.left = plan.value().left;
   auto lock = LockForDelete(plan.value().lock_path, name);
   if (!lock.ok()) return lock.error();
+  TUNER_RETURN_IF_ERROR(RefuseWhileRunning(plan.value(), name));
   if (plan.value().stored) {
     TUNER_RETURN_IF_ERROR(DeleteRows(store, plan.value(), name));
   }

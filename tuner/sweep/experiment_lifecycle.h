@@ -39,6 +39,10 @@ struct DeletePlan {
   // Doomed paths from the database that are none of the experiment's
   // (see PlanDelete): forgotten by a delete, never removed.
   std::vector<std::string> refused;
+  // "trial N (its shim, pid P)" for each trial whose shim still runs in
+  // this project's trial folder with no tuner watching it (a tuner killed):
+  // the delete is refused while there is one.
+  std::vector<std::string> still_running;
 };
 
 // Why `dir`, a trial's checkpoints.dir with its template filled in
@@ -48,6 +52,11 @@ struct DeletePlan {
 // or with non-digits around it (ckpt_7, not 17).
 std::string WhyNotTrialOwned(const std::filesystem::path& dir, int64_t trial_id,
                              const std::string& trial_dir);
+
+// kAlreadyExists naming the trials of `plan.still_running`, when there are
+// any: a delete would leave them running, holding their devices.
+core::Status RefuseWhileRunning(const DeletePlan& plan,
+                                const std::string& name);
 
 // Finds what belongs to `name` in the database at `db_path`, from where
 // the database is now (ExperimentTrialsRoot), never from a path it holds:
