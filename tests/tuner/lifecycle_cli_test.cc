@@ -144,6 +144,24 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   CHECK_FALSE(fs::exists(a));
   fs::remove_all(b);
   fs::remove_all(d);
+
+  // Only the file moved: the trial folder it left is named, never removed.
+  fs::path e = SweepDir("lifecycle-e");
+  fs::path f = e.string() + "-only-db";
+  fs::remove_all(f);
+  fs::create_directories(f);
+  REQUIRE(RunTuner(e, "run c.yaml").code == 0);
+  fs::rename(e / "tuner.db", f / "tuner.db");
+  Output only = RunTuner(f, "delete c --yes");
+  CHECK(only.code == 0);
+  CHECK(only.out == "c: deleted (1 trials, 0 paths removed)\n");
+  CHECK(only.err ==
+        "tuner: left in place: " + (e / "tuner.db.trials" / "c").string() +
+            ": its trial folder where the database was (the "
+            "database was moved or copied without it)\n");
+  CHECK(fs::exists(e / "tuner.db.trials" / "c" / "1" / "stdout.log"));
+  fs::remove_all(e);
+  fs::remove_all(f);
 }
 
 // Waits until `path` exists (a process test: the tuner in the background).

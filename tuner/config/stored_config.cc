@@ -188,4 +188,20 @@ std::string ExperimentTrialsRoot(const std::string& text,
   return LegacyTrialsRoot(db_path);
 }
 
+std::string FormerTrialsRoot(const std::string& text,
+                             const std::string& db_path,
+                             const std::string& name) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object() || !json.contains("trials_root")) return "";
+  auto then = json.find("db_folder");
+  if (then == json.end() || !then->is_string()) return "";
+  std::string folder = then->get<std::string>();
+  if (folder.empty() || folder == PlaceOf(db_path).folder) return "";
+  std::filesystem::path file = std::filesystem::path(db_path).filename();
+  std::filesystem::path root =
+      std::filesystem::path(folder) / (file.string() + ".trials") / name;
+  std::error_code ec;
+  return std::filesystem::is_directory(root, ec) ? root.string() : "";
+}
+
 }  // namespace tuner

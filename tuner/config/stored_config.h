@@ -71,6 +71,14 @@ std::string ExperimentTrialsRoot(const std::string& json,
                                  const std::string& db_path,
                                  const std::string& name);
 
+// The trial folder the experiment `name` had where the database at
+// `db_path` was when it was stored, when the database was moved or copied
+// without it (only the file): that folder, if it is there; else "". Named,
+// never removed: it may be the original's.
+std::string FormerTrialsRoot(const std::string& json,
+                             const std::string& db_path,
+                             const std::string& name);
+
 }  // namespace tuner
 
 #endif  // TUNER_TUNER_CONFIG_STORED_CONFIG_H_

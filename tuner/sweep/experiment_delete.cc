@@ -239,6 +239,16 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
       plan.paths = OwnPaths(experiment, trials.value(), plan.trials_root,
                             db_path, plan.left);
       plan.still_running = StillRunning(trials.value(), plan.trials_root);
+      std::error_code ec;
+      std::string former =
+          fs::exists(plan.trials_root, ec)
+              ? ""  // its trial folder came with it
+              : FormerTrialsRoot(experiment.config_json, db_path, name);
+      if (!former.empty()) {
+        plan.left.push_back(former +
+                            ": its trial folder where the database was (the "
+                            "database was moved or copied without it)");
+      }
     }
   }
   if (named) plan.lock_path = TunerLockPath(plan.trials_root, name);
