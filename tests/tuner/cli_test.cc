@@ -347,6 +347,7 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
        seconds + std::string(24, '9') + "..."},
       {"plan s.yaml --unit-seconds 0x10", seconds + "0x10"},
       {"plan s.yaml --unit-seconds 010", seconds + "010"},
+      {"plan s.yaml --unit-seconds +5", seconds + "+5"},
       {"plan s.yaml --price-per-hour -1",
        "tuner plan: --price-per-hour: expected a number from 0 to 1e+09, got "
        "-1"},
