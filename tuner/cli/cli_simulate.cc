@@ -158,9 +158,7 @@ int Simulate(const SimulateOptions& options) {
     // Another simulation took the name after the check above.
     bool bad = result.error().code == core::ErrorCode::kInvalidArgument ||
                result.error().code == core::ErrorCode::kAlreadyExists;
-    std::fprintf(stderr, "%s: %s\n", bad ? "error" : "tuner",
-                 result.message().c_str());
-    return bad ? cli::kExitBadInput : cli::kExitFailure;
+    return Fail(result.message(), bad ? kExitBadInput : kExitFailure);
   }
   if (options.format == "json") {
     PrintJson(config.value(), result.value(), replay);
