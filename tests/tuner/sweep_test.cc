@@ -265,9 +265,10 @@ devices: {kind: cpu, slots: 1}
   std::vector<double> times;
   for (const auto& report : reports.value()) times.push_back(*report.time);
   CHECK(times == std::vector<double>{1, 3, 9, 27, 81, 100});
+  auto decisions = result.store->ListDecisions(result.experiment.id);
+  REQUIRE(decisions.ok());
   std::vector<double> judged;
-  for (const auto& d :
-       result.store->ListDecisions(result.experiment.id).value())
+  for (const auto& d : decisions.value())
     judged.push_back(d.decision.milestone);
   CHECK(judged == std::vector<double>{1, 3, 9, 27, 81});
 }
