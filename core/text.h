@@ -33,6 +33,13 @@ inline size_t SkipDigits(std::string_view& text) {
 
 }  // namespace text_detail
 
+// What IsDecimalInteger and IsDecimalNumber take, as an error states it
+// ("expected " + rule + ", got ..."): the one wording of the number rule.
+inline constexpr std::string_view kDecimalIntegerRule =
+    "a decimal integer (no sign '+', no leading zero, no exponent)";
+inline constexpr std::string_view kDecimalNumberRule =
+    "a decimal number (no sign '+', no leading zero)";
+
 // Whether `text` is an integer written in decimal: an optional '-', then
 // digits without a leading zero ("0" itself aside). "010" (YAML 1.1's octal
 // 8), "0x10", "+1" and " 1" are not.
@@ -42,13 +49,14 @@ inline bool IsDecimalInteger(std::string_view text) {
   return !text.empty() && text_detail::SkipDigits(text) > 0 && text.empty();
 }
 
-// Whether `text` is a number written in decimal (YAML 1.2's float form): an
-// optional sign, digits without a leading zero ("0" and "0.5" aside) and/or
-// a fraction ("5.", ".5"), then an optional exponent ("1e-3"). "010",
-// "0x10", "0o10", "0b10", "1_000", "inf", "nan" and " 1" are not.
+// Whether `text` is a number written in decimal (YAML 1.2's float form
+// without a '+'): an optional '-', digits without a leading zero ("0" and
+// "0.5" aside) and/or a fraction ("5.", ".5"), then an optional exponent
+// ("1e-3", "1e+30"). "+5", "010", "0x10", "0o10", "0b10", "1_000", "inf",
+// "nan" and " 1" are not.
 inline bool IsDecimalNumber(std::string_view text) {
   using text_detail::SkipDigits;
-  if (text.starts_with('-') || text.starts_with('+')) text.remove_prefix(1);
+  if (text.starts_with('-')) text.remove_prefix(1);
   if (text.size() > 1 && text[0] == '0' && text_detail::IsDigit(text[1]))
     return false;
   size_t digits = SkipDigits(text);

@@ -5,8 +5,20 @@
 
 namespace tuner::schedulers {
 
+namespace {
+
+// How far float rounding may move a time near `mark`.
+double Slack(double mark) { return 1e-9 * std::max(1.0, std::abs(mark)); }
+
+}  // namespace
+
 bool Reached(double time, double milestone) {
-  return time >= milestone - 1e-9 * std::max(1.0, std::abs(milestone));
+  return time >= milestone - Slack(milestone);
+}
+
+bool NearMark(double time, double mark) {
+  double tolerance = 0.01 * std::min(1.0, std::abs(mark));
+  return std::abs(time - mark) <= tolerance + Slack(mark);
 }
 
 std::vector<double> BaseMilestones(const core::SchedulerSpec& spec) {

@@ -29,6 +29,12 @@ inline constexpr int64_t kMaxBracketTrials = int64_t{1} << 50;
 // True iff `time` has reached `milestone`, allowing for float rounding.
 bool Reached(double time, double milestone);
 
+// True iff `time` is within the rounding of a reported time (a Trainer's
+// epoch printed as 2.99, 0.9996 or 2.0004) of `mark`, a rung or max_t:
+// 0.01 either side, 1% of a mark below one unit, the bound itself included
+// with Reached's float slack (26.99 is within 0.01 of 27).
+bool NearMark(double time, double mark);
+
 // The rung milestones of bracket 0: grace_period * rf^k below max_t, at
 // most kMaxRungs of them.
 // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.

@@ -36,7 +36,10 @@ BudgetPlan PlanAsha(const core::SchedulerSpec& spec, int64_t num_trials) {
   double weights = 0;
   for (const auto& b : brackets) weights += static_cast<double>(b.trials);
   for (size_t b = 0; b < brackets.size(); ++b) {
-    double share = num_trials * brackets[b].trials / weights;
+    // In doubles: num_trials times a bracket's count (up to 2^50) is past
+    // int64_t's range.
+    double share = static_cast<double>(num_trials) *
+                   (static_cast<double>(brackets[b].trials) / weights);
     plan.brackets.push_back(
         PlanBracket(static_cast<int>(b), brackets[b], *spec.max_t, share,
                     [&](double n) { return n / spec.reduction_factor; }));

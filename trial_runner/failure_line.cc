@@ -1,7 +1,9 @@
 #include "trial_runner/failure_line.h"
 
+#include <algorithm>
 #include <cctype>
 
+#include "core/printable.h"
 #include "core/text.h"
 #include "trial_runner/rank_prefix.h"
 #include "trial_runner/utf8_text.h"
@@ -18,31 +20,12 @@ bool Contains(std::string_view text, std::string_view needle) {
   return text.find(needle) != std::string_view::npos;
 }
 
-// ESC [ parameters intermediates final: a colour or cursor sequence.
-size_t EscapeLength(std::string_view s) {
-  if (s.size() < 2 || s[1] != '[') return 1;
-  size_t i = 2;
-  while (i < s.size() && s[i] >= 0x20 && s[i] <= 0x3F) ++i;
-  return i < s.size() && s[i] >= 0x40 && s[i] <= 0x7E ? i + 1 : i;
-}
-
-// Bytewise on valid UTF-8: a multi-byte character has no byte below 0x80,
-// so only ASCII controls and escapes are touched.
-std::string Clean(std::string_view raw) {
-  std::string valid = ValidUtf8(raw);
-  std::string_view text = valid;
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    if (text.front() == '\x1b') {
-      text.remove_prefix(EscapeLength(text));
-      continue;
-    }
-    unsigned char c = static_cast<unsigned char>(text.front());
-    out += c < 0x20 || c == 0x7F ? ' ' : text.front();
-    text.remove_prefix(1);
-  }
-  return out;
+// The length in bytes of the character that starts at text[i] (valid
+// UTF-8).
+size_t CharLength(std::string_view text, size_t i) {
+  auto lead = static_cast<unsigned char>(text[i]);
+  size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+  return std::min(n, text.size() - i);
 }
 
 // `x.py:7: UserWarning: text`, as Python's warnings module prints it.
@@ -149,15 +132,23 @@ std::string_view LastLine(std::string_view output) {
 }  // namespace
 
 std::string PrintableLine(std::string_view text, size_t max_bytes) {
-  std::string clean = Clean(text);
-  std::string_view line = core::TrimSpace(clean);
-  if (line.size() <= max_bytes) return std::string(line);
+  std::string valid = ValidUtf8(text);
+  std::replace(valid.begin(), valid.end(), '\t', ' ');
+  std::string_view line = core::TrimSpace(valid);
+  std::string shown = core::Printable(line);
+  if (shown.size() <= max_bytes) return shown;
   if (max_bytes < kEllipsis.size()) return "";
-  size_t cut = max_bytes - kEllipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(core::TrimSpace(line.substr(0, cut))) +
-         std::string(kEllipsis);
+  // Whole characters as Printable shows them, so a cut never splits a
+  // character or its `\x1b`.
+  std::string cut;
+  for (size_t i = 0; i < line.size();) {
+    size_t n = CharLength(line, i);
+    std::string next = core::Printable(line.substr(i, n));
+    if (cut.size() + next.size() + kEllipsis.size() > max_bytes) break;
+    cut += next;
+    i += n;
+  }
+  return std::string(core::TrimSpace(cut)) + std::string(kEllipsis);
 }
 
 std::string LastMeaningfulLine(std::string_view output, size_t max_bytes) {

@@ -33,11 +33,11 @@ inline constexpr size_t kMaxFailureLine = 240;
 std::string LastMeaningfulLine(std::string_view output,
                                size_t max_bytes = kMaxFailureLine);
 
-// `text` fit to quote in a reason: trimmed, ANSI escape sequences removed,
-// other control characters made spaces, each ill-formed UTF-8 sequence
-// replaced by one U+FFFD (ValidUtf8),
-// and cut to at most `max_bytes` bytes on a character boundary, ending in
-// "…" when cut (max_bytes >= 3).
+// `text` fit to quote in a reason: each ill-formed UTF-8 sequence replaced
+// by one U+FFFD (ValidUtf8), tabs made spaces, trimmed, every other control
+// character shown as the CLI shows it (core::Printable: an escape sequence
+// as `\x1b[31m`, C1 as `\u009b`), and cut to at most `max_bytes` bytes
+// between two characters as shown, ending in "…" when cut (max_bytes >= 3).
 std::string PrintableLine(std::string_view text, size_t max_bytes);
 
 }  // namespace tuner::runner

@@ -29,6 +29,21 @@ TEST_CASE("asha rungs sit at grace * rf^k below max_t", "[schedulers][asha]") {
   CHECK(AshaScheduler(spec).Milestones() == std::vector<double>{2, 8, 32});
 }
 
+TEST_CASE("a time within 0.01 of a mark is near it, the bound included",
+          "[schedulers][asha]") {
+  for (double mark : {1.0, 3.0, 9.0, 27.0, 81.0, 100.0, 243.0}) {
+    INFO(mark);
+    CHECK(NearMark(mark - 0.01, mark));
+    CHECK(NearMark(mark + 0.01, mark));
+    CHECK(NearMark(mark - 0.0004, mark));
+    CHECK_FALSE(NearMark(mark - 0.0101, mark));
+    CHECK_FALSE(NearMark(mark - 1, mark));
+  }
+  // Below one unit the tolerance is 1% of the mark.
+  CHECK(NearMark(0.099, 0.1));
+  CHECK_FALSE(NearMark(0.098, 0.1));
+}
+
 TEST_CASE("rungs and bracket sizes stay bounded whatever the spec",
           "[schedulers][asha]") {
   // max_t: .inf hung `tuner run`; a factor near 1 allocated without end.

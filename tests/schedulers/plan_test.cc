@@ -38,6 +38,34 @@ TEST_CASE("the hyperband plan: successive halving counts per group",
   CHECK(plan.total_units == Approx((6 * 1 + 2 * 3 + 9) + (4 * 3 + 9) + 27));
 }
 
+TEST_CASE("a plan's counts stay exact past 2^50 trials per bracket",
+          "[schedulers][plan]") {
+  // rf 1e10 up to max_t 1e30: HyperBand's count of bracket 0 saturates at
+  // kMaxBracketTrials, so num_trials times it is past int64_t's range.
+  for (int64_t num_trials : {int64_t{10000}, int64_t{10000000}}) {
+    INFO(num_trials);
+    core::SchedulerSpec spec = Spec(core::SchedulerType::kAsha, 1e30);
+    spec.reduction_factor = 1e10;
+    auto plan = PlanBudget(spec, num_trials);
+    REQUIRE(plan.brackets.size() == 1);
+    CHECK(plan.brackets[0].trials == static_cast<double>(num_trials));
+    CHECK(plan.brackets[0].rungs[0].trials == static_cast<double>(num_trials));
+    CHECK(plan.brackets[0].units > 0);
+    spec.brackets = 4;
+    double sum = 0;
+    for (const auto& b : PlanBudget(spec, num_trials).brackets) {
+      CHECK(b.trials >= 0);
+      CHECK(b.units >= 0);
+      sum += b.trials;
+    }
+    CHECK(sum == Approx(static_cast<double>(num_trials)));
+    spec.type = core::SchedulerType::kHyperband;
+    auto hyperband = PlanBudget(spec, num_trials);
+    CHECK(hyperband.brackets[0].trials == static_cast<double>(num_trials));
+    CHECK(hyperband.total_units > 0);
+  }
+}
+
 TEST_CASE("fifo without max_t is unbounded", "[schedulers][plan]") {
   core::SchedulerSpec spec;
   spec.type = core::SchedulerType::kFifo;

@@ -290,6 +290,11 @@ TEST_CASE("curves and leases refuse a bad since or metric",
                              "/api/experiments/views/curves?since=",
                              "/api/experiments/views/curves?since=inf",
                              "/api/experiments/views/leases?since=1e999",
+                             "/api/experiments/views/curves?since=0x10",
+                             "/api/experiments/views/curves?since=%205",
+                             "/api/experiments/views/curves?since=0x1p3",
+                             "/api/experiments/views/curves?since=+5",
+                             "/api/experiments/views/leases?since=010",
                              "/api/experiments/views/curves?metric=a%22b",
                              "/api/experiments/views/curves?metric=",
                              "/api/experiments/views/curves?metric=a%5Cb"}) {
@@ -298,6 +303,9 @@ TEST_CASE("curves and leases refuse a bad since or metric",
     CHECK(r.status == 400);
     CHECK(json::parse(r.body).contains("error"));
   }
+  // A cursor has a fraction, and an exponent is decimal too.
+  CHECK(f.Get("/api/experiments/views/curves?since=1500.25").status == 200);
+  CHECK(f.Get("/api/experiments/views/leases?since=1.5e3").status == 200);
 }
 
 TEST_CASE("leases ?since= returns the leases changed after it and those held",

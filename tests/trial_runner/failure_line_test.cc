@@ -131,9 +131,24 @@ TEST_CASE("torchrun's noise and summary are skipped, the rank's error kept",
 
 TEST_CASE("the line is printable, valid UTF-8 and bounded",
           "[runner][failure]") {
-  // colours removed, tabs made spaces
+  // tabs made spaces; every escape shown whole, as the CLI shows one
   CHECK(LastMeaningfulLine("\x1b[31mValueError:\x1b[0m\tbad lr\n") ==
-        "ValueError: bad lr");
+        "\\x1b[31mValueError:\\x1b[0m bad lr");
+  CHECK(LastMeaningfulLine("bad \x1b[31mthing\x1b]0;TITLE\a \xc2\x9b"
+                           "2J end\n") ==
+        "bad \\x1b[31mthing\\x1b]0;TITLE\\x07 \\u009b2J end");
+  CHECK(PrintableLine("a\x7f\x01"
+                      "b\xe2\x80\xae"
+                      "c",
+                      100) == "a\\x7f\\x01b\\u202ec");
+  // A cut never splits an escape as shown: "\x1b" is whole or absent.
+  for (size_t max : {8u, 9u, 10u, 11u, 12u}) {
+    std::string cut = PrintableLine("ab\x1b\x1b\x1b\x1b\x1b", max);
+    INFO(max);
+    CHECK(cut.size() <= max);
+    CHECK(cut.ends_with("\xe2\x80\xa6"));
+    CHECK((cut.size() - 3 - 2) % 4 == 0);
+  }
   // invalid UTF-8 (Latin-1 bytes) becomes U+FFFD
   CHECK(PrintableLine("caf\xe9 ok", 100) == "caf\xef\xbf\xbd ok");
   CHECK(PrintableLine("\xc3", 100) == "\xef\xbf\xbd");

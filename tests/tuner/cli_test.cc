@@ -69,11 +69,20 @@ TEST_CASE("tuner run with a bad config exits 2 with one line",
   Output bad = f.Tuner("run bad.yaml");
   CHECK(bad.code == 2);
   CHECK(bad.err ==
-        "error: bad.yaml:7: search_space.lr.high: loguniform needs low < high "
+        "tuner: bad.yaml:7: search_space.lr.high: loguniform needs low < high "
         "(got low 1e-04, high 0)\n");
   Output missing = f.Tuner("run nothere.yaml");
   CHECK(missing.code == 2);
-  CHECK(missing.err == "error: nothere.yaml: No such file or directory\n");
+  CHECK(missing.err == "tuner: nothere.yaml: No such file or directory\n");
+  // Every verb's one-line error starts alike.
+  for (const char* args :
+       {"run .", "plan .", "devices --config .", "simulate . --table t"}) {
+    Output folder = f.Tuner(args);
+    INFO(args << ": " << folder.err);
+    CHECK(folder.code == 2);
+    CHECK(folder.err.rfind("tuner: ", 0) == 0);
+    CHECK(folder.err.find("not a regular file") != std::string::npos);
+  }
   CHECK(f.Tuner("frobnicate").code == 2);
 }
 
@@ -107,14 +116,14 @@ TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli][process]") {
       "tuner on the machine must name the same directory)\n";
   Output run = f.Tuner("run sweep.yaml");
   CHECK(run.code == 2);
-  CHECK(run.err == "error: devices: " + why);
+  CHECK(run.err == "tuner: devices: " + why);
   Output devices = f.Tuner("devices");
   CHECK(devices.code == 2);
-  CHECK(devices.err == "error: " + why);
+  CHECK(devices.err == "tuner: " + why);
   Output flag = f.Tuner("devices --lock-dir ./x");
   CHECK(flag.code == 2);
   CHECK(flag.err ==
-        "error: --lock-dir: './x' is relative; give an absolute "
+        "tuner: --lock-dir: './x' is relative; give an absolute "
         "path\n");
 }
 
@@ -338,6 +347,7 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
        seconds + std::string(24, '9') + "..."},
       {"plan s.yaml --unit-seconds 0x10", seconds + "0x10"},
       {"plan s.yaml --unit-seconds 010", seconds + "010"},
+      {"plan s.yaml --unit-seconds +5", seconds + "+5"},
       {"plan s.yaml --price-per-hour -1",
        "tuner plan: --price-per-hour: expected a number from 0 to 1e+09, got "
        "-1"},

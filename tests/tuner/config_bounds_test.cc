@@ -58,8 +58,8 @@ TEST_CASE(
               "x.yaml:6: scheduler.brackets: must be <= 64");
   ExpectError(Replace(kBase, "type: asha, max_t: 27",
                       "type: median, max_t: 27, min_samples: 1.0e+9"),
-              "x.yaml:6: scheduler.min_samples: expected an integer, got "
-              "'1.0e+9'");
+              "x.yaml:6: scheduler.min_samples: expected a decimal integer "
+              "(no sign '+', no leading zero, no exponent), got '1.0e+9'");
   ExpectError(Replace(kBase, "type: asha, max_t: 27",
                       "type: median, max_t: 27, min_samples: 1000000000"),
               "x.yaml:6: scheduler.min_samples: must be <= 1000000");

@@ -156,7 +156,8 @@ TEST_CASE("bad configs get one line naming file and line and key",
   ExpectError(Replace(kValid, "metric:", "metrc:"),
               "x.yaml:3: metrc: unknown key (did you mean 'metric'?)");
   ExpectError(Replace(kValid, "slots: 2", "slots: two"),
-              "x.yaml:15: devices.slots: expected an integer, got 'two'");
+              "x.yaml:15: devices.slots: expected a decimal integer (no sign "
+              "'+', no leading zero, no exponent), got 'two'");
   ExpectError(
       Replace(kValid, "low: 1.0e-4", "low: 0"),
       "x.yaml:7: search_space.lr.low: loguniform needs low > 0 (got 0)");

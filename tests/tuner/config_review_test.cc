@@ -193,18 +193,34 @@ search_space: {lr: {type: uniform, low: 0, high: 1}, layers: {type: randint, low
 num_trials: 8
 )";
 
-TEST_CASE("integers are decimal: a leading zero or 0x is refused",
+// The number rule's one wording (core::kDecimalIntegerRule).
+const std::string kIntRule =
+    "expected a decimal integer (no sign '+', no leading zero, no exponent)";
+
+TEST_CASE("integers are decimal: a leading zero, 0x or '+' is refused",
           "[tuner][config]") {
   // YAML 1.1 reads 010 as 8 and 0x10 as 16.
   ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: 010"),
-              "x.yaml:6: num_trials: expected a decimal integer without "
-              "leading zeros, got '010'");
+              "x.yaml:6: num_trials: " + kIntRule + ", got '010'");
   ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: 0x10"),
-              "x.yaml:6: num_trials: expected a decimal integer without "
-              "leading zeros, got '0x10'");
+              "x.yaml:6: num_trials: " + kIntRule + ", got '0x10'");
   ExpectError(Replace(kPlain, "high: 4", "high: 04"),
-              "x.yaml:5: search_space.layers.high: expected a decimal integer "
-              "without leading zeros, got '04'");
+              "x.yaml:5: search_space.layers.high: " + kIntRule + ", got '04'");
+  ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: +5"),
+              "x.yaml:6: num_trials: " + kIntRule + ", got '+5'");
+  ExpectError(Replace(kPlain, "num_trials: 8", "num_trials: 1e3"),
+              "x.yaml:6: num_trials: " + kIntRule + ", got '1e3'");
+  // An integer past int64_t's range is one: it is out of range.
+  ExpectError(
+      Replace(kPlain, "num_trials: 8", "num_trials: 9223372036854775808"),
+      "x.yaml:6: num_trials: must be <= 10000000");
+  ExpectError(Replace(kPlain, "high: 4", "high: 99999999999999999999"),
+              "x.yaml:5: search_space.layers.high: must be <= "
+              "9223372036854775807");
+  ExpectError(
+      Replace(kPlain, "low: 1, high: 4", "low: -99999999999999999999, high: 4"),
+      "x.yaml:5: search_space.layers.low: must be >= "
+      "-9223372036854775808");
   auto ten = Load(Replace(kPlain, "num_trials: 8", "num_trials: 10"));
   REQUIRE(ten.ok());
   CHECK(ten.value().num_trials == 10);
@@ -215,7 +231,8 @@ TEST_CASE("integers are decimal: a leading zero or 0x is refused",
 TEST_CASE("every number is decimal: a leading zero or 0x is refused",
           "[tuner][config]") {
   // Each was read as 10 where YAML 1.1 reads 010 as 8.
-  const std::string rule = "expected a decimal number without leading zeros";
+  const std::string rule =
+      "expected a decimal number (no sign '+', no leading zero)";
   ExpectError(Replace(kPlain, "num_trials: 8",
                       "num_trials: 8\nscheduler: {type: fifo, max_t: 010}"),
               "x.yaml:7: scheduler.max_t: " + rule + ", got '010'");
@@ -224,6 +241,8 @@ TEST_CASE("every number is decimal: a leading zero or 0x is refused",
               "x.yaml:7: scheduler.max_t: expected a number, got '0x10'");
   ExpectError(Replace(kPlain, "low: 0, high: 1", "low: 00.5, high: 1"),
               "x.yaml:5: search_space.lr.low: " + rule + ", got '00.5'");
+  ExpectError(Replace(kPlain, "low: 0, high: 1", "low: +0.5, high: 1"),
+              "x.yaml:5: search_space.lr.low: " + rule + ", got '+0.5'");
   ExpectError(Replace(kPlain, "type: uniform, low: 0, high: 1",
                       "type: quniform, low: 0, high: 1, q: 010"),
               "x.yaml:5: search_space.lr.q: " + rule + ", got '010'");
@@ -235,6 +254,10 @@ TEST_CASE("every number is decimal: a leading zero or 0x is refused",
       Replace(kPlain, "num_trials: 8", "num_trials: 8\ntrial: {timeout: 010s}"),
       "x.yaml:7: trial.timeout: expected a duration such as 90, 90s, "
       "10m or 2h, got '010s'");
+  ExpectError(
+      Replace(kPlain, "num_trials: 8", "num_trials: 8\ntrial: {timeout: +5s}"),
+      "x.yaml:7: trial.timeout: expected a duration such as 90, 90s, "
+      "10m or 2h, got '+5s'");
   auto decimal =
       Load(Replace(Replace(kPlain, "low: 0, high: 1", "low: 0.05, high: .5e1"),
                    "num_trials: 8", "num_trials: 8\npriority: 1e1"));

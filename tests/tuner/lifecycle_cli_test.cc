@@ -36,7 +36,7 @@ TEST_CASE("tuner run --set, extend, delete: exit codes and one-line answers",
   Output bad = RunTuner(dir, "run c.yaml --set scheduler.max_tt=3");
   CHECK(bad.code == 2);
   CHECK(bad.err ==
-        "error: --set scheduler.max_tt=3: scheduler.max_tt: unknown key (did "
+        "tuner: --set scheduler.max_tt=3: scheduler.max_tt: unknown key (did "
         "you mean 'max_t'?)\n");
   Output run = RunTuner(dir, "run c.yaml --set num_trials=2 --name d");
   INFO(run.err);

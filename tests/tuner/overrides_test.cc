@@ -61,6 +61,16 @@ TEST_CASE(
             .rfind("--set num_trials=many: "
                    "num_trials: ",
                    0) == 0);
+  // Numbers follow the file's rule, and its words.
+  CHECK(ErrorWith({"num_trials=+5"}) ==
+        "--set num_trials=+5: num_trials: expected a decimal integer (no sign "
+        "'+', no leading zero, no exponent), got '+5'");
+  CHECK(ErrorWith({"num_trials=9223372036854775808"}) ==
+        "--set num_trials=9223372036854775808: num_trials: must be <= "
+        "10000000");
+  CHECK(ErrorWith({"scheduler.max_t=+5"}) ==
+        "--set scheduler.max_t=+5: scheduler.max_t: expected a decimal number "
+        "(no sign '+', no leading zero), got '+5'");
   CHECK(ErrorWith({"nosuch.key=1"})
             .rfind("--set nosuch.key=1: nosuch: "
                    "unknown key",

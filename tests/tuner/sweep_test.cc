@@ -236,6 +236,43 @@ devices: {kind: cpu, slots: 1}
   CHECK(times == std::vector<double>{98, 99, 100});
 }
 
+TEST_CASE("a time 0.01 below a rung or max_t is judged there",
+          "[tuner][sweep]") {
+  auto result = RunScripted(
+      R"(name: snap-rungs
+command: /bin/true
+metric: score
+mode: max
+time_attr: epoch
+search_space:
+  lr: {type: uniform, low: 0.1, high: 0.2}
+num_trials: 1
+scheduler: {type: asha, max_t: 100, grace_period: 1, reduction_factor: 3}
+devices: {kind: cpu, slots: 1}
+)",
+      [](const runner::TrialLaunch&, int) {
+        TrialScript script;
+        for (double epoch : {0.99, 2.99, 8.99, 26.99, 80.99, 99.99}) {
+          script.reports.push_back({{"epoch", epoch}, {"score", epoch}});
+        }
+        return script;
+      });
+  REQUIRE(result.trials.size() == 1);
+  CHECK(result.trials[0].status == TrialStatus::kCompleted);
+  CHECK(result.trials[0].last_time == 100);
+  auto reports = result.store->ListReports(result.trials[0].id);
+  REQUIRE(reports.ok());
+  std::vector<double> times;
+  for (const auto& report : reports.value()) times.push_back(*report.time);
+  CHECK(times == std::vector<double>{1, 3, 9, 27, 81, 100});
+  auto decisions = result.store->ListDecisions(result.experiment.id);
+  REQUIRE(decisions.ok());
+  std::vector<double> judged;
+  for (const auto& d : decisions.value())
+    judged.push_back(d.decision.milestone);
+  CHECK(judged == std::vector<double>{1, 3, 9, 27, 81});
+}
+
 TEST_CASE("a crashed trial is retried up to max_failures", "[tuner][sweep]") {
   int starts = 0;
   auto result = RunScripted(R"(name: retry

@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "tuner/base/one_line.h"
 #include "tuner/config/experiment_config.h"
 
 namespace tuner::cli {
@@ -24,6 +26,13 @@ inline constexpr int kExitBadInput = 2;
 inline int ExitCodeOf(const core::Error& error) {
   return error.code == core::ErrorCode::kInvalidArgument ? kExitBadInput
                                                          : kExitFailure;
+}
+
+// Prints the verbs' one-line error, "tuner: MESSAGE" (MESSAGE through
+// OneLine), on stderr; returns `code`.
+inline int Fail(const std::string& message, int code = kExitFailure) {
+  std::fprintf(stderr, "tuner: %s\n", OneLine(message).c_str());
+  return code;
 }
 
 // --set KEY=VALUE and --name: what `run`, `submit`, `plan` and `simulate`

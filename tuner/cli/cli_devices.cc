@@ -110,16 +110,14 @@ int Devices(const DevicesOptions& options) {
   if (options.config_path) {
     auto text = ReadSmallFile(*options.config_path, kMaxConfigBytes);
     if (!text.ok()) {
-      fmt::print(stderr, "error: {}\n", text.message());
-      return kExitBadInput;
+      return Fail(text.message(), kExitBadInput);
     }
     std::string base =
         fs::absolute(*options.config_path).parent_path().string();
     auto config =
         LoadConfigText(text.value(), *options.config_path, base, workdir);
     if (!config.ok()) {
-      fmt::print(stderr, "error: {}\n", config.message());
-      return kExitBadInput;
+      return Fail(config.message(), kExitBadInput);
     }
     spec = config.value().devices;
     workdir = config.value().workdir;
@@ -132,15 +130,13 @@ int Devices(const DevicesOptions& options) {
   }
   auto machine_lock_dir = LockDir();
   if (!options.lock_dir && !machine_lock_dir.ok()) {
-    fmt::print(stderr, "error: {}\n", machine_lock_dir.message());
-    return kExitBadInput;
+    return Fail(machine_lock_dir.message(), kExitBadInput);
   }
   if (options.lock_dir &&
       (options.lock_dir->empty() || options.lock_dir->front() != '/')) {
-    fmt::print(stderr,
-               "error: --lock-dir: '{}' is relative; give an absolute path\n",
-               *options.lock_dir);
-    return kExitBadInput;
+    return Fail("--lock-dir: '" + *options.lock_dir +
+                    "' is relative; give an absolute path",
+                kExitBadInput);
   }
   std::string lock_dir =
       options.lock_dir ? *options.lock_dir : machine_lock_dir.value();

@@ -21,11 +21,6 @@ namespace {
 
 using storage::TrialStore;
 
-int Fail(const std::string& message, int code = kExitFailure) {
-  std::fprintf(stderr, "tuner: %s\n", OneLine(message).c_str());
-  return code;
-}
-
 // Ends a listing written to `out` (a PrintableStream over std::cout): its
 // error, or a failed write (a full disk). A reader that left (`| head`) is
 // no error: CommandLine::Run ends the verb with kExitClosedPipe.

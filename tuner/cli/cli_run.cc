@@ -155,8 +155,7 @@ int Run(const RunOptions& options) {
   QuietLogger(options.quiet);
   auto text = ReadSmallFile(options.config_path, kMaxConfigBytes);
   if (!text.ok()) {
-    std::fprintf(stderr, "error: %s\n", text.message().c_str());
-    return kExitBadInput;
+    return Fail(text.message(), kExitBadInput);
   }
   // Relative paths are the invocation directory's (docs/config.md).
   std::string base = fs::current_path().string();
@@ -164,13 +163,11 @@ int Run(const RunOptions& options) {
   auto config =
       LoadConfigText(text.value(), options.config_path, base, base, overrides);
   if (!config.ok()) {
-    std::fprintf(stderr, "error: %s\n", config.message().c_str());
-    return kExitBadInput;
+    return Fail(config.message(), kExitBadInput);
   }
   if (auto workdir = CheckWorkdir(config.value(), options.config_path);
       !workdir.ok()) {
-    std::fprintf(stderr, "error: %s\n", workdir.message().c_str());
-    return kExitBadInput;
+    return Fail(workdir.message(), kExitBadInput);
   }
   std::string db_path = DatabasePath(config.value(), options.db_path);
   auto store = storage::TrialStore::Open(db_path);

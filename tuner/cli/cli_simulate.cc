@@ -25,11 +25,6 @@ using sim::TableFromExperiment;
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-int BadInput(const std::string& message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  return cli::kExitBadInput;
-}
-
 core::Result<ExperimentConfig> ReadConfig(const SimulateOptions& options,
                                           std::string& text) {
   auto read = ReadSmallFile(options.config_path, kMaxConfigBytes);
@@ -130,10 +125,11 @@ void PrintTable(const ExperimentConfig& config, const SimulationResult& r,
 
 int Simulate(const SimulateOptions& options) {
   if (options.table_path.empty() == options.from_experiment.empty())
-    return BadInput("give either --table FILE or --from-experiment NAME");
+    return Fail("give either --table FILE or --from-experiment NAME",
+                kExitBadInput);
   std::string text;
   auto config = ReadConfig(options, text);
-  if (!config.ok()) return BadInput(config.message());
+  if (!config.ok()) return Fail(config.message(), kExitBadInput);
   std::string db_path = cli::DatabasePath(config.value(), options.db_path);
   auto store = storage::TrialStore::Open(db_path);
   if (!store.ok()) {
@@ -142,15 +138,16 @@ int Simulate(const SimulateOptions& options) {
   }
   auto existing = store.value()->FindExperiment(config.value().name);
   if (existing.ok() && existing.value()) {
-    return BadInput("experiment '" + config.value().name + "' exists in " +
-                    db_path + "; give the simulation another name (--name)");
+    return Fail("experiment '" + config.value().name + "' exists in " +
+                    db_path + "; give the simulation another name (--name)",
+                kExitBadInput);
   }
   bool replay = !options.from_experiment.empty();
   auto table =
       replay ? TableFromExperiment(*store.value(), options.from_experiment,
                                    config.value().time_attr)
              : ReadCurveTableFile(options.table_path, config.value().time_attr);
-  if (!table.ok()) return BadInput(table.message());
+  if (!table.ok()) return Fail(table.message(), kExitBadInput);
   SimulationOptions sim;
   sim.workers = options.workers;
   sim.stop_on_signals = true;
@@ -161,9 +158,7 @@ int Simulate(const SimulateOptions& options) {
     // Another simulation took the name after the check above.
     bool bad = result.error().code == core::ErrorCode::kInvalidArgument ||
                result.error().code == core::ErrorCode::kAlreadyExists;
-    std::fprintf(stderr, "%s: %s\n", bad ? "error" : "tuner",
-                 result.message().c_str());
-    return bad ? cli::kExitBadInput : cli::kExitFailure;
+    return Fail(result.message(), bad ? kExitBadInput : kExitFailure);
   }
   if (options.format == "json") {
     PrintJson(config.value(), result.value(), replay);

@@ -189,9 +189,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   }
   if (!pool.ok()) {
     bool runtime = pool.error().code == core::ErrorCode::kUnavailable;
-    std::fprintf(stderr, "%s: %s\n", runtime ? "tuner" : "error",
-                 pool.message().c_str());
-    return runtime ? kExitFailure : kExitBadInput;
+    return Fail(pool.message(), runtime ? kExitFailure : kExitBadInput);
   }
   for (const auto& warning : LauncherWarnings(config))
     spdlog::warn("{}", warning);

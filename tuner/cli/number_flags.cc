@@ -17,11 +17,9 @@ std::string Quoted(const std::string& text) {
   return text.size() <= kShown ? text : text.substr(0, kShown) + "...";
 }
 
-// Reads all of `text` (a '+' aside, which from_chars does not take); false
-// past the type's range.
+// Reads all of `text`; false past the type's range.
 template <typename T>
 bool ReadAll(std::string_view text, T& value) {
-  if (text.starts_with('+')) text.remove_prefix(1);
   const char* end = text.data() + text.size();
   auto [stop, error] = std::from_chars(text.data(), end, value);
   return error == std::errc() && stop == end;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/text.h"
@@ -113,30 +114,36 @@ double Reader::Number(const YAML::Node& node, const Path& path) const {
   }
   if (!core::IsDecimalNumber(node.Scalar())) {
     Fail(node, path,
-         "expected a decimal number without leading zeros, got " +
+         "expected " + std::string(core::kDecimalNumberRule) + ", got " +
              Describe(node));
   }
   return value;
 }
 
 int64_t Reader::Int(const YAML::Node& node, const Path& path) const {
-  int64_t value = 0;
-  if (!node.IsScalar() || !YAML::convert<int64_t>::decode(node, value)) {
-    Fail(node, path, "expected an integer, got " + Describe(node));
-  }
-  if (!core::IsDecimalInteger(node.Scalar())) {
-    Fail(node, path,
-         "expected a decimal integer without leading zeros, got " +
-             Describe(node));
-  }
-  return value;
+  return Int(node, path, std::numeric_limits<int64_t>::min(),
+             std::numeric_limits<int64_t>::max());
 }
 
 int64_t Reader::Int(const YAML::Node& node, const Path& path, int64_t low,
                     int64_t high) const {
-  int64_t value = Int(node, path);
-  if (value < low) Fail(node, path, "must be >= " + std::to_string(low));
-  if (value > high) Fail(node, path, "must be <= " + std::to_string(high));
+  if (!node.IsScalar()) {
+    Fail(node, path, "expected an integer, got " + Describe(node));
+  }
+  const std::string& text = node.Scalar();
+  if (!core::IsDecimalInteger(text)) {
+    Fail(node, path,
+         "expected " + std::string(core::kDecimalIntegerRule) + ", got " +
+             Describe(node));
+  }
+  int64_t value = 0;
+  auto read = std::from_chars(text.data(), text.data() + text.size(), value);
+  // Digits past int64_t's range are past one of the bounds.
+  bool past = read.ec != std::errc();
+  if (past ? text.starts_with('-') : value < low)
+    Fail(node, path, "must be >= " + std::to_string(low));
+  if (past || value > high)
+    Fail(node, path, "must be <= " + std::to_string(high));
   return value;
 }
 

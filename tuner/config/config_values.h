@@ -68,12 +68,14 @@ class Reader {
   // it stands after YAML's escapes ("\e", "\x1b") are read.
   std::string Label(const YAML::Node& node, const Path& path) const;
   // A finite number (neither NaN nor ±inf) written in decimal
-  // (core::IsDecimalNumber): "010", which YAML 1.1 reads as octal 8, is
-  // refused like Int's.
+  // (core::IsDecimalNumber): "010", which YAML 1.1 reads as octal 8, and
+  // "+5" are refused like Int's, in core::kDecimalNumberRule's words.
   double Number(const YAML::Node& node, const Path& path) const;
-  // An integer written in decimal: an optional '-', then digits without a
-  // leading zero ("010" is YAML 1.1's octal 8, "0x10" its hex 16; both are
-  // refused rather than read as something the file does not show).
+  // An integer written in decimal (core::IsDecimalInteger): an optional
+  // '-', then digits without a leading zero ("010" is YAML 1.1's octal 8,
+  // "0x10" its hex 16, "+5", "1e3": all refused, in
+  // core::kDecimalIntegerRule's words, rather than read as something the
+  // file does not show). One past int64_t's range: "must be <= ...".
   int64_t Int(const YAML::Node& node, const Path& path) const;
   // An integer in [low, high]: "must be >= low" or "must be <= high".
   int64_t Int(const YAML::Node& node, const Path& path, int64_t low,

@@ -204,6 +204,11 @@ std::string HostName(const std::string& host_header);
 // (core::IsDecimalInteger: no "010", "+1", "1e3"); nullopt otherwise.
 std::optional<int64_t> IntegerIn(const std::string& text, int64_t low,
                                  int64_t high);
+// The same for a number that may have a fraction (a time): written in
+// decimal as the CLI and the config take it (core::IsDecimalNumber: no
+// "0x10", "+5", " 5", "inf"), from low to high; nullopt otherwise.
+std::optional<double> NumberIn(const std::string& text, double low,
+                               double high);
 // Whether a method changes something (anything but GET, HEAD, OPTIONS).
 bool IsMutation(const std::string& method);
 

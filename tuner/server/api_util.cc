@@ -128,6 +128,17 @@ std::optional<int64_t> IntegerIn(const std::string& text, int64_t low,
   return value;
 }
 
+std::optional<double> NumberIn(const std::string& text, double low,
+                               double high) {
+  double value = 0;
+  if (!core::IsDecimalNumber(text)) return std::nullopt;
+  auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || !(value >= low && value <= high))
+    return std::nullopt;
+  return value;
+}
+
 bool ConstantTimeEquals(const std::string& a, const std::string& b) {
   // Every byte of the longer one is compared, whatever the contents.
   size_t n = std::max(a.size(), b.size());

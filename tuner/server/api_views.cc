@@ -19,16 +19,13 @@ using Json = nlohmann::ordered_json;
 using storage::ExperimentId;
 using storage::TrialStore;
 
-// ?since=: absent is -inf (everything); nullopt when it is not a number.
+// ?since=: absent is -inf (everything); nullopt when it is not a number
+// written in decimal (NumberIn).
 std::optional<double> SinceOf(const std::map<std::string, std::string>& query) {
   auto it = query.find("since");
   if (it == query.end()) return -std::numeric_limits<double>::infinity();
-  char* end = nullptr;
-  double since = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0' || !std::isfinite(since)) {
-    return std::nullopt;
-  }
-  return since;
+  return NumberIn(it->second, std::numeric_limits<double>::lowest(),
+                  std::numeric_limits<double>::max());
 }
 
 // The `since` of the next incremental read. Rows are stamped when written

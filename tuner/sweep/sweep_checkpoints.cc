@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "schedulers/brackets.h"
 #include "trial_runner/trainer_state.h"
 #include "tuner/base/lexical_path.h"
 #include "tuner/base/one_line.h"
@@ -39,8 +40,7 @@ double Sweep::SnapToRung(double time) const {
   std::vector<double> marks = scheduler_->Milestones();
   if (config_.scheduler.max_t) marks.push_back(*config_.scheduler.max_t);
   for (double mark : marks) {
-    if (std::abs(time - mark) <= 0.01 * std::min(1.0, std::abs(mark)))
-      return mark;
+    if (schedulers::NearMark(time, mark)) return mark;
   }
   return time;
 }

@@ -1,0 +1,107 @@
+// The one sanitiser for text shown to people: every byte the tuner prints
+// that came from a config, a database, a trial or a server goes through
+// Printable (OneLine is its one-line form), so no escape sequence a name
+// or a value holds ever reaches a terminal. Header-only, so the leaves (a
+// failed trial's reason, in trial_runner) take it too.
+#ifndef TUNER_CORE_PRINTABLE_H_
+#define TUNER_CORE_PRINTABLE_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace tuner::core {
+
+// How Printable shows a control character it takes out.
+enum class ControlShown {
+  kEscaped,   // \xNN for C0 and DEL, \uNNNN for C1 and bidi: readable
+  kReplaced,  // U+FFFD (CSV, where "\x1b" would read as data)
+};
+
+namespace printable_detail {
+
+inline constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// The code point of a C1 control (U+0080..U+009F) or a bidirectional
+// override or isolate (U+202A..U+202E, U+2066..U+2069) that starts at
+// text[i], and its length in bytes; {0, 0} for anything else. Either can
+// rewrite what a terminal shows.
+inline std::pair<unsigned, size_t> Invisible(std::string_view text, size_t i) {
+  auto at = [&](size_t k) {
+    return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u;
+  };
+  if (at(i) == 0xc2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9f)
+    return {at(i + 1), 2};
+  if (at(i) == 0xe2 && at(i + 1) == 0x80 && at(i + 2) >= 0xaa &&
+      at(i + 2) <= 0xae)
+    return {0x2000u + at(i + 2) - 0x80, 3};
+  if (at(i) == 0xe2 && at(i + 1) == 0x81 && at(i + 2) >= 0xa6 &&
+      at(i + 2) <= 0xa9)
+    return {0x2040u + at(i + 2) - 0x80, 3};
+  return {0, 0};
+}
+
+inline bool IsC0OrDel(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+// Appends `prefix` and `value` in `digits` lowercase hex digits.
+inline void AppendHex(std::string& out, std::string_view prefix, unsigned value,
+                      int digits) {
+  constexpr std::string_view kHex = "0123456789abcdef";
+  out += prefix;
+  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+    out += kHex[(value >> shift) & 0xf];
+}
+
+}  // namespace printable_detail
+
+// Whether `text` holds a character a terminal acts on: C0 (below 0x20),
+// DEL, a C1 control (U+0080..U+009F) or a bidirectional override or
+// isolate (U+202A..U+202E, U+2066..U+2069).
+inline bool HasControl(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (printable_detail::IsC0OrDel(static_cast<unsigned char>(text[i])) ||
+        printable_detail::Invisible(text, i).second > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `text` with each of those characters, except the C0 ones in `keep`,
+// shown as `shown` says. Everything else passes as it is.
+inline std::string Printable(std::string_view text, std::string_view keep = {},
+                             ControlShown shown = ControlShown::kEscaped) {
+  using printable_detail::AppendHex;
+  std::string out;
+  out.reserve(text.size());
+  const bool escaped = shown == ControlShown::kEscaped;
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (auto [code, length] = printable_detail::Invisible(text, i);
+        length > 0) {
+      if (escaped) {
+        AppendHex(out, "\\u", code, 4);
+      } else {
+        out += printable_detail::kReplacement;
+      }
+      i += length - 1;
+    } else if (!printable_detail::IsC0OrDel(c) ||
+               keep.find(text[i]) != std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else if (escaped) {
+      AppendHex(out, "\\x", c, 2);
+    } else {
+      out += printable_detail::kReplacement;
+    }
+  }
+  return out;
+}
+
+// Printable keeping nothing: an error or a stored reason prints as exactly
+// one line, as it is.
+inline std::string OneLine(std::string_view text) { return Printable(text); }
+
+}  // namespace tuner::core
+
+#endif  // TUNER_CORE_PRINTABLE_H_
