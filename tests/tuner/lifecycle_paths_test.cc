@@ -2,6 +2,7 @@
 // processes: those in the database's own folder wherever it was moved or
 // copied, whatever trials_root the database names, and never through a
 // symbolic link on the way.
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -161,6 +162,32 @@ TEST_CASE(
   fs::remove_all(original.dir);
 }
 
+TEST_CASE("a path both left and recorded as doomed is named once",
+          "[tuner][lifecycle][paths]") {
+  fs::path ck = Scratch("named-once");
+  auto original =
+      RunStored(WithCheckpoints("ck", (ck / "ckpt_{trial_id}").string()));
+  Touch(ck / "ckpt_1" / "model.pt");
+  auto copy = Relocated(original, Scratch("named-once-copy"), false);
+  // A delete cut short in the copy recorded it; it is still not the copy's.
+  std::string doomed = (ck / "ckpt_1").string();
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(DbOf(copy).c_str(), &db) == SQLITE_OK);
+  std::string sql =
+      "INSERT INTO doomed_paths (path, experiment, created_at) VALUES ('" +
+      doomed + "', 'ck', 0)";
+  CHECK(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto deleted = DeleteExperiment(*copy.store, DbOf(copy), "ck");
+  REQUIRE(deleted.ok());
+  CHECK(fs::exists(ck / "ckpt_1" / "model.pt"));
+  REQUIRE(deleted.value().left.size() == 1);  // ckpt_2 was never made
+  CHECK(deleted.value().left[0].starts_with(doomed + ": this database is not"));
+  fs::remove_all(ck);
+  fs::remove_all(copy.dir);
+  fs::remove_all(original.dir);
+}
+
 TEST_CASE("a crafted database steers no delete to a folder named like a trial",
           "[tuner][lifecycle][paths]") {
   fs::path victim = Scratch("victim-years");
@@ -187,7 +214,9 @@ TEST_CASE("a crafted database steers no delete to a folder named like a trial",
     auto deleted = DeleteExperiment(*result.store, DbOf(result), "years");
     REQUIRE(deleted.ok());
     CHECK(fs::exists(victim / "1" / "thesis.tex"));
-    CHECK(deleted.value().left.size() == 2);
+    // Trial 2's folder was never made: only what is there is named.
+    REQUIRE(deleted.value().left.size() == 1);
+    CHECK(deleted.value().left[0].starts_with((victim / "1").string() + ": "));
     fs::remove_all(result.dir);
   }
   fs::remove_all(victim);

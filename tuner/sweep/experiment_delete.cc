@@ -57,6 +57,14 @@ bool NamesTrial(const std::string& part, const std::string& id) {
   return false;
 }
 
+// Whether there is anything at `path`, read lexically ("a/1/../sub" is
+// "a/sub" even without a/1); a dangling link counts.
+bool Exists(const fs::path& path) {
+  std::error_code ec;
+  return fs::symlink_status(NormalPath(path), ec).type() !=
+         fs::file_type::not_found;
+}
+
 // Why the checkpoint dir `dir` of trial `trial_id` is not removed with
 // its experiment: it is not the trial's own (WhyNotTrialOwned), not inside
 // the folder it is walked from, or, while the database is not the file the
@@ -99,7 +107,7 @@ void AddCheckpointDirs(const storage::ExperimentRecord& experiment,
     if (!dir.is_absolute()) dir = fs::path(config.value().workdir) / dir;
     std::string why = WhyLeft(dir, trial.id, context.trial_dir, root, original);
     if (!why.empty()) {
-      left.push_back(dir.string() + ": " + why);
+      if (Exists(dir)) left.push_back(dir.string() + ": " + why);
       continue;
     }
     std::string normal = NormalPath(dir).string();
@@ -287,7 +295,12 @@ core::Status RemovePaths(storage::TrialStore& store, const DeletePlan& plan,
     TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(doomed.path()));
   }
   for (const auto& path : plan.refused) {
-    outcome.left.push_back(path + ": not a path of this experiment's");
+    // Named once, and only when it is there.
+    bool named = std::any_of(
+        outcome.left.begin(), outcome.left.end(),
+        [&](const std::string& left) { return left.starts_with(path + ": "); });
+    if (!named && Exists(path))
+      outcome.left.push_back(path + ": not a path of this experiment's");
     TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(path));
   }
   return core::Status::Ok();
