@@ -171,27 +171,37 @@ bool AppearsWithin(const fs::path& path, int seconds) {
   return fs::exists(path);
 }
 
-TEST_CASE(
-    "a project moved while its tuner runs launches nothing at the old place; "
-    "resumed where it is, its running trial is taken up, not rerun",
-    "[tuner][lifecycle][paths][process]") {
-  fs::path a = SweepDir("running-move");
-  fs::path d = a.string() + "-moved";
-  fs::path gates = a.string() + "-gates";  // outside the project
-  fs::remove_all(d);
+// A fresh directory `what` with c.yaml: `trials` trials, `slots` at once;
+// trial N touches gates/started-N, then reports once when gates/N exists.
+// `gates` (emptied) is beside the directory, outside the project.
+fs::path GatedSweepDir(const std::string& what, int trials, int slots,
+                       fs::path& gates) {
+  fs::path dir = SweepDir(what);
+  gates = dir.string() + "-gates";
   fs::remove_all(gates);
   fs::create_directories(gates);
-  // Trial N says it started, then reports once when gates/N exists; trials
-  // 1 and 2 run at once. (A folder moved before a trial has started its
-  // command may fail that trial: its working directory is gone.)
-  std::ofstream(a / "c.yaml")
+  std::ofstream(dir / "c.yaml")
       << "name: c\ncommand: |\n  touch " << gates.string()
       << "/started-{trial_id}\n  while [ ! -e " << gates.string()
       << "/{trial_id} ]; do sleep 0.05; done\n"
          "  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
          "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
          "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
-         "num_trials: 3\ndevices: {kind: cpu, slots: 2}\n";
+      << "num_trials: " << trials << "\ndevices: {kind: cpu, slots: " << slots
+      << "}\n";
+  return dir;
+}
+
+TEST_CASE(
+    "a project moved while its tuner runs launches nothing at the old place; "
+    "resumed where it is, its running trial is taken up, not rerun",
+    "[tuner][lifecycle][paths][process]") {
+  // Trials 1 and 2 run at once. (A folder moved before a trial has started
+  // its command may fail that trial: its working directory is gone.)
+  fs::path gates;
+  fs::path a = GatedSweepDir("running-move", 3, 2, gates);
+  fs::path d = a.string() + "-moved";
+  fs::remove_all(d);
   std::string background =
       "(cd '" + a.string() + "' && '" TUNER_BINARY "' run c.yaml -q 2> " +
       (gates / "err").string() + "; echo $? > " + (gates / "rc.tmp").string() +
@@ -231,24 +241,14 @@ TEST_CASE(
     "tuner delete refuses while a killed tuner's trial still runs, then "
     "deletes once it ended",
     "[tuner][lifecycle][process]") {
-  fs::path a = SweepDir("orphan-delete");
-  fs::path gates = a.string() + "-gates";
-  fs::remove_all(gates);
-  fs::create_directories(gates);
-  std::ofstream(a / "c.yaml")
-      << "name: c\ncommand: |\n  touch " << gates.string()
-      << "/started\n  while [ ! -e " << gates.string()
-      << "/go ]; do sleep 0.05; done\n"
-         "  echo '{{\"score\": 0.5, \"epoch\": 1}}'\n"
-         "shell: true\nmetric: score\nmode: max\ntime_attr: epoch\n"
-         "search_space: {lr: {type: uniform, low: 0.1, high: 0.9}}\n"
-         "num_trials: 1\ndevices: {kind: cpu, slots: 1}\n";
+  fs::path gates;
+  fs::path a = GatedSweepDir("orphan-delete", 1, 1, gates);
   std::string background = "cd '" + a.string() +
                            "' && { '" TUNER_BINARY
                            "' run c.yaml -q > /dev/null 2>&1 & echo $! > " +
                            (gates / "pid").string() + "; }";
   REQUIRE(std::system(background.c_str()) == 0);
-  REQUIRE(AppearsWithin(gates / "started", 30));
+  REQUIRE(AppearsWithin(gates / "started-1", 30));
   pid_t tuner = std::stoi(ReadFile(gates / "pid"));
   kill(tuner, SIGKILL);
   Output refused;
@@ -262,7 +262,7 @@ TEST_CASE(
       "tuner: experiment 'c' has trials still running with no tuner watching "
       "them: trial 1 (its shim, pid "));
   CHECK(fs::exists(a / "tuner.db.trials" / "c" / "1"));
-  std::ofstream(gates / "go").put('\n');
+  std::ofstream(gates / "1").put('\n');
   Output deleted;
   for (int i = 0; i < 200; ++i) {  // until its shim has ended
     deleted = RunTuner(a, "delete c --yes");

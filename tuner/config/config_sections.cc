@@ -61,8 +61,8 @@ void ReadSearcher(const Reader& r, const YAML::Node& node,
                                     {"tpe", core::SearcherType::kTpe}});
   }
   if (node["seed"]) {
-    c.searcher.seed = static_cast<uint64_t>(
-        r.Int(node["seed"], path / "seed", 0, INT64_MAX));
+    c.searcher.seed =
+        static_cast<uint64_t>(r.Int(node["seed"], path / "seed", 0, INT64_MAX));
     c.seed_given = true;
   }
   ReadTpeOptions(r, node, path, c.searcher);
