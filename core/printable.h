@@ -24,7 +24,8 @@ namespace printable_detail {
 inline constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 // The code point of a C1 control (U+0080..U+009F) or a bidirectional
-// override or isolate (U+202A..U+202E, U+2066..U+2069) that starts at
+// override, isolate or mark (U+202A..U+202E, U+2066..U+2069,
+// U+200E, U+200F, U+061C) that starts at
 // text[i], and its length in bytes; {0, 0} for anything else. Either can
 // rewrite what a terminal shows.
 inline std::pair<unsigned, size_t> Invisible(std::string_view text, size_t i) {
@@ -33,9 +34,11 @@ inline std::pair<unsigned, size_t> Invisible(std::string_view text, size_t i) {
   };
   if (at(i) == 0xc2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9f)
     return {at(i + 1), 2};
-  if (at(i) == 0xe2 && at(i + 1) == 0x80 && at(i + 2) >= 0xaa &&
-      at(i + 2) <= 0xae)
+  if (at(i) == 0xe2 && at(i + 1) == 0x80 &&
+      ((at(i + 2) >= 0xaa && at(i + 2) <= 0xae) || at(i + 2) == 0x8e ||
+       at(i + 2) == 0x8f))
     return {0x2000u + at(i + 2) - 0x80, 3};
+  if (at(i) == 0xd8 && at(i + 1) == 0x9c) return {0x061cu, 2};
   if (at(i) == 0xe2 && at(i + 1) == 0x81 && at(i + 2) >= 0xa6 &&
       at(i + 2) <= 0xa9)
     return {0x2040u + at(i + 2) - 0x80, 3};

@@ -183,8 +183,8 @@ TEST_CASE("CLI: tuner serve refuses a short token and a bad --listen",
   Output bad = RunTuner(dir, "serve --listen localhost");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("HOST:PORT") != std::string::npos);
-  for (std::string listen :
-       {"127.0.0.1:018951", "'127.0.0.1: 18952'", "[::1:0", "::1:0"}) {
+  for (std::string listen : {"127.0.0.1:018951", "'127.0.0.1: 18952'", "[::1:0",
+                             "::1:0", "127.1:0", "0:0", "http://127.0.0.1:0"}) {
     INFO(listen);
     Output odd = RunTuner(dir, "serve --listen " + listen);
     CHECK(odd.code == 2);
@@ -648,13 +648,25 @@ TEST_CASE("a --server URL is read whole: host, port, and no path",
   auto dotted = server::ParseServerUrl("http://localhost.:9");
   REQUIRE(dotted.ok());
   CHECK(dotted.value().authority == "localhost:9");
+  CHECK(server::ParseServerUrl("https://x:80")
+            .error()
+            .message.starts_with("https is not served"));
+  CHECK(
+      server::ParseServerUrl("http://u@x:80")
+          .error()
+          .message.starts_with("expected http://HOST:PORT without user info"));
+  CHECK(server::ParseHostPort("http://x:80", "")
+            .error()
+            .message.starts_with("expected HOST:PORT, not a URL"));
   auto bare = server::ParseServerUrl("http://example.org");
   REQUIRE(bare.ok());
   CHECK(bare.value().authority == "example.org:80");
   for (std::string url :
        {"http://[::1:18960", "http://::1:18960", "http://[zz]:80", "http://",
         "http://:8080", "http://x/y", "http://x:80/api", "http://u@x:80",
-        "http://x y:80", "http://x:80?a=1", "https://x:80", "x:80"}) {
+        "http://x y:80", "http://x:80?a=1", "https://x:80", "x:80",
+        "http://127.1:80", "http://2130706433:80", "http://0:80",
+        "http://0x7f.0.0.1:80"}) {
     INFO(url);
     CHECK_FALSE(server::ParseServerUrl(url).ok());
   }

@@ -62,6 +62,8 @@ TEST_CASE("tuner --version, version, help and a mistyped verb",
         "`--format`?\n");
   CHECK(RunTuner(dir, "trials x --frmat=csv").err ==
         "tuner trials: unknown flag `--frmat`: did you mean `--format`?\n");
+  CHECK(RunTuner(dir, "best x -frmat csv").err ==
+        "tuner best: unknown flag `-frmat`: did you mean `--format`?\n");
   Output none = RunTuner(dir, "--db x.db");
   CHECK(none.code == 2);
   CHECK(none.err == "tuner: a verb is needed (`tuner help` lists them)\n");

@@ -238,6 +238,41 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a sweep stopped after its project moved ends interrupted, its trials "
+    "pending, none left running",
+    "[tuner][lifecycle][paths][process]") {
+  fs::path gates;
+  fs::path a = GatedSweepDir("stopped-move", 2, 2, gates);
+  fs::path d = a.string() + "-moved";
+  fs::remove_all(d);
+  std::string g = gates.string();
+  std::string background = "sh -c 'cd \"" + a.string() +
+                           "\" && \"" TUNER_BINARY "\" run c.yaml -q 2>" + g +
+                           "/err & echo $! > " + g +
+                           "/pid; wait $!; echo $? > " + g + "/rc.tmp; mv " +
+                           g + "/rc.tmp " + g + "/rc' &";
+  REQUIRE(std::system(background.c_str()) == 0);
+  REQUIRE(AppearsWithin(gates / "started-1", 30));
+  REQUIRE(AppearsWithin(gates / "started-2", 30));
+  fs::rename(a, d);
+  kill(std::stoi(ReadFile(gates / "pid")), SIGINT);
+  REQUIRE(AppearsWithin(gates / "rc", 30));
+  CHECK(ReadFile(gates / "rc") == "130\n");
+  auto trials_csv = ParseCsv(RunTuner(d, "trials c --format csv").out);
+  REQUIRE(trials_csv.size() == 3);
+  for (size_t row = 1; row < trials_csv.size(); ++row) {
+    INFO(row << ": " << trials_csv[row].back());
+    CHECK(trials_csv[row][1] == "pending");  // interrupted: resume runs it
+  }
+  std::ofstream(gates / "1").put('\n');
+  std::ofstream(gates / "2").put('\n');
+  CHECK(RunTuner(d, "resume c -q").code == 0);
+  CHECK_FALSE(fs::exists(a));
+  fs::remove_all(d);
+  fs::remove_all(gates);
+}
+
+TEST_CASE(
     "tuner delete refuses while a killed tuner's trial still runs, then "
     "deletes once it ended",
     "[tuner][lifecycle][process]") {

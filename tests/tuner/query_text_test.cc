@@ -62,6 +62,11 @@ TEST_CASE("one line: C0, DEL, C1 and bidi overrides are escaped",
                 "b\xe2\x80\xae"
                 "c\xe2\x81\xa6"
                 "d\xc3\xa9") == "a\\u009bb\\u202ec\\u2066d\xc3\xa9");
+  // The marks that turn a line's direction: U+200F, U+200E, U+061C.
+  CHECK(OneLine("a\xe2\x80\x8f"
+                "b\xe2\x80\x8e"
+                "c\xd8\x9c"
+                "d") == "a\\u200fb\\u200ec\\u061cd");
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ TEST_CASE("tuner stop signals no process that a lock file merely names",
   std::string pid = "pid=" + std::to_string(sleeper);
   std::string start = " start=" + StartTimeOf(sleeper);
 
+  std::ofstream(dir / "tuner.db").flush();  // the database a tuner runs in
   std::string lock =
       TunerLockPath(TrialsRootFor((dir / "tuner.db").string(), "x"), "x");
   fs::create_directories(fs::path(lock).parent_path());

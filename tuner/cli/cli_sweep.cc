@@ -14,7 +14,6 @@
 #include "trial_runner/device_locks.h"
 #include "tuner/base/clock.h"
 #include "tuner/base/held_signals.h"
-#include "tuner/base/one_line.h"
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -57,9 +56,8 @@ std::unique_ptr<ProgressSink> MakeProgress(const ExperimentConfig& config,
 int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
   switch (sweep.outcome()) {
     case SweepOutcome::kDetached:
-      if (sweep.error().empty()) return kExitOk;  // asked to (--detach)
-      std::fprintf(stderr, "tuner: %s\n", OneLine(sweep.error()).c_str());
-      return kExitFailure;
+      // Asked to (--detach), or left a moved project (said in the log).
+      return sweep.error().empty() ? kExitOk : kExitFailure;
     case SweepOutcome::kInterrupted:
       return signal == SIGTERM ? 143 : 130;
     case SweepOutcome::kFailed:

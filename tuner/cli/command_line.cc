@@ -94,8 +94,9 @@ int CommandLine::ParseFailure(const CLI::ParseError& error) {
 
 std::optional<int> UnknownFlag(const CLI::App& verb) {
   std::vector<std::string> rest = verb.remaining();
-  if (rest.empty() || !rest.front().starts_with("--")) return std::nullopt;
-  std::string word = rest.front().substr(0, rest.front().find('='));
+  if (rest.empty() || !rest.front().starts_with("-")) return std::nullopt;
+  std::string typed = rest.front().substr(0, rest.front().find('='));
+  std::string word = typed.starts_with("--") ? typed : "-" + typed;
   std::vector<std::string> names;
   for (const CLI::Option* option : verb.get_options()) {
     for (const std::string& name : option->get_lnames())
@@ -104,7 +105,7 @@ std::optional<int> UnknownFlag(const CLI::App& verb) {
   auto meant = Closest(word, names);
   if (!meant) return std::nullopt;
   std::fprintf(stderr, "tuner %s: unknown flag `%s`: did you mean `%s`?\n",
-               verb.get_name().c_str(), OneLine(word.substr(0, 80)).c_str(),
+               verb.get_name().c_str(), OneLine(typed.substr(0, 80)).c_str(),
                meant->c_str());
   return kExitBadInput;
 }

@@ -131,7 +131,7 @@ Response Api::RouteTrial(const Request& request,
   bool get = request.method == "GET";
   if (path.size() < 3 || path.size() > 4) return NotFound();
   auto parsed = IntegerIn(path[2], 1, INT64_MAX);
-  if (!parsed) return ErrorResponse(400, "a trial id is a number");
+  if (!parsed) return ErrorResponse(400, "a trial id is a number from 1");
   int64_t id = *parsed;
   if (path.size() == 3) {
     return get ? GetTrial(id, query) : MethodNotAllowed("GET");

@@ -19,14 +19,26 @@ using tcp = net::ip::tcp;
 
 namespace {
 
+// A name, or an IPv4 address in its dotted decimal form only: a host whose
+// last label is a number ("127.1", "2130706433", "0", "0x7f.0.0.1") is read
+// by resolvers as an address in some other form, so it must be a proper one.
 bool IsHostName(const std::string& host) {
   if (host.empty() || host.size() > 253 || host.front() == '.' ||
       host.front() == '-' || host.find("..") != std::string::npos) {
     return false;
   }
-  return std::all_of(host.begin(), host.end(), [](char c) {
+  bool characters = std::all_of(host.begin(), host.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
   });
+  std::string last = host.substr(host.rfind('.') + 1);
+  bool numeric = !last.empty() &&
+                 (std::all_of(last.begin(), last.end(),
+                              [](char c) { return c >= '0' && c <= '9'; }) ||
+                  last.rfind("0x", 0) == 0 || last.rfind("0X", 0) == 0);
+  if (!characters || !numeric) return characters;
+  boost::system::error_code ec;
+  net::ip::make_address_v4(host, ec);
+  return !ec;
 }
 
 bool IsPort(const std::string& port, bool any_port) {
@@ -81,7 +93,9 @@ core::Result<HostPort> ParseHostPort(const std::string& text,
                                      const std::string& default_port,
                                      bool any_port) {
   HostPort parsed;
-  std::string why = ReadHostPort(text, default_port, any_port, parsed);
+  std::string why = text.find("://") != std::string::npos
+                        ? "expected HOST:PORT, not a URL"
+                        : ReadHostPort(text, default_port, any_port, parsed);
   if (!why.empty()) return core::InvalidArgument(why + ", got '" + text + "'");
   return parsed;
 }
@@ -92,7 +106,16 @@ core::Result<HostPort> ParseServerUrl(const std::string& url) {
                          ? url.substr(scheme.size())
                          : "";
   if (!rest.empty() && rest.back() == '/') rest.pop_back();
-  std::string why = "expected http://HOST:PORT (no path)";
+  std::string why = "expected http://HOST:PORT";
+  if (url.rfind("https://", 0) == 0) {
+    why = "https is not served: tuner serve speaks http (tunnel it over SSH)";
+  } else if (rest.find('@') != std::string::npos) {
+    why =
+        "expected http://HOST:PORT without user info (the token is read "
+        "from --token-file, $TUNER_TOKEN or <db>.token)";
+  } else if (rest.find_first_of("/?#") != std::string::npos) {
+    why = "expected http://HOST:PORT without a path or a query";
+  }
   HostPort parsed;
   if (!rest.empty() && rest.find_first_of("/?#@") == std::string::npos)
     why = ReadHostPort(rest, "80", false, parsed);

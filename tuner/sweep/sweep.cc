@@ -146,8 +146,8 @@ bool Sweep::LeftMovedProject() {
   if (!trials_root_) trials_root_.emplace(options_.trials_root);
   if (!trials_root_->Moved()) return false;
   error_ = "the project folder moved: " + options_.trials_root +
-           " is no longer there; its running trials go on, and `tuner "
-           "resume " +
+           " is no longer the folder this sweep began in; its running "
+           "trials go on, and `tuner resume " +
            config_.name + " --db DB` where the database is now takes them up";
   spdlog::error("experiment '{}': {}", config_.name, error_);
   Detach();
@@ -155,7 +155,12 @@ bool Sweep::LeftMovedProject() {
 }
 
 void Sweep::FillSlots() {
-  if (outcome_ != SweepOutcome::kRunning || LeftMovedProject()) return;
+  // A sweep being stopped launches nothing: it ends as interrupted, each
+  // trial's status read through its held folder, wherever that went.
+  if (outcome_ != SweepOutcome::kRunning || interrupting_ ||
+      LeftMovedProject()) {
+    return;
+  }
   while (!interrupting_ && pool_.free() > 0) {
     if (!waiting_.empty()) {
       if (!LaunchWaiting()) break;

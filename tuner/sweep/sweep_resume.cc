@@ -206,8 +206,13 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
       trial.lease_row = held.value()->id;
     }
     ++counts_.running;
-    spdlog::info("trial {}: adopted (its shim or Slurm step: {})", trial.id,
-                 adoption.shim_pid);
+    if (adoption.shim_pid > 0) {
+      spdlog::info("trial {}: adopted (its shim or Slurm step: {})", trial.id,
+                   adoption.shim_pid);
+    } else {
+      spdlog::info("trial {}: ended while no tuner ran; reading its output",
+                   trial.id);
+    }
     ActOnRestored(trial, restored);
     return;
   }
