@@ -82,8 +82,7 @@ int AdoptedTrials(const fs::path& log) {
   std::ifstream in(log);
   int adopted = 0;
   for (std::string line; std::getline(in, line);)
-    adopted +=
-        line.find(": adopted (its shim or Slurm step: ") != std::string::npos;
+    adopted += line.find(": adopted (") != std::string::npos;
   return adopted;
 }
 

@@ -210,8 +210,10 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
       spdlog::info("trial {}: adopted (its shim or Slurm step: {})", trial.id,
                    adoption.shim_pid);
     } else {
-      spdlog::info("trial {}: ended while no tuner ran; reading its output",
-                   trial.id);
+      spdlog::info(
+          "trial {}: adopted (its shim had ended: its output and status are "
+          "read)",
+          trial.id);
     }
     ActOnRestored(trial, restored);
     return;
