@@ -14,8 +14,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A stopped experiment as `tuner run` stores it, with one trial directory.
+// A stopped experiment as `tuner run` stores it, with one trial directory
+// (`status` "running": as a tuner killed while it ran leaves it).
 void AddStopped(const Service& service, const std::string& name,
+                const std::string& status = "interrupted",
                 const std::string& space =
                     "search_space: {lr: {type: uniform, low: 0, high: 1}}\n"
                     "num_trials: 8\n") {
@@ -29,7 +31,7 @@ void AddStopped(const Service& service, const std::string& name,
   auto store = storage::TrialStore::Open(service.db()).value();
   storage::ExperimentRecord e;
   e.name = name;
-  e.status = "interrupted";
+  e.status = status;
   e.metric = "s";
   e.time_attr = "report";
   e.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
@@ -76,7 +78,7 @@ TEST_CASE("Service: extend raises the budget, with the token only",
 TEST_CASE("Service: extend says why a spent grid cannot grow (400)",
           "[server][lifecycle]") {
   Service service;
-  AddStopped(service, "g",
+  AddStopped(service, "g", "interrupted",
              "search_space: {lr: {type: grid, values: [0.1, 0.2]}}\n"
              "searcher: {type: grid}\n");
   auto r = service.Client()->Call("POST", "/api/experiments/g/extend?trials=1");
@@ -134,6 +136,21 @@ TEST_CASE("Service: stop names the CLI tuner that runs an experiment (409)",
                             "), not by this service; stop it on the machine "
                             "that runs it: tuner stop cli --db " +
                             service.db()) != std::string::npos);
+}
+
+TEST_CASE("Service: stop of an experiment a killed tuner left says so (409)",
+          "[server][lifecycle]") {
+  Service service;
+  AddStopped(service, "orphan", "running");
+  auto r = service.Client()->Call("POST", "/api/experiments/orphan/stop");
+  REQUIRE(r.ok());
+  CHECK(r.value().status == 409);
+  INFO(r.value().body);
+  CHECK(r.value().body.find(
+            "experiment 'orphan' is not running (no tuner runs it since its "
+            "tuner ended without stopping it; take it up with POST "
+            ".../resume (tuner resume orphan --server), then stop it)") !=
+        std::string::npos);
 }
 
 }  // namespace

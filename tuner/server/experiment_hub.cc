@@ -176,11 +176,16 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
     auto stored = store_.FindExperiment(name);
     if (stored.ok() && stored.value()) {
       std::string elsewhere = RunElsewhere(*stored.value());
-      return core::AlreadyExists(!elsewhere.empty()
-                                     ? elsewhere
-                                     : "experiment '" + name +
-                                           "' is not running (it is " +
-                                           stored.value()->status + ")");
+      if (!elsewhere.empty()) return core::AlreadyExists(elsewhere);
+      // Stored as running with no tuner: one was killed while it ran.
+      std::string state =
+          stored.value()->status == "running"
+              ? "no tuner runs it since its tuner ended without stopping "
+                "it; take it up with POST .../resume (tuner resume " +
+                    name + " --server), then stop it"
+              : "it is " + stored.value()->status;
+      return core::AlreadyExists("experiment '" + name + "' is not running (" +
+                                 state + ")");
     }
     return core::NotFound("experiment '" + name + "' is not running");
   }
