@@ -69,6 +69,11 @@ TEST_CASE(
 }
 
 TEST_CASE("counts that size loops are bounded", "[tuner][config][bounds]") {
+  // Past int64 too, the key's own bound is named.
+  ExpectError(kBase + "devices: {kind: cpu, slots: 99999999999999999999}\n",
+              "x.yaml:9: devices.slots: must be <= 4096");
+  ExpectError(kBase + "devices: {kind: cpu, slots: 0}\n",
+              "x.yaml:9: devices.slots: must be >= 1");
   // As `tuner simulate --seed` takes it: 0 or more.
   ExpectError(Replace(kBase, "num_trials: 8",
                       "num_trials: 8\nsearcher: {type: "

@@ -20,13 +20,7 @@ const std::vector<std::string> kDeviceKeys = {"kind",
 
 int Bounded(const Reader& r, const YAML::Node& node, const Path& path,
             int64_t low, int64_t high) {
-  int64_t value = r.Int(node, path);
-  if (value < low || value > high) {
-    Fail(node, path,
-         "must be between " + std::to_string(low) + " and " +
-             std::to_string(high));
-  }
-  return static_cast<int>(value);
+  return static_cast<int>(r.Int(node, path, low, high));
 }
 
 std::vector<int> ReadIds(const Reader& r, const YAML::Node& node,

@@ -200,8 +200,12 @@ std::string FormerTrialsRoot(const std::string& text,
   std::filesystem::path file = std::filesystem::path(db_path).filename();
   std::filesystem::path root =
       std::filesystem::path(folder) / (file.string() + ".trials") / name;
+  // A folder, not a link to one: the name would mislead who cleans up.
   std::error_code ec;
-  return std::filesystem::is_directory(root, ec) ? root.string() : "";
+  return std::filesystem::symlink_status(root, ec).type() ==
+                 std::filesystem::file_type::directory
+             ? root.string()
+             : "";
 }
 
 }  // namespace tuner
