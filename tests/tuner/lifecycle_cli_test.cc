@@ -162,6 +162,23 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   CHECK(fs::exists(e / "tuner.db.trials" / "c" / "1" / "stdout.log"));
   fs::remove_all(e);
   fs::remove_all(f);
+
+  // A link in that folder's place is not named as the folder.
+  fs::path g = SweepDir("lifecycle-g");
+  fs::path h = g.string() + "-only-db";
+  fs::remove_all(h);
+  fs::create_directories(h);
+  REQUIRE(RunTuner(g, "run c.yaml").code == 0);
+  fs::rename(g / "tuner.db", h / "tuner.db");
+  fs::path real = g / "elsewhere";
+  fs::rename(g / "tuner.db.trials" / "c", real);
+  fs::create_directory_symlink(real, g / "tuner.db.trials" / "c");
+  Output linked = RunTuner(h, "delete c --yes");
+  CHECK(linked.code == 0);
+  CHECK(linked.err.empty());
+  CHECK(fs::exists(real / "1" / "stdout.log"));
+  fs::remove_all(g);
+  fs::remove_all(h);
 }
 
 // Waits until `path` exists (a process test: the tuner in the background).
