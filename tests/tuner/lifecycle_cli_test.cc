@@ -116,6 +116,18 @@ TEST_CASE("tuner delete: answering n deletes nothing, exit 1",
   fs::remove_all(dir);
 }
 
+// Runs c.yaml in a fresh directory `what`, then moves only its database to
+// `moved_to` (`what`-only-db); returns the directory it ran in.
+fs::path RunThenMoveOnlyDb(const std::string& what, fs::path& moved_to) {
+  fs::path dir = SweepDir(what);
+  moved_to = dir.string() + "-only-db";
+  fs::remove_all(moved_to);
+  fs::create_directories(moved_to);
+  REQUIRE(RunTuner(dir, "run c.yaml").code == 0);
+  fs::rename(dir / "tuner.db", moved_to / "tuner.db");
+  return dir;
+}
+
 TEST_CASE("a copied or moved database runs and deletes in its own folder",
           "[tuner][lifecycle][paths][process]") {
   fs::path a = SweepDir("lifecycle-a");
@@ -146,12 +158,8 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   fs::remove_all(d);
 
   // Only the file moved: the trial folder it left is named, never removed.
-  fs::path e = SweepDir("lifecycle-e");
-  fs::path f = e.string() + "-only-db";
-  fs::remove_all(f);
-  fs::create_directories(f);
-  REQUIRE(RunTuner(e, "run c.yaml").code == 0);
-  fs::rename(e / "tuner.db", f / "tuner.db");
+  fs::path f;
+  fs::path e = RunThenMoveOnlyDb("lifecycle-e", f);
   Output only = RunTuner(f, "delete c --yes");
   CHECK(only.code == 0);
   CHECK(only.out == "c: deleted (1 trials, 0 paths removed)\n");
@@ -164,12 +172,8 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   fs::remove_all(f);
 
   // A link in that folder's place is not named as the folder.
-  fs::path g = SweepDir("lifecycle-g");
-  fs::path h = g.string() + "-only-db";
-  fs::remove_all(h);
-  fs::create_directories(h);
-  REQUIRE(RunTuner(g, "run c.yaml").code == 0);
-  fs::rename(g / "tuner.db", h / "tuner.db");
+  fs::path h;
+  fs::path g = RunThenMoveOnlyDb("lifecycle-g", h);
   fs::path real = g / "elsewhere";
   fs::rename(g / "tuner.db.trials" / "c", real);
   fs::create_directory_symlink(real, g / "tuner.db.trials" / "c");
