@@ -303,6 +303,11 @@ std::optional<SupervisorId> LocalRunner::Supervisor(core::TrialId trial) const {
 
 pid_t LocalRunner::FindSupervisor(const std::optional<SupervisorId>& stored,
                                   const std::string& status_path) const {
+  return FindLiveShim(stored, status_path);
+}
+
+pid_t FindLiveShim(const std::optional<SupervisorId>& stored,
+                   const std::string& status_path) {
   if (stored && stored->pid > 0 &&
       ProcessStartTime(stored->pid) == stored->start &&
       ShimWritesTo(stored->pid, status_path)) {

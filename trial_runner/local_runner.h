@@ -97,6 +97,12 @@ pid_t FindShim(const std::string& status_path);
 // project (`cp -r`) writes to the original's folder: not this one.
 bool ShimWritesTo(pid_t shim, const std::string& status_path);
 
+// The live shim of a trial whose status goes to `status_path`: `stored`
+// when it still runs and writes there, else one whose command line names
+// that path (started before its pid was stored); -1 when none runs.
+pid_t FindLiveShim(const std::optional<SupervisorId>& stored,
+                   const std::string& status_path);
+
 }  // namespace tuner::runner
 
 #endif  // TUNER_TRIAL_RUNNER_LOCAL_RUNNER_H_

@@ -170,12 +170,16 @@ std::vector<std::string> StillRunning(
     const std::string& trials_root) {
   std::vector<std::string> running;
   for (const auto& trial : trials) {
-    if (!trial.shim_pid || !trial.shim_start) continue;
-    auto pid = static_cast<pid_t>(*trial.shim_pid);
+    if (trial.status != core::TrialStatus::kRunning) continue;
+    std::optional<runner::SupervisorId> stored;
+    if (trial.shim_pid && trial.shim_start) {
+      stored = runner::SupervisorId{static_cast<pid_t>(*trial.shim_pid),
+                                    *trial.shim_start};
+    }
     std::string dir = trials_root + "/" + std::to_string(trial.id);
-    if (runner::ProcessStartTime(pid) == *trial.shim_start &&
-        runner::ShimWritesTo(
-            pid, AttemptStatusPath(dir, static_cast<int>(trial.attempts)))) {
+    pid_t pid = runner::FindLiveShim(
+        stored, AttemptStatusPath(dir, static_cast<int>(trial.attempts)));
+    if (pid > 0) {
       running.push_back("trial " + std::to_string(trial.id) +
                         " (its shim, pid " + std::to_string(pid) + ")");
     }
