@@ -13,6 +13,7 @@ resume:  SIGKILL the tuner while steps run, `tuner resume`: the running steps
 scancel: `scancel JOB.STEP` of one trial's step is recorded as cancelled.
 nodefail: a node set down mid-sweep: its trials run again on the other.
 allocend: `scancel JOB` mid-sweep: trials pending, `tuner resume` finishes.
+allocendhard: the same with trials that outlast SIGTERM (no status left).
 booking: Ctrl-C while booking cancels it; an orphaned booking is taken over.
 Exits 77 (skipped) only with TUNER_NO_SLURM=1; without SLURM_CONF it fails.
 """
@@ -43,12 +44,13 @@ def steps():
     return listed
 
 
-def config(workdir, trials, sleep_ms, epochs, scheduler="fifo", per_trial=1):
+def config(workdir, trials, sleep_ms, epochs, scheduler="fifo", per_trial=1,
+           prelude="", stop_grace="5s"):
     # The trial writes where it runs: Slurm's node name and the cards the
-    # shim set, then trains.
+    # shim set, then trains (after `prelude`, shell text).
     text = f"""
 name: slurm-test
-command: ["sh", "-c", "echo \\"$SLURMD_NODENAME $HABANA_VISIBLE_MODULES\\" > {{trial_dir}}/where && exec {TOY} --lr {{lr}} --epochs {epochs} --sleep-ms {sleep_ms}"]
+command: ["sh", "-c", "{prelude}echo \\"$SLURMD_NODENAME $HABANA_VISIBLE_MODULES\\" > {{trial_dir}}/where && exec {TOY} --lr {{lr}} --epochs {epochs} --sleep-ms {sleep_ms}"]
 metric: score
 mode: max
 time_attr: epoch
@@ -58,7 +60,7 @@ searcher: {{type: random, seed: 7}}
 num_trials: {trials}
 scheduler: {{type: {scheduler}}}
 devices: {{kind: habana, per_trial: {per_trial}}}
-trial: {{timeout: 2m, stop_grace: 5s}}
+trial: {{timeout: 2m, stop_grace: {stop_grace}}}
 cluster: {{kind: slurm, nodes: 2, poll: 200ms}}
 """
     path = os.path.join(workdir, "sweep.yaml")
@@ -269,12 +271,18 @@ def case_nodefail():
     print("nodefail: trials %s moved from n2 to n1" % sorted({m[0] for m in moved}))
 
 
-def case_allocend():
+def case_allocend(hard=False):
     """The allocation ends under the sweep (`scancel JOB`, as a time limit):
     its trials go back to pending, the run fails saying so, and `tuner
-    resume` books a new allocation and finishes them."""
+    resume` books a new allocation and finishes them. `hard`: the trials
+    ignore SIGTERM and outlast Slurm's KillWait, so their shims die by
+    SIGKILL without a status, as steps cut hard."""
     workdir = tempfile.mkdtemp(prefix="slurm-allocend-")
-    path = config(workdir, trials=4, sleep_ms=800, epochs=6)
+    if hard:
+        path = config(workdir, trials=4, sleep_ms=800, epochs=12,
+                      prelude="trap '' TERM; ", stop_grace="2m")
+    else:
+        path = config(workdir, trials=4, sleep_ms=800, epochs=6)
     proc = start(["run", path, "--db", "tuner.db", "-q"], workdir)
     seen = {}
     watch(proc, seen, until=lambda: len(steps()) >= 4)
@@ -337,4 +345,5 @@ if not os.environ.get("SLURM_CONF"):
          "start) or set TUNER_NO_SLURM=1 to skip the Slurm tests")
 {"sweep": case_sweep, "resume": case_resume, "scancel": case_scancel,
  "nodefail": case_nodefail, "allocend": case_allocend,
+ "allocendhard": lambda: case_allocend(hard=True),
  "booking": case_booking}[CASE]()

@@ -225,7 +225,7 @@ void SlurmRunner::OnSteps(const CommandResult& result) {
   for (const auto& [trial, step] : steps_) trials.push_back(trial);
   for (core::TrialId trial : trials) {
     Step* step = Find(trial);
-    if (!step || step->ending) continue;
+    if (!step || step->ending || step->held_exit) continue;
     auto it = by_name.find(step->name);
     if (it != by_name.end()) {
       step->step_id = it->second.step;

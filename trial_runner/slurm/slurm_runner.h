@@ -51,7 +51,9 @@ struct SlurmRunnerOptions {
 // shim kills at once and still writes the status). A step that ends
 // without a status ended because it was cancelled (TrialExit::cancelled),
 // its node failed or drained (node_failed; the observer hears
-// OnNodeUsable(node, false)), or for an unknown reason (lost). Supervisor()
+// OnNodeUsable(node, false)), or for an unknown reason (lost); a step
+// cancelled or lost while squeue no longer lists the job as running ended
+// with its allocation (node_failed, every node unusable). Supervisor()
 // is {pid: the step id, start: the job id}. Not thread-safe: everything
 // runs on the io_context's thread.
 class SlurmRunner : public TrialRunner {
@@ -96,8 +98,9 @@ class SlurmRunner : public TrialRunner {
   void ReadNodeStates(const std::set<std::string>& nodes);
   // squeue says the job is gone (time limit, scancel): no node is usable.
   void AllocationGone();
-  // Delivers the exits held for a SIGTERM the tuner did not send: as they
-  // are, or (`allocation_gone`) as ended by the cluster, not the trial.
+  // Delivers the exits held for an end the tuner did not ask for (a
+  // SIGTERM, a cancelled or lost step): as they are, or (`allocation_gone`)
+  // as ended by the cluster, not the trial.
   void DeliverHeld(bool allocation_gone);
   // Asks whether the job still runs when an exit is held.
   void CheckHeld();

@@ -58,6 +58,7 @@ void SlurmRunner::DeliverHeld(bool allocation_gone) {
     exit.stop_requested |= step->stop_requested || step->kill_requested;
     if (allocation_gone) {
       exit.node_failed = true;  // not the trial's doing: it runs again
+      exit.cancelled = false;
       exit.lost_why = "Slurm ended allocation " + options_.job;
     }
     Deliver(trial, exit);
@@ -127,15 +128,26 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
       exit.lost_why = "node " + step->node + " failed or was drained" +
                       (node_down ? " (" + state->second + ")" : "") +
                       (end.line.empty() ? "" : ": " + end.line);
-    } else if (exit.cancelled) {
+      Deliver(trial, exit);
+      continue;
+    }
+    if (exit.cancelled) {
       exit.lost_why = end.line;
     } else {
       std::string why = CommandResult{1, false, "", log}.Why();
       exit.lost_why = "its Slurm step ended without a status" +
                       (log.empty() ? std::string() : " (" + why + ")");
     }
-    Deliver(trial, exit);
+    if (exit.stop_requested) {
+      Deliver(trial, exit);
+      continue;
+    }
+    // Cancelled or lost by no request of ours: the step alone (`scancel
+    // JOB.STEP`), or the whole allocation ending; squeue on the job tells.
+    step->ending = false;
+    step->held_exit = exit;
   }
+  CheckHeld();
 }
 
 void SlurmRunner::AllocationGone() {
