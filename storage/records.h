@@ -104,6 +104,9 @@ struct TrialEnd {
   std::optional<int64_t> exit_code;
   std::string reason;
   std::optional<double> last_time;  // overrides the row's, when set
+  // When its process ended, if known and earlier than now (its shim's
+  // status, read by a tuner that was not running then).
+  std::optional<double> exited_at;
 };
 
 }  // namespace tuner::storage

@@ -169,6 +169,12 @@ ALTER TABLE leases ADD COLUMN node TEXT NOT NULL DEFAULT '';
 ALTER TABLE experiments ADD COLUMN cluster_job TEXT NOT NULL DEFAULT '';
 ALTER TABLE experiments ADD COLUMN cluster_booked INTEGER NOT NULL DEFAULT 0;
 )sql",
+      // 10: when a trial's process ended, as its shim saw it, where that is
+      // before the row's `ended_at` (when a tuner recorded the end: later
+      // for a trial that ended while no tuner ran).
+      R"sql(
+ALTER TABLE trials ADD COLUMN exited_at REAL;
+)sql",
   };
   return kMigrations;
 }

@@ -10,7 +10,12 @@ namespace tuner::storage {
 
 namespace {
 
+// The end is when the process exited where that is known (schema 10).
 constexpr const char* kTrialColumns =
+    "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
+    "last_time, last_value, best_value, created_at, started_at, "
+    "COALESCE(exited_at, ended_at), shim_pid, shim_start";
+constexpr const char* kTrialColumnsBefore10 =
     "id, experiment_id, trial_index, status, attempts, exit_code, reason, "
     "last_time, last_value, best_value, created_at, started_at, ended_at, "
     "shim_pid, shim_start";
@@ -65,6 +70,8 @@ core::ParamValue ReadParamValue(const Statement& s, const std::string& kind,
   return s.Text(column);
 }
 
-const char* TrialColumns() { return kTrialColumns; }
+const char* TrialColumns(bool exit_times) {
+  return exit_times ? kTrialColumns : kTrialColumnsBefore10;
+}
 
 }  // namespace tuner::storage

@@ -8,8 +8,9 @@
 
 namespace tuner::storage {
 
-// "id, experiment_id, ..." in the order ReadTrialRow reads them.
-const char* TrialColumns();
+// "id, experiment_id, ..." in the order ReadTrialRow reads them;
+// `exit_times`: the table has schema 10's exited_at.
+const char* TrialColumns(bool exit_times);
 // The current row of a statement that selected TrialColumns() (no params).
 TrialRecord ReadTrialRow(const Statement& s);
 // Binds a param's value as its kind (b, i, f or s) at `index` and the value

@@ -78,15 +78,27 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::OpenReadOnly(
 
 core::Status TrialStore::PrepareStatements() {
   auto prepare = [&](const std::string& sql) { return db_->Prepare(sql); };
+  if (read_only_) {
+    auto column = prepare(
+        "SELECT 1 FROM pragma_table_info('trials') WHERE name = 'exited_at'");
+    if (!column.ok()) return column.status();
+    auto row = column.value().Step();
+    if (!row.ok()) return row.status();
+    exit_times_ = row.value();
+  }
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
       "VALUES (?1, ?2, 'pending', $now)",
       "INSERT INTO params (trial_id, position, name, kind, value) "
       "VALUES (?1, ?2, ?3, ?4, ?5)",
       "UPDATE trials SET status = 'running', attempts = attempts + 1, "
-      "started_at = $now, ended_at = NULL WHERE id = ?1",
-      "UPDATE trials SET status = ?2, exit_code = ?3, reason = ?4, "
-      "last_time = COALESCE(?5, last_time), ended_at = $now WHERE id = ?1",
+      "started_at = $now, ended_at = NULL, exit_code = NULL, reason = '' "
+      "WHERE id = ?1",
+      std::string("UPDATE trials SET status = ?2, exit_code = ?3, reason = ?4, "
+                  "last_time = COALESCE(?5, last_time), ended_at = $now") +
+          (exit_times_ ? ", exited_at = CASE WHEN ?6 < $now THEN "
+                         "max(?6, started_at) END WHERE id = ?1"
+                       : " WHERE id = ?1"),
       "INSERT INTO reports (trial_id, seq, time, value, metrics, attempt, "
       "offset, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
       "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "
@@ -208,7 +220,7 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
   } else {
     s.BindNull(3);
   }
-  s.Bind(4, end.reason).Bind(5, end.last_time);
+  s.Bind(4, end.reason).Bind(5, end.last_time).Bind(6, end.exited_at);
   return s.Run();
 }
 
@@ -246,7 +258,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
     ExperimentId experiment) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns() +
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment);
@@ -256,7 +268,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
 core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
     core::TrialId trial) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns() +
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, trial);
@@ -277,8 +289,8 @@ core::Result<Statement> TrialStore::PrepareBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   auto stmt =
-      db_->Prepare(std::string("SELECT ") + TrialColumns() + " FROM trials " +
-                   BestTrialsWhereOrder(experiment.mode, by));
+      db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
+                   " FROM trials " + BestTrialsWhereOrder(experiment.mode, by));
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);
   return stmt;

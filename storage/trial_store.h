@@ -85,7 +85,8 @@ class TrialStore {
   // Adds a pending trial with its params; returns its id.
   core::Result<core::TrialId> AddTrial(ExperimentId experiment, int64_t index,
                                        const core::Params& params);
-  // Marks a trial running and counts one more attempt.
+  // Marks a trial running and counts one more attempt; the previous
+  // attempt's exit code and reason are cleared.
   core::Status MarkRunning(core::TrialId trial);
   core::Status FinishTrial(core::TrialId trial, const TrialEnd& end);
   core::Result<std::vector<TrialRecord>> ListTrials(ExperimentId experiment);
@@ -273,6 +274,9 @@ class TrialStore {
   std::unique_ptr<Statements> statements_;
   bool read_only_;
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts
+  // The trials table has exited_at (schema 10): always once migrated; a
+  // database opened read-only may predate it.
+  bool exit_times_ = true;
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
   int commit_every_ = 1;     // see HoldCommits

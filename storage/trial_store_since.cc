@@ -56,8 +56,8 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
     ExperimentId experiment, double since) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   auto rows =
-      db_->Prepare(std::string("SELECT ") + TrialColumns() + " FROM trials t" +
-                   kChangedTrials + " ORDER BY t.id");
+      db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
+                   " FROM trials t" + kChangedTrials + " ORDER BY t.id");
   if (!rows.ok()) return rows.error();
   rows.value().Bind(1, experiment).Bind(2, since);
   std::vector<TrialRecord> out;

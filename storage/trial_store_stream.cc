@@ -49,7 +49,7 @@ core::Status TrialStore::ForEachTrial(
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   // trial_index order walks the (experiment_id, trial_index) index: no
   // sort, so no temporary copy of the rows.
-  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns() +
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE experiment_id = ?1 "
                            "ORDER BY trial_index");
   if (!stmt.ok()) return stmt.error();

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -104,13 +106,28 @@ TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
     }
     return exit;
   }
-  if (status.contains("exit_code"))
-    exit.exit_code = status["exit_code"].get<int>();
-  exit.signal = status.value("signal", 0);
-  exit.timed_out = status.value("timed_out", false);
-  exit.idle = status.value("idle", false);
-  exit.orphaned = status.value("orphaned", false);
-  exit.stop_requested = status.value("stop_requested", false);
+  // Written by our shim, yet in the trial's folder: a field of another
+  // type is ignored, never thrown on.
+  auto integer = [&status](const char* key) -> std::optional<int> {
+    auto it = status.find(key);
+    if (it == status.end() || !it->is_number_integer()) return std::nullopt;
+    auto value = it->get<int64_t>();
+    if (value < INT_MIN || value > INT_MAX) return std::nullopt;
+    return static_cast<int>(value);
+  };
+  auto flag = [&status](const char* key) {
+    auto it = status.find(key);
+    return it != status.end() && it->is_boolean() && it->get<bool>();
+  };
+  exit.exit_code = integer("exit_code");
+  exit.signal = integer("signal").value_or(0);
+  exit.timed_out = flag("timed_out");
+  exit.idle = flag("idle");
+  exit.orphaned = flag("orphaned");
+  exit.stop_requested = flag("stop_requested");
+  if (auto it = status.find("ended_at");
+      it != status.end() && it->is_number() && std::isfinite(it->get<double>()))
+    exit.ended_at = it->get<double>();
   return exit;
 }
 

@@ -53,6 +53,8 @@ struct TrialExit {
   bool node_failed = false;
   // The cluster cancelled it (e.g. `scancel` by a user); lost_why says so.
   bool cancelled = false;
+  // When its shim saw it end (Unix seconds), where the shim's status says.
+  std::optional<double> ended_at;
 };
 
 // One process for the machine's uptime: a pid and its start time.

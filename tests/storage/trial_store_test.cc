@@ -234,6 +234,51 @@ TEST_CASE("decisions and trial ends are stored", "[storage]") {
   CHECK(trial.last_time == 3.0);
 }
 
+TEST_CASE("a trial launched again shows no end of its previous attempt",
+          "[storage]") {
+  auto store = Memory();
+  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto t = store->AddTrial(exp, 0, {}).value();
+  REQUIRE(store->MarkRunning(t).ok());
+  REQUIRE(store
+              ->FinishTrial(
+                  t, {core::TrialStatus::kPending, -15, "interrupted", 2.0})
+              .ok());
+  REQUIRE(store->MarkRunning(t).ok());
+  auto trial = store->ListTrials(exp).value()[0];
+  CHECK(trial.status == core::TrialStatus::kRunning);
+  CHECK(trial.attempts == 2);
+  CHECK(trial.reason.empty());
+  CHECK_FALSE(trial.exit_code);
+  CHECK(trial.last_time == 2.0);
+}
+
+TEST_CASE(
+    "a trial's end is when it exited if that is known and earlier, never "
+    "before its start",
+    "[storage]") {
+  auto store = Memory();
+  double now = 100;
+  store->SetTimeSource([&now] { return now; });
+  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  int index = 0;
+  auto end_with = [&](std::optional<double> exited_at) {
+    auto t = store->AddTrial(exp, index++, {}).value();
+    now = 100;
+    REQUIRE(store->MarkRunning(t).ok());
+    now = 200;
+    storage::TrialEnd end{core::TrialStatus::kCompleted, 0, "", 1.0};
+    end.exited_at = exited_at;
+    REQUIRE(store->FinishTrial(t, end).ok());
+    REQUIRE(store->Commit().ok());
+    return store->FindTrial(t).value()->ended_at;
+  };
+  CHECK(end_with(std::nullopt) == 200);
+  CHECK(end_with(150) == 150);
+  CHECK(end_with(250) == 200);  // a clock ahead of ours: ours
+  CHECK(end_with(50) == 100);   // before it started: its start
+}
+
 TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
   std::string path = std::filesystem::temp_directory_path() /
                      ("tuner-store-" + std::to_string(getpid()) + ".db");

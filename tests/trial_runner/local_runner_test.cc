@@ -14,6 +14,7 @@
 
 #include "tests/catch.h"
 #include "trial_runner/device_locks.h"
+#include "trial_runner/shim_launch.h"
 
 namespace tuner::runner {
 namespace {
@@ -155,6 +156,32 @@ TEST_CASE("a trial whose status.json is lost is not said to be killed",
   CHECK(exit.signal == 0);  // no cause invented
   CHECK_FALSE(exit.exit_code.has_value());
   CHECK(exit.lost_why.find("no " + gone.status_path) == 0);
+}
+
+TEST_CASE("a status file's fields of another type are ignored, not thrown on",
+          "[runner]") {
+  Fixture f;
+  std::string path = (f.dir / "status.json").string();
+  auto read = [&path](const std::string& text) {
+    std::ofstream(path) << text;
+    return ReadShimStatus(path, -1);
+  };
+  TrialExit hostile = read(
+      R"({"exit_code": "0", "signal": 1e99, "timed_out": 1, "idle": "yes",
+          "stop_requested": [true], "ended_at": "soon"})");
+  CHECK_FALSE(hostile.lost);
+  CHECK_FALSE(hostile.exit_code);
+  CHECK(hostile.signal == 0);
+  CHECK_FALSE(hostile.timed_out);
+  CHECK_FALSE(hostile.idle);
+  CHECK_FALSE(hostile.stop_requested);
+  CHECK_FALSE(hostile.ended_at);
+  CHECK_FALSE(read(R"({"exit_code": 4294967296})").exit_code);
+  TrialExit fine = read(
+      R"({"exit_code": 3, "stop_requested": true, "ended_at": 1700000000.5})");
+  CHECK(fine.exit_code == 3);
+  CHECK(fine.stop_requested);
+  CHECK(fine.ended_at == 1700000000.5);
 }
 
 TEST_CASE("runner stops and escalates to SIGKILL and times out",

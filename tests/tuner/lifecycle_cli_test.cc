@@ -183,6 +183,20 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   CHECK(fs::exists(real / "1" / "stdout.log"));
   fs::remove_all(g);
   fs::remove_all(h);
+
+  // Moved and renamed: the folder it left is still named.
+  fs::path j;
+  fs::path i = RunThenMoveOnlyDb("lifecycle-i", j);
+  fs::rename(j / "tuner.db", j / "renamed.db");
+  Output renamed = RunTuner(j, "delete c --yes --db renamed.db");
+  CHECK(renamed.code == 0);
+  CHECK(renamed.err ==
+        "tuner: left in place: " + (i / "tuner.db.trials" / "c").string() +
+            ": its trial folder where the database was (the "
+            "database was moved or copied without it)\n");
+  CHECK(fs::exists(i / "tuner.db.trials" / "c" / "1" / "stdout.log"));
+  fs::remove_all(i);
+  fs::remove_all(j);
 }
 
 // Waits until `path` exists (a process test: the tuner in the background).

@@ -189,6 +189,45 @@ trial: {stop_grace: 60s}
   CHECK(session.Stdout().find("\"epoch\": 3") != std::string::npos);
 }
 
+TEST_CASE(
+    "a trial that ended while no tuner ran is recorded as ended when it "
+    "exited, not when a tuner came back",
+    "[tuner][resume][process]") {
+  Session session(R"(name: gap
+command: TOY --lr {lr} --epochs 2 --sleep-ms 100
+metric: score
+mode: max
+time_attr: epoch
+search_space: {lr: {type: grid, values: [0.01]}}
+searcher: {type: grid}
+num_trials: 1
+scheduler: {type: fifo, max_t: 2}
+devices: {kind: cpu, slots: 1}
+)");
+  double offset = 0;  // the store's clock: the system's, then 1000 s on
+  session.store().SetTimeSource([&offset] {
+    auto now = std::chrono::system_clock::now().time_since_epoch();
+    return std::chrono::duration<double>(now).count() + offset;
+  });
+  session.Run([&] { return !session.Reports().empty(); });
+  auto status = AttemptStatusPath(
+      (session.dir() / "trials" / std::to_string(session.Trials()[0].id))
+          .string(),
+      1);
+  auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (!fs::exists(status) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fs::exists(status));
+  offset = 1000;  // the next tuner comes back much later
+  REQUIRE(session.Run() == SweepOutcome::kFinished);
+  auto trial = session.Trials().at(0);
+  CHECK(trial.status == TrialStatus::kCompleted);
+  REQUIRE(trial.started_at);
+  REQUIRE(trial.ended_at);
+  CHECK(*trial.ended_at - *trial.started_at < 500);
+  CHECK(*trial.ended_at >= *trial.started_at);
+}
+
 TEST_CASE("a trial a graceful stop ended runs again on resume",
           "[tuner][resume][process]") {
   Session session(R"(name: again

@@ -194,12 +194,20 @@ std::string FormerTrialsRoot(const std::string& text,
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object() || !json.contains("trials_root")) return "";
   auto then = json.find("db_folder");
-  if (then == json.end() || !then->is_string()) return "";
-  std::string folder = then->get<std::string>();
-  if (folder.empty() || folder == PlaceOf(db_path).folder) return "";
-  std::filesystem::path file = std::filesystem::path(db_path).filename();
-  std::filesystem::path root =
-      std::filesystem::path(folder) / (file.string() + ".trials") / name;
+  auto stored = json.find("trials_root");
+  if (then == json.end() || !then->is_string() || !stored->is_string())
+    return "";
+  // FOLDER/FILE.trials/NAME as stored, FILE the database's name then (it
+  // may have been renamed since), and not where the database is now.
+  std::filesystem::path folder = then->get<std::string>();
+  std::filesystem::path root = stored->get<std::string>();
+  std::string trials = root.parent_path().filename().string();
+  bool shaped = !folder.empty() && folder.is_absolute() &&
+                root.filename() == name &&
+                root.parent_path().parent_path() == folder &&
+                trials.size() > 7 &&
+                trials.compare(trials.size() - 7, 7, ".trials") == 0;
+  if (!shaped || root == TrialsRootFor(db_path, name)) return "";
   // A folder, not a link to one: the name would mislead who cleans up.
   std::error_code ec;
   return std::filesystem::symlink_status(root, ec).type() ==

@@ -252,6 +252,7 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
   if (exit.signal) trial.exit_code = -exit.signal;
+  trial.exited_at = trial.adopted ? exit.ended_at : std::nullopt;
   std::string reason;
   trial.device_busy = false;
   std::optional<std::string> interrupted = Interruption(trial, exit);
@@ -324,7 +325,8 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   // A reason may quote what the trial printed (metric names, an error
   // line): no control character reaches a terminal or the store.
   const std::string reason = OneLine(given_reason);
-  storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime()};
+  storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime(),
+                        trial.exited_at};
   Check(store_.FinishTrial(trial.id, end));
   PruneCheckpoints(trial, status);
   Check(store_.Commit());

@@ -62,6 +62,9 @@ struct Sweep::LiveTrial {
   core::Action verdict = core::Action::kContinue;
   std::optional<double> stop_time;  // the time it was stopped or paused at
   std::optional<int64_t> exit_code;
+  // When its process ended, for an attempt an earlier tuner started (it may
+  // have ended while no tuner ran); else unset: it ended when recorded.
+  std::optional<double> exited_at;
   std::string reason;
   SeenKeys seen_keys;        // of all its reports, for error hints
   bool warned_time = false;  // a non-finite time_attr was warned about

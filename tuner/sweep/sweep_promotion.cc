@@ -33,7 +33,7 @@ bool Sweep::PromoteNext() {
 
 void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
   storage::TrialEnd end{core::TrialStatus::kPaused, trial->exit_code,
-                        trial->reason, trial->EndTime()};
+                        trial->reason, trial->EndTime(), trial->exited_at};
   Check(store_.FinishTrial(trial->id, end));
   Check(store_.Commit());
   ++counts_.paused;
