@@ -433,8 +433,15 @@ TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
   std::filesystem::permissions(gate / "bin" / "hl-smi",
                                std::filesystem::perms::owner_all);
   UseFakeMachine("dl1");
-  std::string saved_path = getenv("PATH");
-  setenv("PATH", ((gate / "bin").string() + ":" + saved_path).c_str(), 1);
+  // Set before the service's threads start and restored after they end
+  // (declared before it): no thread reads PATH while it changes.
+  struct PathAhead {
+    explicit PathAhead(const std::string& dir) : saved(getenv("PATH")) {
+      setenv("PATH", (dir + ":" + saved).c_str(), 1);
+    }
+    ~PathAhead() { setenv("PATH", saved.c_str(), 1); }
+    std::string saved;
+  } path_ahead((gate / "bin").string());
 
   Service service;
   std::string yaml = ToySweepYaml("slow-detect", 1, 1, 1);
@@ -460,7 +467,6 @@ TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
   CHECK(submitted == 0);  // still inside detection: the gate is shut
   std::ofstream(gate / "open") << "open\n";
   submitter.join();
-  setenv("PATH", saved_path.c_str(), 1);
   CHECK(submitted == 201);
   std::filesystem::remove_all(gate);
 }
