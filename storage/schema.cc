@@ -119,7 +119,7 @@ CREATE TABLE doomed_paths (
 );
 )sql",
       // 8: queries that stay instant at a million trials. Per-status counts
-      // kept by triggers (any writer, any version, keeps them right), and
+      // kept by triggers (until 11), and
       // indexes in BestTrials' kLast orders (storage/best_order.h). kBest
       // has none: two more indexes made a sweep's writes 2.5 times slower.
       R"sql(
@@ -174,6 +174,19 @@ ALTER TABLE experiments ADD COLUMN cluster_booked INTEGER NOT NULL DEFAULT 0;
       // for a trial that ended while no tuner ran).
       R"sql(
 ALTER TABLE trials ADD COLUMN exited_at REAL;
+)sql",
+      // 11: trial_counts kept by the writer (storage/trial_counts.h), a few
+      // rows per transaction instead of a trigger per status change; every
+      // build that writes this schema keeps them.
+      R"sql(
+DROP TRIGGER trial_counts_insert;
+DROP TRIGGER trial_counts_update;
+DROP TRIGGER trial_counts_delete;
+DROP TRIGGER trial_counts_drop;
+DELETE FROM trial_counts;
+INSERT INTO trial_counts
+  SELECT experiment_id, status, COUNT(*) FROM trials
+  GROUP BY experiment_id, status;
 )sql",
   };
   return kMigrations;

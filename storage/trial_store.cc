@@ -33,6 +33,7 @@ ExperimentRecord ReadExperiment(const Statement& s) {
 struct TrialStore::Statements {
   Statement insert_trial, insert_param, mark_running, finish_trial;
   Statement insert_report, update_last, insert_decision, select_params;
+  Statement trial_state;
 };
 
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
@@ -110,6 +111,7 @@ core::Status TrialStore::PrepareStatements() {
       "$now)",
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
+      "SELECT experiment_id, status FROM trials WHERE id = ?1",
   };
   std::vector<Statement> prepared;
   for (const auto& sql : queries) {
@@ -120,7 +122,11 @@ core::Status TrialStore::PrepareStatements() {
   statements_.reset(new Statements{
       std::move(prepared[0]), std::move(prepared[1]), std::move(prepared[2]),
       std::move(prepared[3]), std::move(prepared[4]), std::move(prepared[5]),
-      std::move(prepared[6]), std::move(prepared[7])});
+      std::move(prepared[6]), std::move(prepared[7]), std::move(prepared[8])});
+  if (read_only_) return core::Status::Ok();
+  auto counts = TrialCounts::Prepare(*db_);
+  if (!counts.ok()) return counts.error();
+  counts_.emplace(std::move(counts).value());
   return core::Status::Ok();
 }
 
@@ -195,6 +201,7 @@ core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
   TUNER_RETURN_IF_ERROR(
       statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
   core::TrialId trial = db_->LastInsertRowId();
+  counts_->Move(experiment, std::nullopt, "pending");
   Statement& insert = statements_->insert_param;
   for (size_t i = 0; i < params.size(); ++i) {
     insert.Bind(1, trial).Bind(2, static_cast<int64_t>(i));
@@ -207,7 +214,22 @@ core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
 
 core::Status TrialStore::MarkRunning(core::TrialId trial) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  return statements_->mark_running.Bind(1, trial).Run();
+  return ChangeTrial(trial, "running",
+                     statements_->mark_running.Bind(1, trial));
+}
+
+core::Status TrialStore::ChangeTrial(core::TrialId trial,
+                                     const std::string& status,
+                                     Statement& update) {
+  Statement& state = statements_->trial_state;
+  auto row = state.Bind(1, trial).Step();
+  if (!row.ok()) return row.error();
+  std::optional<std::pair<ExperimentId, std::string>> was;
+  if (row.value()) was.emplace(state.Int(0), state.Text(1));
+  state.Reset();
+  TUNER_RETURN_IF_ERROR(update.Run());
+  if (was) counts_->Move(was->first, was->second, status);
+  return core::Status::Ok();
 }
 
 core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
@@ -221,7 +243,7 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     s.BindNull(3);
   }
   s.Bind(4, end.reason).Bind(5, end.last_time).Bind(6, end.exited_at);
-  return s.Run();
+  return ChangeTrial(trial, std::string(core::ToString(end.status)), s);
 }
 
 core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {

@@ -15,6 +15,7 @@
 #include "storage/best_order.h"
 #include "storage/records.h"
 #include "storage/sqlite.h"
+#include "storage/trial_counts.h"
 
 namespace tuner::storage {
 
@@ -238,6 +239,10 @@ class TrialStore {
   struct Statements;
   TrialStore(std::unique_ptr<Database> db, bool read_only);
   core::Status BeginIfNeeded();
+  // Runs `update` (bound) on `trial`'s row, which sets its status to
+  // `status`, and counts the move.
+  core::Status ChangeTrial(core::TrialId trial, const std::string& status,
+                           Statement& update);
   core::Status PrepareStatements();
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
@@ -274,6 +279,7 @@ class TrialStore {
   std::unique_ptr<Statements> statements_;
   bool read_only_;
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts
+  std::optional<TrialCounts> counts_;     // the writer's; none read-only
   // The trials table has exited_at (schema 10): always once migrated; a
   // database opened read-only may predate it.
   bool exit_times_ = true;

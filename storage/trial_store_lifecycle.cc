@@ -76,7 +76,7 @@ core::Status TrialStore::DeleteExperiment(
     if (!stmt.ok()) return stmt.error();
     TUNER_RETURN_IF_ERROR(stmt.value().Bind(1, experiment).Run());
   }
-  return core::Status::Ok();
+  return counts_->Drop(experiment);
 }
 
 core::Result<std::vector<std::string>> TrialStore::DoomedPaths(

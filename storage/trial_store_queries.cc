@@ -65,6 +65,7 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
     ExperimentId experiment) {
   auto counted = HasTrialCounts();
   if (!counted.ok()) return counted.error();
+  if (counts_ && db_->InTransaction()) TUNER_RETURN_IF_ERROR(counts_->Flush());
   auto stmt = db_->Prepare(
       counted.value()
           ? "SELECT status, n FROM trial_counts WHERE experiment_id = ?1"

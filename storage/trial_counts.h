@@ -1,0 +1,48 @@
+// TrialCounts: the per-experiment, per-status trial counts of the
+// trial_counts table, kept by the one writer in its own transactions.
+#ifndef TUNER_STORAGE_TRIAL_COUNTS_H_
+#define TUNER_STORAGE_TRIAL_COUNTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/result.h"
+#include "storage/records.h"
+#include "storage/sqlite.h"
+
+namespace tuner::storage {
+
+// Status changes are gathered in memory and written by Flush() (a few rows
+// per transaction, not one per change), which the writer calls before it
+// commits and before it reads the counts itself: another connection sees
+// the counts and the rows change in the same commit. Discard() forgets
+// changes whose transaction SQLite rolled back. Not thread-safe.
+class TrialCounts {
+ public:
+  // Prepares its statements on `db` (whose schema has trial_counts).
+  static core::Result<TrialCounts> Prepare(Database& db);
+
+  // One trial of `experiment` moves from `from` (nullopt: a new trial) to
+  // `to`.
+  void Move(ExperimentId experiment, const std::optional<std::string>& from,
+            const std::string& to);
+  // Writes the gathered changes; must run in the changes' transaction.
+  core::Status Flush();
+  void Discard() { changes_.clear(); }
+  // The experiment's counts are gone (its rows deleted).
+  core::Status Drop(ExperimentId experiment);
+
+ private:
+  TrialCounts(Statement add, Statement drop)
+      : add_(std::move(add)), drop_(std::move(drop)) {}
+
+  Statement add_, drop_;
+  std::map<std::pair<ExperimentId, std::string>, int64_t> changes_;
+};
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_TRIAL_COUNTS_H_
