@@ -95,11 +95,17 @@ core::Status TrialStore::PrepareStatements() {
       "UPDATE trials SET status = 'running', attempts = attempts + 1, "
       "started_at = $now, ended_at = NULL, exit_code = NULL, reason = '' "
       "WHERE id = ?1",
-      std::string("UPDATE trials SET status = ?2, exit_code = ?3, reason = ?4, "
-                  "last_time = COALESCE(?5, last_time), ended_at = $now") +
-          (exit_times_ ? ", exited_at = CASE WHEN ?6 < $now THEN "
-                         "max(?6, started_at) END WHERE id = ?1"
-                       : " WHERE id = ?1"),
+      // A paused trial that ends without running again keeps its
+      // pause's end and exit code.
+      std::string("UPDATE trials SET status = ?2, reason = ?4, exit_code = "
+                  "COALESCE(?3, CASE WHEN status = 'paused' THEN exit_code "
+                  "END), last_time = COALESCE(?5, last_time), ended_at = "
+                  "$now") +
+          (exit_times_
+               ? ", exited_at = CASE WHEN ?6 < $now THEN max(?6, started_at) "
+                 "WHEN status = 'paused' THEN COALESCE(exited_at, ended_at) "
+                 "END WHERE id = ?1"
+               : " WHERE id = ?1"),
       "INSERT INTO reports (trial_id, seq, time, value, metrics, attempt, "
       "offset, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
       "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "

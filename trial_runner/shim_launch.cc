@@ -85,6 +85,21 @@ std::vector<std::string> ShimArgv(const std::string& shim_path,
   return argv;
 }
 
+namespace {
+
+// Whether a status says how the trial ended as only a shim writes it: an
+// exit code 0-255 or a signal number 1-64.
+bool StatusSaysHow(const nlohmann::json& status) {
+  auto in = [&status](const char* key, int64_t low, int64_t high) {
+    auto it = status.find(key);
+    return it != status.end() && it->is_number_integer() &&
+           it->get<int64_t>() >= low && it->get<int64_t>() <= high;
+  };
+  return in("exit_code", 0, 255) || in("signal", 1, 64);
+}
+
+}  // namespace
+
 TrialExit ReadShimStatus(const std::string& path, int shim_status) {
   return ReadShimStatus(HeldFolder(path), shim_status);
 }
@@ -94,10 +109,12 @@ TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
   const std::string& path = folder.path();
   std::optional<std::string> text = ReadHeld(folder, 64 * 1024);
   auto status = nlohmann::json::parse(text.value_or(""), nullptr, false);
-  if (!status.is_object()) {
+  // A shim killed by a signal wrote no status: a file there is the trial's.
+  bool shim_killed = shim_status >= 0 && WIFSIGNALED(shim_status);
+  if (!status.is_object() || shim_killed || !StatusSaysHow(status)) {
     // Never invent a cause: the trial may well have exited 0.
     exit.lost = true;
-    if (shim_status >= 0 && WIFSIGNALED(shim_status)) {
+    if (shim_killed) {
       exit.lost_why = "its shim was killed by signal " +
                       std::to_string(WTERMSIG(shim_status));
     } else {

@@ -277,6 +277,23 @@ TEST_CASE(
   CHECK(end_with(150) == 150);
   CHECK(end_with(250) == 200);  // a clock ahead of ours: ours
   CHECK(end_with(50) == 100);   // before it started: its start
+
+  // Paused at 120, ended at 300 without running again (never promoted).
+  auto paused = store->AddTrial(exp, index++, {}).value();
+  now = 100;
+  REQUIRE(store->MarkRunning(paused).ok());
+  now = 120;
+  REQUIRE(store->FinishTrial(paused, {core::TrialStatus::kPaused, -15, "", 1.0})
+              .ok());
+  now = 300;
+  REQUIRE(store
+              ->FinishTrial(paused, {core::TrialStatus::kStopped, std::nullopt,
+                                     "not promoted", 1.0})
+              .ok());
+  REQUIRE(store->Commit().ok());
+  auto stopped = store->FindTrial(paused).value();
+  CHECK(stopped->ended_at == 120);
+  CHECK(stopped->exit_code == -15);
 }
 
 TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {

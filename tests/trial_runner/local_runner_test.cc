@@ -158,30 +158,47 @@ TEST_CASE("a trial whose status.json is lost is not said to be killed",
   CHECK(exit.lost_why.find("no " + gone.status_path) == 0);
 }
 
-TEST_CASE("a status file's fields of another type are ignored, not thrown on",
-          "[runner]") {
+TEST_CASE(
+    "a status file says how the trial ended only as a shim writes it, and "
+    "never after its shim was killed",
+    "[runner]") {
   Fixture f;
   std::string path = (f.dir / "status.json").string();
-  auto read = [&path](const std::string& text) {
+  auto read = [&path](const std::string& text, int shim_status = -1) {
     std::ofstream(path) << text;
-    return ReadShimStatus(path, -1);
+    return ReadShimStatus(path, shim_status);
   };
-  TrialExit hostile = read(
-      R"({"exit_code": "0", "signal": 1e99, "timed_out": 1, "idle": "yes",
+  // Neither an exit code 0-255 nor a signal 1-64: what ended is unknown.
+  for (const char* text :
+       {R"({"exit_code": "0", "signal": 1e99})", R"({"exit_code": -5})",
+        R"({"exit_code": 4294967296})", R"({"signal": 999999999999})",
+        R"({"timed_out": true})"}) {
+    INFO(text);
+    TrialExit exit = read(text);
+    CHECK(exit.lost);
+    CHECK_FALSE(exit.exit_code);
+    CHECK(exit.signal == 0);
+  }
+  // Other fields of another type are ignored, never thrown on.
+  TrialExit odd = read(
+      R"({"exit_code": 0, "timed_out": 1, "idle": "yes",
           "stop_requested": [true], "ended_at": "soon"})");
-  CHECK_FALSE(hostile.lost);
-  CHECK_FALSE(hostile.exit_code);
-  CHECK(hostile.signal == 0);
-  CHECK_FALSE(hostile.timed_out);
-  CHECK_FALSE(hostile.idle);
-  CHECK_FALSE(hostile.stop_requested);
-  CHECK_FALSE(hostile.ended_at);
-  CHECK_FALSE(read(R"({"exit_code": 4294967296})").exit_code);
+  CHECK_FALSE(odd.lost);
+  CHECK(odd.exit_code == 0);
+  CHECK_FALSE(odd.timed_out);
+  CHECK_FALSE(odd.idle);
+  CHECK_FALSE(odd.stop_requested);
+  CHECK_FALSE(odd.ended_at);
   TrialExit fine = read(
       R"({"exit_code": 3, "stop_requested": true, "ended_at": 1700000000.5})");
   CHECK(fine.exit_code == 3);
   CHECK(fine.stop_requested);
   CHECK(fine.ended_at == 1700000000.5);
+  // The shim died by SIGKILL: a status there was written by the trial.
+  TrialExit planted = read(R"({"exit_code": 0})", SIGKILL);
+  CHECK(planted.lost);
+  CHECK_FALSE(planted.exit_code);
+  CHECK(planted.lost_why == "its shim was killed by signal 9");
 }
 
 TEST_CASE("runner stops and escalates to SIGKILL and times out",

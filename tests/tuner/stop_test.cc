@@ -1,6 +1,7 @@
 // `tuner stop` signals the tuner that holds an experiment's lock, and no
 // process that a stale or forged lock file merely names.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,9 +82,23 @@ TEST_CASE("a CLI tuner's lock names its pid, start time and executable",
           "[cli][stop]") {
   std::string owner = CliOwnerText();
   CHECK(owner.rfind("pid=" + std::to_string(getpid()) + " start=", 0) == 0);
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-stop-owner-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string held = (dir / ".tuner-a.lock").string();
+  std::string other = (dir / ".tuner-b.lock").string();
+  auto lock = HoldTunerLock(held, owner);
+  REQUIRE(lock);
+  struct stat st;
+  REQUIRE(stat(held.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);  // no one else writes whom stop signals
+  std::ofstream(other) << owner;       // its text copied into another lock
   std::string why;
   // Checked by a process of the same executable (here: this test binary).
-  CHECK(VerifiedTunerPid(owner, &why) == getpid());
+  CHECK(VerifiedTunerPid(owner, held, &why) == getpid());
+  CHECK_FALSE(VerifiedTunerPid(owner, other, &why));
+  CHECK(why.find("does not hold this experiment's lock") != std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tuner/base/tuner_lock.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -55,6 +56,21 @@ std::string Field(const std::string& text, const std::string& key,
   return text.substr(begin, end == std::string::npos ? end : end - begin);
 }
 
+// Whether process `pid` has `path` open (by device and inode).
+bool HoldsOpen(int pid, const std::string& path) {
+  struct stat file;
+  if (stat(path.c_str(), &file) != 0) return false;
+  std::error_code ec;
+  fs::directory_iterator fds("/proc/" + std::to_string(pid) + "/fd", ec);
+  for (; !ec && fds != fs::directory_iterator(); fds.increment(ec)) {
+    struct stat open;
+    if (stat(fds->path().c_str(), &open) == 0 && open.st_dev == file.st_dev &&
+        open.st_ino == file.st_ino)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string TrialsRootFor(const std::string& db_path,
@@ -87,6 +103,10 @@ std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
   fs::create_directories(fs::path(path).parent_path(), ec);
   for (int attempt = 0; attempt < 50; ++attempt) {
     if (auto lock = runner::LockFile::TryAcquire(path)) {
+      // Only its owner writes it: its text says whom `tuner stop` signals
+      // (a file made 0666 by an older tuner is narrowed; another user's
+      // stays as it is).
+      (void)fchmod(lock->fd(), 0644);
       lock->WriteOwner(owner);
       return lock;
     }
@@ -110,6 +130,7 @@ LockOwner ParseLockOwner(const std::string& owner) {
 }
 
 std::optional<int> VerifiedTunerPid(const std::string& owner,
+                                    const std::string& lock_path,
                                     std::string* why) {
   int pid = std::atoi(Field(owner, "pid").c_str());
   std::string start = Field(owner, "start");
@@ -125,6 +146,10 @@ std::optional<int> VerifiedTunerPid(const std::string& owner,
              fs::path(exe).filename() !=
                  fs::path(Executable(getpid())).filename()) {
     *why = name + " is not a tuner (executable " + Executable(pid) + ")";
+  } else if (!HoldsOpen(pid, lock_path)) {
+    *why = name +
+           " does not hold this experiment's lock (a forged lock file: its "
+           "text names another tuner)";
   } else {
     return pid;
   }

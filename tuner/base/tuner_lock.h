@@ -32,7 +32,9 @@ std::string TunerLockPath(const std::string& trials_root,
                           const std::string& experiment);
 
 // Takes the lock (retried for about half a second: shims probe it by taking
-// it for an instant) and writes `owner` into it; nullopt if another tuner
+// it for an instant), makes it mode 0644 if it is ours (its text is trusted
+// as far as VerifiedTunerPid checks it) and writes `owner` into it; nullopt
+// if another tuner
 // holds it. Shims whose tuner is gone for trial.orphan_timeout stop their
 // trials.
 std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
@@ -55,9 +57,13 @@ LockOwner ParseLockOwner(const std::string& owner);
 // The pid that the lock text `owner` names, if that process is the tuner
 // that wrote it: the start time and executable recorded in `owner` are the
 // process's now, and the executable has the running tuner's file name.
-// Else nullopt, and `why` says why (a stale or forged lock file, a lock
-// of an older tuner that recorded no identity).
-std::optional<int> VerifiedTunerPid(const std::string& owner, std::string* why);
+// The process must also hold `lock_path` open (its text may have been
+// copied from another experiment's lock). Else nullopt, and `why` says why
+// (a stale or forged lock file, a lock of an older tuner that recorded no
+// identity).
+std::optional<int> VerifiedTunerPid(const std::string& owner,
+                                    const std::string& lock_path,
+                                    std::string* why);
 
 }  // namespace tuner
 

@@ -77,7 +77,7 @@ int Stop(const StopOptions& options) {
   // The lock file is only text: signal its pid only if that process is
   // the tuner that wrote it.
   std::string why;
-  std::optional<int> verified = VerifiedTunerPid(state.owner, &why);
+  std::optional<int> verified = VerifiedTunerPid(state.owner, lock, &why);
   if (!verified) {
     std::fprintf(stderr,
                  "tuner: not stopping experiment '%s': %s; nothing was "
