@@ -197,6 +197,22 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   CHECK(fs::exists(i / "tuner.db.trials" / "c" / "1" / "stdout.log"));
   fs::remove_all(i);
   fs::remove_all(j);
+
+  // A lock beside the moved database (the service creates it to hold the
+  // experiment) is no trial folder: the one left is still named.
+  fs::path l;
+  fs::path k = RunThenMoveOnlyDb("lifecycle-k", l);
+  fs::create_directories(l / "tuner.db.trials" / "c");
+  std::ofstream(l / "tuner.db.trials" / "c" / ".tuner-c.lock").flush();
+  Output locked = RunTuner(l, "delete c --yes");
+  CHECK(locked.code == 0);
+  CHECK(locked.err ==
+        "tuner: left in place: " + (k / "tuner.db.trials" / "c").string() +
+            ": its trial folder where the database was (the "
+            "database was moved or copied without it)\n");
+  CHECK(fs::exists(k / "tuner.db.trials" / "c" / "1" / "stdout.log"));
+  fs::remove_all(k);
+  fs::remove_all(l);
 }
 
 // Waits until `path` exists (a process test: the tuner in the background).

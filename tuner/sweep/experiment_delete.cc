@@ -59,6 +59,18 @@ bool NamesTrial(const std::string& part, const std::string& id) {
 
 // Whether there is anything at `path`, read lexically ("a/1/../sub" is
 // "a/sub" even without a/1); a dangling link counts.
+// Whether the trial folder `root` holds anything but the experiment's tuner
+// lock (which a tuner or the service creates to hold the experiment).
+bool HoldsMoreThanLock(const fs::path& root, const std::string& name) {
+  std::string lock = fs::path(TunerLockPath(root.string(), name)).filename();
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename() != lock) return true;
+  }
+  return false;
+}
+
 bool Exists(const fs::path& path) {
   std::error_code ec;
   return fs::symlink_status(NormalPath(path), ec).type() !=
@@ -251,9 +263,8 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
       plan.paths = OwnPaths(experiment, trials.value(), plan.trials_root,
                             db_path, plan.left);
       plan.still_running = StillRunning(trials.value(), plan.trials_root);
-      std::error_code ec;
       std::string former =
-          fs::exists(plan.trials_root, ec)
+          HoldsMoreThanLock(plan.trials_root, name)
               ? ""  // its trial folder came with it
               : FormerTrialsRoot(experiment.config_json, db_path, name);
       if (!former.empty()) {
