@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/param_value.h"
 
 namespace tuner::core {
 
@@ -56,6 +59,12 @@ enum class Mode { kMax, kMin };
 
 inline std::string_view ToString(Mode mode) {
   return mode == Mode::kMax ? "max" : "min";
+}
+
+// Whether `value` is better than `than` in `mode` (strictly; false when
+// either is NaN).
+inline bool Better(double value, double than, Mode mode) {
+  return mode == Mode::kMax ? value > than : value < than;
 }
 
 // What happens to a trial after one of its reports was judged.
@@ -123,6 +132,15 @@ struct RungDecision {
 
   bool continues() const { return verdict == RungVerdict::kContinue; }
 };
+
+// Why rung `d` stopped (or, `paused`, paused) a trial, as stored and shown:
+// "rung 3: rank 5 of 9", "paused at rung 3: rank 5 of 9". A resumed sweep
+// rebuilds its trials' reasons with it from the stored decisions.
+inline std::string RungReason(const RungDecision& d, bool paused) {
+  return std::string(paused ? "paused at rung " : "rung ") +
+         FormatDouble(d.milestone) + ": rank " + std::to_string(d.rank) +
+         " of " + std::to_string(d.n);
+}
 
 // The outcome of one report: the action, and one RungDecision per rung the
 // report reached (lowest first; none when it crossed no rung).

@@ -363,8 +363,7 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
   last.time = *report.time;
   last.value = *report.value;
   last.mode = mode;
-  if (!last.best || (mode == core::Mode::kMax ? *report.value > *last.best
-                                              : *report.value < *last.best)) {
+  if (!last.best || core::Better(*report.value, *last.best, mode)) {
     last.best = *report.value;
   }
   return core::Status::Ok();

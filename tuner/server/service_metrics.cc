@@ -4,14 +4,6 @@
 
 namespace tuner::server {
 
-namespace {
-
-bool Better(double value, double best, core::Mode mode) {
-  return mode == core::Mode::kMax ? value > best : value < best;
-}
-
-}  // namespace
-
 ServiceMetrics::Experiment& ServiceMetrics::At(const std::string& experiment,
                                                const SweepCounts& counts) {
   Experiment& e = experiments_[experiment];
@@ -39,7 +31,7 @@ void ServiceMetrics::TrialReported(const std::string& experiment, double value,
   ++e.reports;
   for (const auto& rung : decision.rungs)
     ++e.decisions[std::string(core::ToString(rung.verdict))];
-  if (std::isfinite(value) && (!e.best || Better(value, *e.best, mode)))
+  if (std::isfinite(value) && (!e.best || core::Better(value, *e.best, mode)))
     e.best = value;
 }
 

@@ -55,9 +55,8 @@ class Recorder : public runner::RunnerObserver {
     if (!time || !value || !(*time >= max_t_) || !std::isfinite(*value)) {
       return;
     }
-    bool better = !result_.best ||
-                  (config_.mode == core::Mode::kMax ? *value > *result_.best
-                                                    : *value < *result_.best);
+    bool better =
+        !result_.best || core::Better(*value, *result_.best, config_.mode);
     if (!better) return;
     result_.best = *value;
     result_.best_trial = trial;

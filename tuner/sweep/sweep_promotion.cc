@@ -46,9 +46,7 @@ void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
 void Sweep::EndStoppedPaused() {
   for (const auto& event : scheduler_->TakeStopped()) {
     if (!Check(store_.AppendDecision({event.trial, event.record}))) return;
-    std::string reason = "rung " + core::FormatDouble(event.record.milestone) +
-                         ": rank " + std::to_string(event.record.rank) +
-                         " of " + std::to_string(event.record.n);
+    std::string reason = core::RungReason(event.record, false);
     if (auto live = live_.find(event.trial); live != live_.end()) {
       live->second->verdict = core::Action::kStop;  // its pause is under way
       live->second->reason = reason;

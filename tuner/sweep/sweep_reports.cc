@@ -156,10 +156,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
     const core::RungDecision& rung = decision.rungs.back();
     trial.stop_time = rung.milestone;
     trial.reason =
-        std::string(decision.action == core::Action::kPause ? "paused at rung "
-                                                            : "rung ") +
-        core::FormatDouble(rung.milestone) + ": rank " +
-        std::to_string(rung.rank) + " of " + std::to_string(rung.n);
+        core::RungReason(rung, decision.action == core::Action::kPause);
     if (!std::isfinite(value)) trial.reason += ", non-finite value";
   }
   if (decision.action == core::Action::kPause &&

@@ -15,13 +15,6 @@ namespace tuner {
 
 namespace {
 
-std::string RungReason(const core::RungDecision& d) {
-  return std::string(d.verdict == core::RungVerdict::kPause ? "paused at rung "
-                                                            : "rung ") +
-         core::FormatDouble(d.milestone) + ": rank " + std::to_string(d.rank) +
-         " of " + std::to_string(d.n);
-}
-
 bool Ended(const storage::TrialRecord& row) {
   return row.status == core::TrialStatus::kCompleted ||
          row.status == core::TrialStatus::kStopped ||
@@ -156,7 +149,8 @@ void Sweep::RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
                           ? core::Action::kStop
                           : core::Action::kPause;
       trial.stop_time = d.milestone;
-      trial.reason = RungReason(d);
+      trial.reason =
+          core::RungReason(d, d.verdict == core::RungVerdict::kPause);
       trial.resume_after_exit = promoted_pausing;
     }
   }
