@@ -348,6 +348,26 @@ TEST_CASE(
       "tuner: experiment 'c' has trials still running with no tuner watching "
       "them: trial 1 (its shim, pid "));
   CHECK(fs::exists(a / "tuner.db.trials" / "c" / "1"));
+  // The database moved alone (with its WAL) refuses the same way: the
+  // trial runs in the folder it left.
+  fs::path m = a.string() + "-db-moved";
+  fs::remove_all(m);
+  fs::create_directories(m);
+  auto move_db = [](const fs::path& from, const fs::path& to) {
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::error_code ec;
+      fs::rename(from / ("tuner.db" + std::string(suffix)),
+                 to / ("tuner.db" + std::string(suffix)), ec);
+    }
+  };
+  move_db(a, m);
+  Output moved = RunTuner(m, "delete c --yes");
+  CHECK(moved.code == 1);
+  CHECK(moved.err.starts_with(
+      "tuner: experiment 'c' has trials still running with no tuner watching "
+      "them: trial 1 (its shim, pid "));
+  move_db(m, a);
+  fs::remove_all(m);
   std::ofstream(gates / "1").put('\n');
   Output deleted;
   for (int i = 0; i < 200; ++i) {  // until its shim has ended

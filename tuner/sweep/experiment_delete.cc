@@ -262,11 +262,14 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
     if (named) {
       plan.paths = OwnPaths(experiment, trials.value(), plan.trials_root,
                             db_path, plan.left);
-      plan.still_running = StillRunning(trials.value(), plan.trials_root);
       std::string former =
           HoldsMoreThanLock(plan.trials_root, name)
               ? ""  // its trial folder came with it
               : FormerTrialsRoot(experiment.config_json, db_path, name);
+      // A database moved alone: its trials may run where it was.
+      plan.still_running = StillRunning(trials.value(), plan.trials_root);
+      if (plan.still_running.empty() && !former.empty())
+        plan.still_running = StillRunning(trials.value(), former);
       if (!former.empty()) {
         plan.left.push_back(former +
                             ": its trial folder where the database was (the "
