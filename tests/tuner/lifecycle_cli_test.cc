@@ -335,6 +335,8 @@ TEST_CASE(
                            (gates / "pid").string() + "; }";
   REQUIRE(std::system(background.c_str()) == 0);
   REQUIRE(AppearsWithin(gates / "started-1", 30));
+  const std::string alone = "  no tuner is running it (killed?)";
+  CHECK(RunTuner(a, "status").out.find(alone) == std::string::npos);
   pid_t tuner = std::stoi(ReadFile(gates / "pid"));
   kill(tuner, SIGKILL);
   Output refused;
@@ -348,6 +350,10 @@ TEST_CASE(
       "tuner: experiment 'c' has trials still running with no tuner watching "
       "them: trial 1 (its shim, pid "));
   CHECK(fs::exists(a / "tuner.db.trials" / "c" / "1"));
+  Output status = RunTuner(a, "status");
+  CHECK(status.out.find(alone + ": its trials go on under their shims; "
+                                "`tuner resume c` takes them up\n") !=
+        std::string::npos);
   // The database moved alone (with its WAL) refuses the same way: the
   // trial runs in the folder it left.
   fs::path m = a.string() + "-db-moved";

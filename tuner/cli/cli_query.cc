@@ -8,9 +8,12 @@
 #include <iostream>
 
 #include "storage/trial_store.h"
+#include "trial_runner/device_locks.h"
 #include "tuner/base/closed_pipe.h"
 #include "tuner/base/one_line.h"
+#include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
+#include "tuner/config/trials_root.h"
 #include "tuner/text/printable_stream.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
@@ -125,9 +128,16 @@ int Reports(const QueryOptions& options) {
 int Status(const QueryOptions& options) {
   auto store = OpenToRead(options.db_path);
   if (!store.ok()) return Fail(store.message(), ExitCodeOf(store.error()));
-  return Print(
-      StatusText(*store.value(), options.name, options.format, options.db_path),
-      options.format);
+  // Its tuner (CLI or service) holds the experiment's lock while it runs;
+  // probing opens an existing lock file read-only and creates nothing.
+  auto unwatched = [&options](const storage::ExperimentRecord& e) {
+    auto root = NamedTrialsRoot(e.config_json, options.db_path, e.name);
+    return root.ok() &&
+           !runner::ProbeLock(TunerLockPath(root.value(), e.name)).held;
+  };
+  return Print(StatusText(*store.value(), options.name, options.format,
+                          options.db_path, unwatched),
+               options.format);
 }
 
 }  // namespace tuner::cli

@@ -5,6 +5,7 @@
 #ifndef TUNER_TUNER_TEXT_QUERY_TEXT_H_
 #define TUNER_TUNER_TEXT_QUERY_TEXT_H_
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -55,11 +56,14 @@ core::Result<std::string> BestText(storage::TrialStore& store,
 // Every experiment (only `name`'s when not empty: kNotFound, naming
 // `where`, when there is none) with its trials by status and the best
 // value. `format`: table (one line each), json (an array of
-// ExperimentSummary) or csv.
-core::Result<std::string> StatusText(storage::TrialStore& store,
-                                     const std::string& name,
-                                     const std::string& format = "table",
-                                     const std::string& where = "");
+// ExperimentSummary) or csv. `unwatched`, when given, says whether no
+// tuner runs an experiment stored as running (its tuner was killed): the
+// table then says so under its row.
+core::Result<std::string> StatusText(
+    storage::TrialStore& store, const std::string& name,
+    const std::string& format = "table", const std::string& where = "",
+    const std::function<bool(const storage::ExperimentRecord&)>& unwatched =
+        {});
 
 // {name, status, reason, metric, mode, time_attr, max_t, created_at,
 // updated_at, counts: {STATUS: n}, best: {trial, value, time, params} or

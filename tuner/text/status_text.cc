@@ -62,13 +62,19 @@ std::string TableHeader() {
                      "stopped", "failed", "best");
 }
 
-std::string TableRow(const ExperimentRecord& e, const Line& l) {
+std::string TableRow(const ExperimentRecord& e, const Line& l, bool unwatched) {
   using S = core::TrialStatus;
   std::string out = fmt::format(
       "{:<24} {:<11} {:>7} {:>7} {:>9} {:>7} {:>6}  {}\n", e.name, e.status,
       l.Count(S::kPending), l.Count(S::kRunning), l.Count(S::kCompleted),
       l.Count(S::kStopped), l.Count(S::kFailed), BestCell(e, l));
   if (!e.reason.empty()) out += "  failed because: " + OneLine(e.reason) + "\n";
+  if (unwatched) {
+    out +=
+        "  no tuner is running it (killed?): its trials go on under their "
+        "shims; `tuner resume " +
+        OneLine(e.name) + "` takes them up\n";
+  }
   return out;
 }
 
@@ -125,9 +131,10 @@ Json ExperimentSummary(TrialStore& store, const ExperimentRecord& e) {
   return SummaryOf(e, line.ok() ? line.value() : Line{});
 }
 
-core::Result<std::string> StatusText(TrialStore& store, const std::string& name,
-                                     const std::string& format,
-                                     const std::string& where) {
+core::Result<std::string> StatusText(
+    TrialStore& store, const std::string& name, const std::string& format,
+    const std::string& where,
+    const std::function<bool(const ExperimentRecord&)>& unwatched) {
   if (format != "table" && format != "json" && format != "csv") {
     return core::InvalidArgument("unknown format '" + format +
                                  "' (table, json or csv)");
@@ -150,7 +157,10 @@ core::Result<std::string> StatusText(TrialStore& store, const std::string& name,
     auto line = ReadLine(store, e);
     if (!line.ok()) return line.error();
     if (format == "json") array.push_back(SummaryOf(e, line.value()));
-    if (format == "table") out += TableRow(e, line.value());
+    if (format == "table") {
+      bool alone = e.status == "running" && unwatched && unwatched(e);
+      out += TableRow(e, line.value(), alone);
+    }
     if (format == "csv") out += CsvRow(e, line.value());
   }
   if (format == "json") {
