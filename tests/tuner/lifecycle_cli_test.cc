@@ -128,6 +128,14 @@ fs::path RunThenMoveOnlyDb(const std::string& what, fs::path& moved_to) {
   return dir;
 }
 
+// What delete says of the trial folder a database moved alone left in
+// `dir`.
+std::string LeftInPlace(const fs::path& dir) {
+  return "tuner: left in place: " + (dir / "tuner.db.trials" / "c").string() +
+         ": its trial folder where the database was (the database was moved "
+         "or copied without it)\n";
+}
+
 TEST_CASE("a copied or moved database runs and deletes in its own folder",
           "[tuner][lifecycle][paths][process]") {
   fs::path a = SweepDir("lifecycle-a");
@@ -163,10 +171,7 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   Output only = RunTuner(f, "delete c --yes");
   CHECK(only.code == 0);
   CHECK(only.out == "c: deleted (1 trials, 0 paths removed)\n");
-  CHECK(only.err ==
-        "tuner: left in place: " + (e / "tuner.db.trials" / "c").string() +
-            ": its trial folder where the database was (the "
-            "database was moved or copied without it)\n");
+  CHECK(only.err == LeftInPlace(e));
   CHECK(fs::exists(e / "tuner.db.trials" / "c" / "1" / "stdout.log"));
   fs::remove_all(e);
   fs::remove_all(f);
@@ -190,10 +195,7 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   fs::rename(j / "tuner.db", j / "renamed.db");
   Output renamed = RunTuner(j, "delete c --yes --db renamed.db");
   CHECK(renamed.code == 0);
-  CHECK(renamed.err ==
-        "tuner: left in place: " + (i / "tuner.db.trials" / "c").string() +
-            ": its trial folder where the database was (the "
-            "database was moved or copied without it)\n");
+  CHECK(renamed.err == LeftInPlace(i));
   CHECK(fs::exists(i / "tuner.db.trials" / "c" / "1" / "stdout.log"));
   fs::remove_all(i);
   fs::remove_all(j);
@@ -206,10 +208,7 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
   std::ofstream(l / "tuner.db.trials" / "c" / ".tuner-c.lock").flush();
   Output locked = RunTuner(l, "delete c --yes");
   CHECK(locked.code == 0);
-  CHECK(locked.err ==
-        "tuner: left in place: " + (k / "tuner.db.trials" / "c").string() +
-            ": its trial folder where the database was (the "
-            "database was moved or copied without it)\n");
+  CHECK(locked.err == LeftInPlace(k));
   CHECK(fs::exists(k / "tuner.db.trials" / "c" / "1" / "stdout.log"));
   fs::remove_all(k);
   fs::remove_all(l);

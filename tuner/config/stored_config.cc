@@ -202,11 +202,10 @@ std::string FormerTrialsRoot(const std::string& text,
   std::filesystem::path folder = then->get<std::string>();
   std::filesystem::path root = stored->get<std::string>();
   std::string trials = root.parent_path().filename().string();
-  bool shaped = !folder.empty() && folder.is_absolute() &&
-                root.filename() == name &&
-                root.parent_path().parent_path() == folder &&
-                trials.size() > 7 &&
-                trials.compare(trials.size() - 7, 7, ".trials") == 0;
+  bool shaped =
+      !folder.empty() && folder.is_absolute() && root.filename() == name &&
+      root.parent_path().parent_path() == folder && trials.size() > 7 &&
+      trials.compare(trials.size() - 7, 7, ".trials") == 0;
   if (!shaped || root == TrialsRootFor(db_path, name)) return "";
   // A folder, not a link to one: the name would mislead who cleans up.
   std::error_code ec;
