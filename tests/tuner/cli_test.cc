@@ -289,6 +289,13 @@ TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
             "\"seconds\": 5}]}\n"
             "{\"config\": {}, \"curve\": [{\"epoch\": 1, \"loss\": 1, "
             "\"seconds\": 5}]}\n");
+  // Without max_t a trial runs until it exits: no units are counted.
+  Output unbounded = cli.Tuner("plan s.yaml");
+  CHECK(unbounded.out.find("bracket 0: 3 trials, each until it exits\n") !=
+        std::string::npos);
+  Output bounded = cli.Tuner("plan s.yaml --set scheduler.max_t=4");
+  CHECK(bounded.out.find("bracket 0: 3 trials, 12 epoch\n") !=
+        std::string::npos);
   Output plan = cli.Tuner(
       "plan s.yaml --format json --set num_trials=2 --set "
       "scheduler.max_t=4 --name p2");

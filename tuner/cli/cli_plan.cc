@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "core/param_value.h"
 #include "schedulers/plan.h"
 #include "tuner/cli/cli.h"
 #include "tuner/config/config_loader.h"
@@ -108,19 +109,25 @@ void PrintText(const nlohmann::json& j) {
       j["experiment"].get<std::string>(), j["scheduler"].get<std::string>(),
       j["searcher"].get<std::string>(), j["num_trials"].get<int64_t>());
   std::string unit = j["time_attr"];
+  auto number = [](const nlohmann::json& x) {
+    return core::FormatDouble(x.get<double>());  // 3, not 3.0
+  };
+  // Without max_t a trial's length is unknown: no units to count.
+  const bool bounded = j.contains("total_units");
   for (const auto& b : j["brackets"]) {
-    std::cout << fmt::format("bracket {}: {} trials, {} {}\n",
-                             b["bracket"].get<int>(), b["trials"].dump(),
-                             b["units"].dump(), unit);
+    std::cout << fmt::format(
+        "bracket {}: {} trials, {}\n", b["bracket"].get<int>(),
+        number(b["trials"]),
+        bounded ? number(b["units"]) + " " + unit : "each until it exits");
     for (const auto& r : b["rungs"]) {
       std::cout << fmt::format("  {} {:>10}  {:>10} trials\n", unit,
-                               r["milestone"].dump(), r["trials"].dump());
+                               number(r["milestone"]), number(r["trials"]));
     }
   }
-  if (j.contains("total_units")) {
+  if (bounded) {
     std::cout << fmt::format("total: {} {} ({} trials trained to max_t)\n",
-                             j["total_units"].dump(), unit,
-                             j["full_trials_equivalent"].dump());
+                             number(j["total_units"]), unit,
+                             number(j["full_trials_equivalent"]));
   } else {
     std::cout << "total: unbounded (no max_t: trials run until they exit)\n";
   }
