@@ -105,19 +105,8 @@ bool ShimWritesTo(pid_t shim, const std::string& status_path) {
     return true;
   }
   // Moved since: the shim holds its status folder open (HeldFolder).
-  struct stat folder;
-  std::string dir = std::filesystem::path(status_path).parent_path().string();
-  if (stat(dir.c_str(), &folder) != 0) return false;
-  std::error_code ec;
-  std::string fds = "/proc/" + std::to_string(shim) + "/fd";
-  for (const auto& entry : std::filesystem::directory_iterator(fds, ec)) {
-    struct stat held;
-    if (stat(entry.path().c_str(), &held) == 0 && S_ISDIR(held.st_mode) &&
-        held.st_dev == folder.st_dev && held.st_ino == folder.st_ino) {
-      return true;
-    }
-  }
-  return false;
+  return ProcessHoldsOpen(
+      shim, std::filesystem::path(status_path).parent_path().string());
 }
 
 LocalRunner::LocalRunner(asio::io_context& io, RunnerObserver& observer,

@@ -1,9 +1,11 @@
 #include "trial_runner/proc_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
 namespace tuner::runner {
 
@@ -30,6 +32,22 @@ std::string ReadProcFile(const std::string& path) {
   std::string out = ReadProcFd(fd);
   close(fd);
   return out;
+}
+
+bool ProcessHoldsOpen(int pid, const std::string& path) {
+  struct stat file;
+  if (stat(path.c_str(), &file) != 0) return false;
+  std::error_code ec;
+  std::filesystem::directory_iterator fds(
+      "/proc/" + std::to_string(pid) + "/fd", ec);
+  for (; !ec && fds != std::filesystem::directory_iterator();
+       fds.increment(ec)) {
+    struct stat open;
+    if (stat(fds->path().c_str(), &open) == 0 && open.st_dev == file.st_dev &&
+        open.st_ino == file.st_ino)
+      return true;
+  }
+  return false;
 }
 
 }  // namespace tuner::runner

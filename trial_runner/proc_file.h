@@ -16,6 +16,10 @@ std::string ReadProcFd(int fd);
 // opened or read.
 std::string ReadProcFile(const std::string& path);
 
+// Whether process `pid` has `path` (a file or a folder) open, by device and
+// inode: it was moved or renamed since, or not. False when either is gone.
+bool ProcessHoldsOpen(int pid, const std::string& path);
+
 }  // namespace tuner::runner
 
 #endif  // TUNER_TRIAL_RUNNER_PROC_FILE_H_

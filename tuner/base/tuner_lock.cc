@@ -1,6 +1,5 @@
 #include "tuner/base/tuner_lock.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "trial_runner/proc_file.h"
 
 namespace tuner {
 
@@ -54,21 +55,6 @@ std::string Field(const std::string& text, const std::string& key,
   size_t begin = at + marker.size() + (at == 0 ? 0 : 1);
   size_t end = rest ? std::string::npos : text.find(' ', begin);
   return text.substr(begin, end == std::string::npos ? end : end - begin);
-}
-
-// Whether process `pid` has `path` open (by device and inode).
-bool HoldsOpen(int pid, const std::string& path) {
-  struct stat file;
-  if (stat(path.c_str(), &file) != 0) return false;
-  std::error_code ec;
-  fs::directory_iterator fds("/proc/" + std::to_string(pid) + "/fd", ec);
-  for (; !ec && fds != fs::directory_iterator(); fds.increment(ec)) {
-    struct stat open;
-    if (stat(fds->path().c_str(), &open) == 0 && open.st_dev == file.st_dev &&
-        open.st_ino == file.st_ino)
-      return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -146,7 +132,7 @@ std::optional<int> VerifiedTunerPid(const std::string& owner,
              fs::path(exe).filename() !=
                  fs::path(Executable(getpid())).filename()) {
     *why = name + " is not a tuner (executable " + Executable(pid) + ")";
-  } else if (!HoldsOpen(pid, lock_path)) {
+  } else if (!runner::ProcessHoldsOpen(pid, lock_path)) {
     *why = name +
            " does not hold this experiment's lock (a forged lock file: its "
            "text names another tuner)";
