@@ -1,7 +1,6 @@
 // The query behind TrialStore::BestTrials, in the open so that a test can
-// check that SQLite answers the default rule from an index of schema
-// migration 8 (one per mode) rather than by scanning the experiment's
-// trials.
+// check that SQLite answers the default rule from an index (schema
+// migration 12) rather than by scanning the experiment's trials.
 #ifndef TUNER_STORAGE_BEST_ORDER_H_
 #define TUNER_STORAGE_BEST_ORDER_H_
 
@@ -14,12 +13,20 @@ namespace tuner::storage {
 // How `tuner best` ranks trials (see TrialStore::BestTrials).
 enum class BestBy { kLast, kBest };
 
+// Which column orders kLast: last_key (schema 12: last_value signed so
+// that ascending is best first in either mode) or, in a database of an
+// older schema opened read-only, last_value itself.
+enum class LastOrderColumn { kLastKey, kLastValue };
+
 // "WHERE ... ORDER BY ... LIMIT ?2" after "SELECT <columns> FROM trials":
-// ?1 binds the experiment's id, ?2 the limit. For kLast the ORDER BY is
-// exactly the key of an index (trials_best_last_{max,min}), so the first
-// rows come without a sort; kBest reads the experiment's trials with a
-// value and keeps the best `limit` (no index: see schema.cc, migration 8).
-std::string BestTrialsWhereOrder(core::Mode mode, BestBy by);
+// ?1 binds the experiment's id, ?2 the limit. For kLast on last_key the
+// WHERE and ORDER BY are exactly those of the index trials_best_last, so
+// the first rows come without a sort; kBest reads the experiment's trials
+// with a value and keeps the best `limit` (no index: see schema.cc,
+// migration 8).
+std::string BestTrialsWhereOrder(
+    core::Mode mode, BestBy by,
+    LastOrderColumn column = LastOrderColumn::kLastKey);
 
 }  // namespace tuner::storage
 

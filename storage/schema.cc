@@ -119,8 +119,8 @@ CREATE TABLE doomed_paths (
 );
 )sql",
       // 8: queries that stay instant at a million trials. Per-status counts
-      // kept by triggers (until 11), and
-      // indexes in BestTrials' kLast orders (storage/best_order.h). kBest
+      // kept by triggers (until 11), and indexes in BestTrials' kLast orders
+      // (storage/best_order.h; one for both modes since 12). kBest
       // has none: two more indexes made a sweep's writes 2.5 times slower.
       R"sql(
 CREATE TABLE trial_counts (
@@ -187,6 +187,22 @@ DELETE FROM trial_counts;
 INSERT INTO trial_counts
   SELECT experiment_id, status, COUNT(*) FROM trials
   GROUP BY experiment_id, status;
+)sql",
+      // 12: one index for BestTrials' kLast order in both modes, on
+      // last_key: last_value signed so that ascending is best first
+      // (-last_value in max mode). Each report's update wrote two indexes.
+      R"sql(
+ALTER TABLE trials ADD COLUMN last_key REAL;
+UPDATE trials SET last_key = CASE (SELECT mode FROM experiments
+    WHERE experiments.id = trials.experiment_id)
+  WHEN 'max' THEN -last_value ELSE last_value END
+  WHERE last_value IS NOT NULL;
+DROP INDEX trials_best_last_max;
+DROP INDEX trials_best_last_min;
+CREATE INDEX trials_best_last ON trials (experiment_id,
+  (abs(last_key) <= 1.7976931348623157e308) DESC,
+  (abs(last_time) <= 1.7976931348623157e308) DESC,
+  last_time DESC, last_key, id) WHERE last_key IS NOT NULL;
 )sql",
   };
   return kMigrations;

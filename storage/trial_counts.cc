@@ -12,12 +12,25 @@ core::Result<TrialCounts> TrialCounts::Prepare(Database& db) {
   return TrialCounts(std::move(add).value(), std::move(drop).value());
 }
 
-void TrialCounts::Move(ExperimentId experiment,
+void TrialCounts::Move(core::TrialId trial, ExperimentId experiment,
                        const std::optional<std::string>& from,
                        const std::string& to) {
+  moved_[trial] = {experiment, to};
   if (from == to) return;
   if (from) --changes_[{experiment, *from}];
   ++changes_[{experiment, to}];
+}
+
+std::optional<TrialCounts::TrialState> TrialCounts::Moved(
+    core::TrialId trial) const {
+  auto it = moved_.find(trial);
+  if (it == moved_.end()) return std::nullopt;
+  return it->second;
+}
+
+void TrialCounts::Discard() {
+  changes_.clear();
+  moved_.clear();
 }
 
 core::Status TrialCounts::Flush() {
@@ -33,6 +46,9 @@ core::Status TrialCounts::Flush() {
 core::Status TrialCounts::Drop(ExperimentId experiment) {
   for (auto it = changes_.begin(); it != changes_.end();) {
     it = it->first.first == experiment ? changes_.erase(it) : std::next(it);
+  }
+  for (auto it = moved_.begin(); it != moved_.end();) {
+    it = it->second.first == experiment ? moved_.erase(it) : std::next(it);
   }
   return drop_.Bind(1, experiment).Run();
 }

@@ -7,9 +7,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "core/result.h"
+#include "core/trial.h"
 #include "storage/records.h"
 #include "storage/sqlite.h"
 
@@ -25,13 +27,23 @@ class TrialCounts {
   // Prepares its statements on `db` (whose schema has trial_counts).
   static core::Result<TrialCounts> Prepare(Database& db);
 
-  // One trial of `experiment` moves from `from` (nullopt: a new trial) to
+  // The experiment and status of a trial's row.
+  using TrialState = std::pair<ExperimentId, std::string>;
+
+  // `trial` of `experiment` moves from `from` (nullopt: a new trial) to
   // `to`.
-  void Move(ExperimentId experiment, const std::optional<std::string>& from,
-            const std::string& to);
+  void Move(core::TrialId trial, ExperimentId experiment,
+            const std::optional<std::string>& from, const std::string& to);
+  // The state a Move() of this transaction left `trial` in; nullopt if it
+  // did not move since the transaction began. Exact, as the writer holds
+  // the write lock until the transaction ends, so the caller need not read
+  // the row again.
+  std::optional<TrialState> Moved(core::TrialId trial) const;
   // Writes the gathered changes; must run in the changes' transaction.
   core::Status Flush();
-  void Discard() { changes_.clear(); }
+  // The transaction ended (committed or rolled back): forgets its changes
+  // and the states of Moved().
+  void Discard();
   // The experiment's counts are gone (its rows deleted).
   core::Status Drop(ExperimentId experiment);
 
@@ -41,6 +53,7 @@ class TrialCounts {
 
   Statement add_, drop_;
   std::map<std::pair<ExperimentId, std::string>, int64_t> changes_;
+  std::unordered_map<core::TrialId, TrialState> moved_;
 };
 
 }  // namespace tuner::storage

@@ -77,15 +77,48 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::OpenReadOnly(
   return store;
 }
 
+namespace {
+
+// The assignments that record a trial's newest report: `time` (an SQL
+// expression), and the parameters ?value, ?mode ('max' or 'min') and ?best
+// (NULL: no report since the row was written; the row keeps its values).
+std::string LastValuesAssignments(const std::string& time, int value, int mode,
+                                  int best, bool last_key) {
+  auto p = [](int n) { return "?" + std::to_string(n); };
+  std::string out = "last_time = " + time + ", last_value = COALESCE(" +
+                    p(value) + ", last_value), best_value = CASE WHEN " +
+                    p(best) + " IS NULL THEN best_value WHEN best_value IS " +
+                    "NULL THEN " + p(best) + " WHEN " + p(mode) +
+                    " = 'max' THEN max(best_value, " + p(best) +
+                    ") ELSE min(best_value, " + p(best) + ") END";
+  if (!last_key) return out;
+  return out + ", last_key = CASE WHEN " + p(value) +
+         " IS NULL THEN last_key WHEN " + p(mode) + " = 'max' THEN -" +
+         p(value) + " ELSE " + p(value) + " END";
+}
+
+// Whether the trials table has `column` (a database of an older schema,
+// opened read-only, may lack it).
+core::Result<bool> HasTrialsColumn(Database& db, const std::string& column) {
+  auto stmt =
+      db.Prepare("SELECT 1 FROM pragma_table_info('trials') WHERE name = ?1");
+  if (!stmt.ok()) return stmt.error();
+  auto row = stmt.value().Bind(1, column).Step();
+  if (!row.ok()) return row.error();
+  return row.value();
+}
+
+}  // namespace
+
 core::Status TrialStore::PrepareStatements() {
   auto prepare = [&](const std::string& sql) { return db_->Prepare(sql); };
   if (read_only_) {
-    auto column = prepare(
-        "SELECT 1 FROM pragma_table_info('trials') WHERE name = 'exited_at'");
-    if (!column.ok()) return column.status();
-    auto row = column.value().Step();
-    if (!row.ok()) return row.status();
-    exit_times_ = row.value();
+    auto exited_at = HasTrialsColumn(*db_, "exited_at");
+    if (!exited_at.ok()) return exited_at.status();
+    exit_times_ = exited_at.value();
+    auto last_key = HasTrialsColumn(*db_, "last_key");
+    if (!last_key.ok()) return last_key.status();
+    last_keys_ = last_key.value();
   }
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
@@ -96,11 +129,14 @@ core::Status TrialStore::PrepareStatements() {
       "started_at = $now, ended_at = NULL, exit_code = NULL, reason = '' "
       "WHERE id = ?1",
       // A paused trial that ends without running again keeps its
-      // pause's end and exit code.
+      // pause's end and exit code. ?5 is the end's time; ?7..?10 the
+      // trial's newest report not yet written (LastValuesAssignments).
       std::string("UPDATE trials SET status = ?2, reason = ?4, exit_code = "
                   "COALESCE(?3, CASE WHEN status = 'paused' THEN exit_code "
-                  "END), last_time = COALESCE(?5, last_time), ended_at = "
-                  "$now") +
+                  "END), ") +
+          LastValuesAssignments("COALESCE(?5, ?7, last_time)", 8, 9, 10,
+                                last_keys_) +
+          ", ended_at = $now" +
           (exit_times_
                ? ", exited_at = CASE WHEN ?6 < $now THEN max(?6, started_at) "
                  "WHEN status = 'paused' THEN COALESCE(exited_at, ended_at) "
@@ -108,10 +144,8 @@ core::Status TrialStore::PrepareStatements() {
                : " WHERE id = ?1"),
       "INSERT INTO reports (trial_id, seq, time, value, metrics, attempt, "
       "offset, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
-      "UPDATE trials SET last_time = ?2, last_value = ?3, best_value = "
-      "CASE WHEN ?5 IS NULL THEN best_value WHEN best_value IS NULL THEN ?5 "
-      "WHEN ?4 = 'max' THEN max(best_value, ?5) ELSE min(best_value, ?5) END "
-      "WHERE id = ?1",
+      "UPDATE trials SET " + LastValuesAssignments("?2", 3, 4, 5, last_keys_) +
+          " WHERE id = ?1",
       "INSERT INTO decisions (trial_id, rung, milestone, value, rank, n, "
       "decision, bracket, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
       "$now)",
@@ -207,7 +241,7 @@ core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
   TUNER_RETURN_IF_ERROR(
       statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
   core::TrialId trial = db_->LastInsertRowId();
-  counts_->Move(experiment, std::nullopt, "pending");
+  counts_->Move(trial, experiment, std::nullopt, "pending");
   Statement& insert = statements_->insert_param;
   for (size_t i = 0; i < params.size(); ++i) {
     insert.Bind(1, trial).Bind(2, static_cast<int64_t>(i));
@@ -227,20 +261,21 @@ core::Status TrialStore::MarkRunning(core::TrialId trial) {
 core::Status TrialStore::ChangeTrial(core::TrialId trial,
                                      const std::string& status,
                                      Statement& update) {
-  Statement& state = statements_->trial_state;
-  auto row = state.Bind(1, trial).Step();
-  if (!row.ok()) return row.error();
-  std::optional<std::pair<ExperimentId, std::string>> was;
-  if (row.value()) was.emplace(state.Int(0), state.Text(1));
-  state.Reset();
+  std::optional<TrialCounts::TrialState> was = counts_->Moved(trial);
+  if (!was) {
+    Statement& state = statements_->trial_state;
+    auto row = state.Bind(1, trial).Step();
+    if (!row.ok()) return row.error();
+    if (row.value()) was.emplace(state.Int(0), state.Text(1));
+    state.Reset();
+  }
   TUNER_RETURN_IF_ERROR(update.Run());
-  if (was) counts_->Move(was->first, was->second, status);
+  if (was) counts_->Move(trial, was->first, was->second, status);
   return core::Status::Ok();
 }
 
 core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
   Statement& s = statements_->finish_trial;
   s.Bind(1, trial).Bind(2, core::ToString(end.status));
   if (end.exit_code) {
@@ -249,7 +284,19 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     s.BindNull(3);
   }
   s.Bind(4, end.reason).Bind(5, end.last_time).Bind(6, end.exited_at);
-  return ChangeTrial(trial, std::string(core::ToString(end.status)), s);
+  // The trial's own pending values go in the same UPDATE.
+  auto pending = pending_last_.find(trial);
+  if (pending == pending_last_.end()) {
+    for (int p : {7, 8, 9, 10}) s.BindNull(p);
+  } else {
+    const PendingLast& last = pending->second;
+    s.Bind(7, last.time).Bind(8, last.value);
+    s.Bind(9, core::ToString(last.mode)).Bind(10, last.best);
+  }
+  TUNER_RETURN_IF_ERROR(
+      ChangeTrial(trial, std::string(core::ToString(end.status)), s));
+  if (pending != pending_last_.end()) pending_last_.erase(pending);
+  return core::Status::Ok();
 }
 
 core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
@@ -316,29 +363,39 @@ core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
 core::Result<Statement> TrialStore::PrepareBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   TUNER_RETURN_IF_ERROR(FlushLastValues());
-  auto stmt =
-      db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
-                   " FROM trials " + BestTrialsWhereOrder(experiment.mode, by));
+  auto stmt = db_->Prepare(
+      std::string("SELECT ") + TrialColumns(exit_times_) + " FROM trials " +
+      BestTrialsWhereOrder(experiment.mode, by,
+                           last_keys_ ? LastOrderColumn::kLastKey
+                                      : LastOrderColumn::kLastValue));
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);
   return stmt;
 }
 
-std::string BestTrialsWhereOrder(core::Mode mode, BestBy by) {
+std::string BestTrialsWhereOrder(core::Mode mode, BestBy by,
+                                 LastOrderColumn column) {
   std::string order = mode == core::Mode::kMax ? "DESC" : "ASC";
   // ±inf (which an older version stored as a trial's value; a NaN is
   // stored as NULL) rank after every finite value, and time, in either
   // mode: a trial that reported inf is the best neither in max mode nor in
   // min mode.
-  auto finite = [](const char* column) {
-    return std::string("(abs(") + column + ") <= 1.7976931348623157e308) DESC";
+  auto finite = [](const std::string& column) {
+    return "(abs(" + column + ") <= 1.7976931348623157e308) DESC";
   };
-  std::string where_order =
-      by == BestBy::kLast
-          ? "last_value IS NOT NULL ORDER BY " + finite("last_value") + ", " +
-                finite("last_time") + ", last_time DESC, last_value " + order
-          : "best_value IS NOT NULL ORDER BY " + finite("best_value") +
-                ", best_value " + order;
+  auto ranked = [&](const std::string& column, const std::string& order) {
+    return column + " IS NOT NULL ORDER BY " + finite(column) + ", " +
+           finite("last_time") + ", last_time DESC, " + column + order;
+  };
+  std::string where_order;
+  if (by == BestBy::kBest) {
+    where_order = "best_value IS NOT NULL ORDER BY " + finite("best_value") +
+                  ", best_value " + order;
+  } else if (column == LastOrderColumn::kLastKey) {
+    where_order = ranked("last_key", "");
+  } else {
+    where_order = ranked("last_value", " " + order);
+  }
   return "WHERE experiment_id = ?1 AND " + where_order + ", id LIMIT ?2";
 }
 

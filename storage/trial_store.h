@@ -283,6 +283,8 @@ class TrialStore {
   // The trials table has exited_at (schema 10): always once migrated; a
   // database opened read-only may predate it.
   bool exit_times_ = true;
+  // The trials table has last_key (schema 12), likewise.
+  bool last_keys_ = true;
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
   int commit_every_ = 1;     // see HoldCommits
