@@ -74,4 +74,24 @@ const char* TrialColumns(bool exit_times) {
   return exit_times ? kTrialColumns : kTrialColumnsBefore10;
 }
 
+core::Status EachRow(Statement& stmt,
+                     const std::function<core::Status()>& row) {
+  for (;;) {
+    auto more = stmt.Step();
+    if (!more.ok()) return more.error();
+    if (!more.value()) return core::Status::Ok();
+    TUNER_RETURN_IF_ERROR(row());
+  }
+}
+
+const char kLeaseColumns[] =
+    "id, trial_id, attempt, kind, devices, cpus, acquired_at, released_at, "
+    "node";
+
+LeaseRecord ReadLeaseRow(const Statement& s) {
+  return LeaseRecord{s.Int(0),  s.Int(1),  s.Int(2),    s.Text(3),
+                     s.Text(4), s.Text(5), s.Double(6), s.OptionalDouble(7),
+                     s.Text(8)};
+}
+
 }  // namespace tuner::storage

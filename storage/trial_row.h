@@ -3,6 +3,8 @@
 #ifndef TUNER_STORAGE_TRIAL_ROW_H_
 #define TUNER_STORAGE_TRIAL_ROW_H_
 
+#include <functional>
+
 #include "storage/records.h"
 #include "storage/sqlite.h"
 
@@ -22,6 +24,14 @@ void BindParamValue(Statement& s, int index, const core::ParamValue& value);
 std::optional<double> ReportValue(std::optional<double> column,
                                   const core::Metrics& metrics,
                                   const std::string& metric);
+
+// Steps `stmt` to its end, calling `row` on each; stops at the first error.
+core::Status EachRow(Statement& stmt, const std::function<core::Status()>& row);
+
+// "id, trial_id, ..." of the leases table, in the order ReadLeaseRow reads.
+extern const char kLeaseColumns[];
+// The current row of a statement that selected kLeaseColumns (first).
+LeaseRecord ReadLeaseRow(const Statement& s);
 
 // A params row's value: `kind` is its kind column (b, i, f or s) and
 // `column` the index of its value column in `s`.

@@ -2,6 +2,7 @@
 // trial_store.cc).
 #include <limits>
 
+#include "storage/trial_row.h"
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
@@ -88,20 +89,16 @@ core::Result<RetryCounts> TrialStore::Retries(core::TrialId trial) {
 
 core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
     core::TrialId trial) {
-  auto stmt = db_->Prepare(
-      "SELECT id, trial_id, attempt, kind, devices, cpus, acquired_at, "
-      "released_at, node FROM leases WHERE trial_id = ?1 AND released_at IS "
-      "NULL "
-      "ORDER BY id DESC LIMIT 1");
+  auto stmt = db_->Prepare(std::string("SELECT ") + kLeaseColumns +
+                           " FROM leases WHERE trial_id = ?1 AND "
+                           "released_at IS NULL ORDER BY id DESC LIMIT 1");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, trial);
   auto row = s.Step();
   if (!row.ok()) return row.error();
   if (!row.value()) return std::optional<LeaseRecord>();
-  return std::optional<LeaseRecord>(
-      LeaseRecord{s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4), s.Text(5),
-                  s.Double(6), s.OptionalDouble(7), s.Text(8)});
+  return std::optional<LeaseRecord>(ReadLeaseRow(s));
 }
 
 core::Status TrialStore::SetClusterJob(ExperimentId experiment,

@@ -1,5 +1,6 @@
 // TrialStore's experiment life cycle: the trial budget an extension
 // raised, and deleting an experiment (rows first, then its files).
+#include "storage/trial_row.h"
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
@@ -87,12 +88,11 @@ core::Result<std::vector<std::string>> TrialStore::DoomedPaths(
   Statement& s = stmt.value();
   s.Bind(1, name);
   std::vector<std::string> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     out.push_back(s.Text(0));
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 core::Status TrialStore::ForgetDoomedPath(const std::string& path) {

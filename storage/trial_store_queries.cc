@@ -20,10 +20,7 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
   s.Bind(2, after_seq);
   s.Bind(3, limit);  // negative: no limit
   std::vector<ReportRecord> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     auto offset = s.OptionalDouble(5);
     core::Metrics metrics = MetricsFromJson(s.Text(3));
     auto value = ReportValue(s.OptionalDouble(2), metrics, s.Text(6));
@@ -32,7 +29,9 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
                    offset
                        ? std::optional<int64_t>(static_cast<int64_t>(*offset))
                        : std::nullopt});
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
@@ -75,13 +74,12 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
   Statement& s = stmt.value();
   s.Bind(1, experiment);
   std::map<core::TrialStatus, int64_t> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     auto status = core::ParseTrialStatus(s.Text(0));
     if (status && s.Int(1) > 0) out[*status] = s.Int(1);
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 }  // namespace tuner::storage

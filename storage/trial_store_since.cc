@@ -61,12 +61,10 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
   if (!rows.ok()) return rows.error();
   rows.value().Bind(1, experiment).Bind(2, since);
   std::vector<TrialRecord> out;
-  for (;;) {
-    auto row = rows.value().Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) break;
+  TUNER_RETURN_IF_ERROR(EachRow(rows.value(), [&] {
     out.push_back(ReadTrialRow(rows.value()));
-  }
+    return core::Status::Ok();
+  }));
   // Their params in one read, in the same trial order.
   auto params = db_->Prepare(
       std::string("SELECT p.trial_id, p.name, p.kind, p.value FROM trials t "
@@ -95,12 +93,11 @@ core::Result<std::set<double>> TrialStore::RungMilestones(
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment);
   std::set<double> out;
-  for (;;) {
-    auto row = stmt.value().Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(stmt.value(), [&] {
     out.insert(stmt.value().Double(0));
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
@@ -165,10 +162,7 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
   s.Bind(1, experiment);
   s.Bind(2, since);
   std::vector<DecisionRecord> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     DecisionRecord r;
     r.trial = s.Int(0);
     r.decision.rung = static_cast<int>(s.Int(1));
@@ -181,29 +175,28 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
         core::ParseRungVerdict(s.Text(6)).value_or(core::RungVerdict::kStop);
     r.decision.bracket = static_cast<int>(s.Int(7));
     out.push_back(r);
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 core::Result<std::vector<LeaseRecord>> TrialStore::ListLeasesSince(
     ExperimentId experiment, double since) {
   auto stmt = db_->Prepare(
-      "SELECT l.id, l.trial_id, l.attempt, l.kind, l.devices, l.cpus, "
-      "l.acquired_at, l.released_at, l.node FROM leases l JOIN trials t ON "
-      "t.id = "
-      "l.trial_id WHERE t.experiment_id = ?1 AND (l.acquired_at > ?2 OR "
-      "l.released_at IS NULL OR l.released_at > ?2) ORDER BY l.id");
+      std::string("SELECT ") + kLeaseColumns +
+      " FROM leases WHERE trial_id IN (SELECT id FROM trials WHERE "
+      "experiment_id = ?1) AND (acquired_at > ?2 OR released_at IS NULL OR "
+      "released_at > ?2) ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
   s.Bind(2, since);
   std::vector<LeaseRecord> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
-    out.push_back({s.Int(0), s.Int(1), s.Int(2), s.Text(3), s.Text(4),
-                   s.Text(5), s.Double(6), s.OptionalDouble(7), s.Text(8)});
-  }
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
+    out.push_back(ReadLeaseRow(s));
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 }  // namespace tuner::storage

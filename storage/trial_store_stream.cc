@@ -9,17 +9,6 @@ namespace tuner::storage {
 
 namespace {
 
-// Steps `stmt` to its end, calling `row` on each; stops at the first error.
-core::Status EachRow(Statement& stmt,
-                     const std::function<core::Status()>& row) {
-  for (;;) {
-    auto more = stmt.Step();
-    if (!more.ok()) return more.error();
-    if (!more.value()) return core::Status::Ok();
-    TUNER_RETURN_IF_ERROR(row());
-  }
-}
-
 // A statement's column names, one per row.
 core::Result<std::vector<std::string>> Names(Statement& stmt) {
   std::vector<std::string> out;
