@@ -191,7 +191,10 @@ INSERT INTO trial_counts
       // 12: one index for BestTrials' kLast order in both modes, on
       // last_key: last_value signed so that ascending is best first
       // (-last_value in max mode). Each report's update wrote two indexes.
+      // And pages set aside for the writes after a full disk
+      // (TrialStore::ReleaseReserve).
       R"sql(
+CREATE TABLE reserve (id INTEGER PRIMARY KEY, pad BLOB NOT NULL);
 ALTER TABLE trials ADD COLUMN last_key REAL;
 UPDATE trials SET last_key = CASE (SELECT mode FROM experiments
     WHERE experiments.id = trials.experiment_id)

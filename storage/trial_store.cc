@@ -59,6 +59,11 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
   if (auto s = Migrate(handle); !s.ok()) {
     return core::Error{s.error().code, path + ": " + s.message()};
   }
+  // Best effort: a full or busy file gets its reserve at a later open.
+  (void)handle.Execute(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
+      "i < 16) INSERT OR IGNORE INTO reserve (id, pad) SELECT i, "
+      "zeroblob(3800) FROM n");
   std::unique_ptr<TrialStore> store(
       new TrialStore(std::move(db).value(), false));
   TUNER_RETURN_IF_ERROR(store->PrepareStatements());
@@ -215,12 +220,11 @@ core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
       "created_at, updated_at, reason FROM experiments ORDER BY id");
   if (!stmt.ok()) return stmt.error();
   std::vector<ExperimentRecord> out;
-  for (;;) {
-    auto row = stmt.value().Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) return out;
+  TUNER_RETURN_IF_ERROR(EachRow(stmt.value(), [&] {
     out.push_back(ReadExperiment(stmt.value()));
-  }
+    return core::Status::Ok();
+  }));
+  return out;
 }
 
 core::Status TrialStore::SetExperimentStatus(ExperimentId id,
@@ -303,12 +307,10 @@ core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
   Statement& s = statements_->select_params;
   s.Bind(1, trial);
   core::Params params;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) break;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     params.emplace_back(s.Text(0), ReadParamValue(s, s.Text(1), 2));
-  }
+    return core::Status::Ok();
+  }));
   s.Reset();
   return params;
 }
@@ -316,12 +318,10 @@ core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
 core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
     Statement& stmt) {
   std::vector<TrialRecord> out;
-  for (;;) {
-    auto row = stmt.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) break;
+  TUNER_RETURN_IF_ERROR(EachRow(stmt, [&] {
     out.push_back(ReadTrialRow(stmt));
-  }
+    return core::Status::Ok();
+  }));
   for (auto& trial : out) {
     auto params = LoadParams(trial.id);
     if (!params.ok()) return params.error();

@@ -169,6 +169,11 @@ class TrialStore {
   // Caps the database at `pages` pages (PRAGMA max_page_count): writes past
   // it fail as they would on a full disk. For tests and quotas.
   core::Status LimitPages(int64_t pages);
+  // Frees the pages a writer's Open sets aside (16 of them, about 64 KB)
+  // for the writes that record how its trials ended once the disk (or
+  // LimitPages) is full; part of the batch. The next Open sets them aside
+  // again.
+  core::Status ReleaseReserve();
   // Runs `PRAGMA integrity_check`; "ok" when the file is sound.
   core::Result<std::string> IntegrityCheck();
 

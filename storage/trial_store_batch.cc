@@ -74,4 +74,9 @@ void TrialStore::SetTimeSource(std::function<double()> now) {
   db_->set_time_source(std::move(now));
 }
 
+core::Status TrialStore::ReleaseReserve() {
+  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  return db_->Execute("DELETE FROM reserve");
+}
+
 }  // namespace tuner::storage

@@ -147,8 +147,9 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
     auto db = Database::Open(file.path(), false).value();
     REQUIRE(db->Execute("DROP TABLE trial_counts; "
                         "DROP INDEX trials_best_last; "
-                        // and the column of migration 12
+                        // and what migration 12 added
                         "ALTER TABLE trials DROP COLUMN last_key; "
+                        "DROP TABLE reserve; "
                         // and what migration 9 added after it
                         "ALTER TABLE leases DROP COLUMN node; "
                         "ALTER TABLE experiments DROP COLUMN cluster_job; "
@@ -219,6 +220,7 @@ TEST_CASE(
     REQUIRE(db->Execute(
                   "DROP INDEX trials_best_last; "
                   "ALTER TABLE trials DROP COLUMN last_key; "
+                  "DROP TABLE reserve; "
                   "CREATE INDEX trials_best_last_max ON trials (experiment_id, "
                   "last_value DESC) WHERE last_value IS NOT NULL; "
                   "CREATE INDEX trials_best_last_min ON trials (experiment_id, "

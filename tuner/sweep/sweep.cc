@@ -117,12 +117,14 @@ bool Sweep::Check(const core::Status& status) {
   // Every write goes through here: its batch is committed as soon as the
   // handler that wrote it returns, so no batch (and no write lock) is held
   // while this thread waits for a device, a timer or a trial.
-  if (store_.InTransaction()) ScheduleCommit();
-  if (status.ok()) return true;
-  if (error_.empty()) {
+  if (!status.ok() && error_.empty()) {
     error_ = status.message();
     spdlog::error("storage failed, stopping the sweep: {}", error_);
+    // Room for the trials' ends, should the disk be full.
+    (void)store_.ReleaseReserve();
   }
+  if (store_.InTransaction()) ScheduleCommit();
+  if (status.ok()) return true;
   if (!interrupting_) InterruptUnguarded(false);
   return false;
 }
