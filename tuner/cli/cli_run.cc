@@ -22,6 +22,7 @@
 #include "tuner/config/stored_config.h"
 #include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_site.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
 
@@ -45,7 +46,9 @@ enum class Asked { kResume, kRun };
 int ResumeStored(const storage::ExperimentRecord& experiment,
                  const std::string& db_path, storage::TrialStore& store,
                  bool quiet, Asked asked) {
-  if (experiment.status == "finished" && !HasBudgetLeft(store, experiment)) {
+  core::Status resumable = CheckResumable(store, experiment);
+  if (!resumable.ok() &&
+      resumable.error().code == core::ErrorCode::kAlreadyExists) {
     const char* name = experiment.name.c_str();
     if (asked == Asked::kResume) {
       std::fprintf(stderr,
@@ -63,9 +66,8 @@ int ResumeStored(const storage::ExperimentRecord& experiment,
     }
     return kExitBadInput;
   }
-  if (auto simulated = RefuseSimulated(experiment.name, experiment.config_json);
-      !simulated.ok()) {
-    std::fprintf(stderr, "tuner: %s\n", simulated.message().c_str());
+  if (!resumable.ok()) {
+    std::fprintf(stderr, "tuner: %s\n", resumable.message().c_str());
     return kExitBadInput;
   }
   auto config = LoadStoredConfig(experiment.config_json, db_path);

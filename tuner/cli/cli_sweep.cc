@@ -24,6 +24,7 @@
 #include "tuner/config/stored_config.h"
 #include "tuner/config/trials_root.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_site.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
 #include "tuner/text/terminal.h"
@@ -147,21 +148,13 @@ core::Result<runner::DevicePool> SetUpSlurm(
 int RunSweep(const ExperimentConfig& config, const std::string& config_json,
              const std::string& db_path, storage::TrialStore& store,
              const storage::ExperimentRecord* resume, bool quiet) {
-  auto root = NamedTrialsRoot(config_json, db_path, config.name);
-  if (!root.ok()) {
-    std::fprintf(stderr, "tuner: %s\n", root.message().c_str());
-    return kExitBadInput;
+  auto site = SweepSite::Take(config, config_json, db_path, CliOwnerText());
+  if (!site.ok()) {
+    bool taken = site.error().code == core::ErrorCode::kAlreadyExists;
+    std::fprintf(stderr, "tuner: %s\n", site.message().c_str());
+    return taken ? kExitFailure : kExitBadInput;
   }
-  const std::string& trials_root = root.value();
-  std::string lock_path = TunerLockPath(trials_root, config.name);
-  auto lock = HoldTunerLock(lock_path, CliOwnerText());
-  if (!lock) {
-    std::fprintf(stderr,
-                 "tuner: another tuner is running experiment '%s' (it holds "
-                 "%s)\n",
-                 config.name.c_str(), lock_path.c_str());
-    return kExitFailure;
-  }
+  const std::string& trials_root = site.value().trials_root();
   if (!resume) {  // before any booking: refused at once
     auto found = store.FindExperiment(config.name);
     if (found.ok() && found.value()) {
@@ -194,16 +187,10 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   boost::asio::io_context io;
   SteadyClock progress_clock(io);
   auto progress = MakeProgress(config, quiet, progress_clock);
-  Sweep::Options options;
-  options.config_json = config_json;
-  options.trials_root = trials_root;
-  options.original_database = IsStoredInDatabase(config_json, db_path);
-  options.cpus =
-      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.pool = &pool.value();
-  options.runner.shim_path = ShimPath();
-  options.runner.tuner_lock = lock_path;
-  options.runner.orphan_timeout = config.trial.orphan_timeout;
+  Sweep::Options options = site.value().Options(
+      pool.value(),
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+      ShimPath());
   options.on_finished = [&io] { io.stop(); };
   if (allocation) {
     options.cluster_job = {allocation->job, allocation->booked};

@@ -10,6 +10,7 @@
 #include "tuner/config/launch_spec.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/config/trials_root.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::server {
 
@@ -45,29 +46,17 @@ core::Result<std::unique_ptr<ExperimentHub::Experiment>> ExperimentHub::Prepare(
   }
   for (const auto& warning : LauncherWarnings(config))
     spdlog::warn("experiment '{}': {}", config.name, warning);
+  auto site =
+      SweepSite::Take(config, stored_json, options_.db_path, options_.owner);
+  if (!site.ok()) return site.error();
   auto experiment = std::make_unique<Experiment>();
   experiment->config = config;
   experiment->pool = std::make_unique<runner::DevicePool>(std::move(pool));
-  auto root = NamedTrialsRoot(stored_json, options_.db_path, config.name);
-  if (!root.ok()) return root.error();
-  const std::string& trials_root = root.value();
-  std::string lock_path = TunerLockPath(trials_root, config.name);
-  experiment->lock = HoldTunerLock(lock_path, options_.owner);
-  if (!experiment->lock) {
-    return core::AlreadyExists("another tuner is running experiment '" +
-                               config.name + "' (it holds " + lock_path + ")");
-  }
+  experiment->site.emplace(std::move(site).value());
   experiment->progress =
       std::make_unique<EventProgress>(bus_, config.name, config.mode);
-  Sweep::Options sweep;
-  sweep.config_json = stored_json;
-  sweep.trials_root = trials_root;
-  sweep.original_database = IsStoredInDatabase(stored_json, options_.db_path);
-  sweep.cpus = options_.cpus;
-  sweep.pool = experiment->pool.get();
-  sweep.runner.shim_path = options_.shim_path;
-  sweep.runner.tuner_lock = lock_path;
-  sweep.runner.orphan_timeout = config.trial.orphan_timeout;
+  Sweep::Options sweep = experiment->site->Options(
+      *experiment->pool, options_.cpus, options_.shim_path);
   sweep.share = &share_;
   sweep.priority = config.priority;
   std::string name = config.name;
@@ -123,48 +112,53 @@ core::Status ExperimentHub::Submit(const ExperimentConfig& config,
   return Started(std::move(experiment).value(), started);
 }
 
-core::Status ExperimentHub::Resume(const std::string& name) {
+core::Result<ExperimentConfig> ExperimentHub::ResumableConfig(
+    const std::string& name) {
   if (running_.count(name) > 0) {
     return core::AlreadyExists("experiment '" + name + "' is running");
   }
   auto stored = store_.FindExperiment(name);
-  if (!stored.ok()) return stored.status();
+  if (!stored.ok()) return stored.error();
   if (!stored.value()) {
     return core::NotFound("no experiment '" + name + "' in " +
                           options_.db_path);
   }
-  if (stored.value()->status == "finished" &&
-      !HasBudgetLeft(store_, *stored.value())) {
+  core::Status resumable = CheckResumable(store_, *stored.value());
+  if (!resumable.ok() &&
+      resumable.error().code == core::ErrorCode::kAlreadyExists) {
     return core::AlreadyExists("experiment '" + name +
                                "' finished already: add trials with `tuner "
                                "extend " +
                                name + " --trials N`, then resume it");
   }
-  TUNER_RETURN_IF_ERROR(RefuseSimulated(name, stored.value()->config_json));
-  auto config = LoadStoredConfig(stored.value()->config_json, options_.db_path);
+  if (!resumable.ok()) return resumable.error();
+  return LoadStoredConfig(stored.value()->config_json, options_.db_path);
+}
+
+core::Status ExperimentHub::Resume(const std::string& name,
+                                   runner::DevicePool pool) {
+  // Checked again: the experiment may have changed since the caller's
+  // ResumableConfig (another resume, a delete).
+  auto config = ResumableConfig(name);
   if (!config.ok()) return config.status();
-  // A resume is rare and needs the stored config first: it detects here.
-  auto pool = SetUpDevices(config.value().devices, config.value().workdir);
-  if (!pool.ok()) return core::InvalidArgument(pool.message());
-  auto experiment = Prepare(config.value(), stored.value()->config_json,
-                            std::move(pool).value());
+  auto stored = store_.FindExperiment(name);
+  if (!stored.ok()) return stored.status();
+  if (!stored.value()) return core::NotFound("no experiment '" + name + "'");
+  auto experiment =
+      Prepare(config.value(), stored.value()->config_json, std::move(pool));
   if (!experiment.ok()) return experiment.status();
   core::Status resumed = experiment.value()->sweep->Resume(*stored.value());
   spdlog::info("experiment '{}' resumed", name);
   return Started(std::move(experiment).value(), resumed);
 }
 
-std::vector<std::string> ExperimentHub::ResumeUnfinished() {
+std::vector<std::string> ExperimentHub::Unfinished() {
   std::vector<std::string> names;
   auto all = store_.ListExperiments();
   if (!all.ok()) return names;
   for (const auto& e : all.value()) {
-    if (e.status != "running") continue;
-    if (auto s = Resume(e.name); s.ok()) {
+    if (e.status == "running" && running_.count(e.name) == 0)
       names.push_back(e.name);
-    } else {
-      spdlog::warn("cannot resume experiment '{}': {}", e.name, s.message());
-    }
   }
   return names;
 }

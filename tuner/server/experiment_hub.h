@@ -24,6 +24,7 @@
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::server {
 
@@ -62,18 +63,23 @@ class ExperimentHub {
   // does not run here, saying who runs it (a CLI tuner, its pid) and how
   // to stop it, or its status.
   core::Status Stop(const std::string& name, bool force);
+  // The stored config of experiment `name` if it may be taken up here:
+  // kAlreadyExists when it runs or finished (saying how to extend it),
+  // kNotFound, or CheckResumable's refusal.
+  core::Result<ExperimentConfig> ResumableConfig(const std::string& name);
   // Takes up a stored experiment that did not finish (adopting trials that
-  // still run). kNotFound / kFailedPrecondition say why not.
-  core::Status Resume(const std::string& name);
+  // still run) on `pool`, which the caller made from ResumableConfig's
+  // devices on its own thread, as for Submit. Checks ResumableConfig again.
+  core::Status Resume(const std::string& name, runner::DevicePool pool);
   // Deletes a stored experiment that does not run here (kAlreadyExists
   // when it does, or when another tuner runs it): DeleteExperiment.
   core::Result<DeleteOutcome> Delete(const std::string& name);
   // Raises its trial budget (ExtendExperiment); a sweep running it here
   // launches the new trials at once.
   core::Result<ExtendOutcome> Extend(const std::string& name, int64_t more);
-  // Resumes every stored experiment whose status is still "running" (the
-  // previous service died); returns their names.
-  std::vector<std::string> ResumeUnfinished();
+  // The stored experiments whose status is still "running" and that do
+  // not run here (a previous service died while they ran).
+  std::vector<std::string> Unfinished();
   // Stops every experiment; `done` runs once all have ended.
   void Shutdown(std::function<void()> done);
   // Kills every experiment's trials at once.
@@ -92,7 +98,7 @@ class ExperimentHub {
     ExperimentConfig config;
     std::unique_ptr<EventProgress> progress;
     std::unique_ptr<runner::DevicePool> pool;
-    std::optional<runner::LockFile> lock;
+    std::optional<SweepSite> site;  // its trials folder and tuner lock
     std::unique_ptr<Sweep> sweep;
     bool stopping = false;
   };

@@ -52,9 +52,23 @@ class HubControl : public Control {
       done(hub->Stop(name, force));
     });
   }
+  // Checks and reads the stored config on the sweeps' thread, detects
+  // the devices on this control's own thread, then resumes the experiment
+  // on the sweeps' thread.
   void Resume(const std::string& name, Done done) override {
-    boost::asio::post(io_, [hub = &hub_, name, done = std::move(done)] {
-      done(hub->Resume(name));
+    boost::asio::post(io_, [this, name, done = std::move(done)]() mutable {
+      auto config = hub_.ResumableConfig(name);
+      if (!config.ok()) return done(config.status());
+      boost::asio::post(detect_, [this, name, done = std::move(done),
+                                  config = std::move(config).value()] {
+        auto pool = SetUpDevices(config.devices, config.workdir);
+        if (!pool.ok()) return done(core::InvalidArgument(pool.message()));
+        auto shared =
+            std::make_shared<runner::DevicePool>(std::move(pool).value());
+        boost::asio::post(io_, [this, name, shared, done] {
+          done(hub_.Resume(name, std::move(*shared)));
+        });
+      });
     });
   }
   void Delete(const std::string& name, DeleteDone done) override {

@@ -201,9 +201,18 @@ int Serve(const ServeOptions& options) {
       };
   signals.async_wait(on_signal);
   if (options.resume) {
-    net::post(sweeps, [&hub] {
-      for (const auto& name : hub.ResumeUnfinished()) {
-        spdlog::info("took up experiment '{}' from a previous service", name);
+    // As a POST .../resume does: detection off the sweeps' thread.
+    net::post(sweeps, [&hub, &control] {
+      for (const auto& name : hub.Unfinished()) {
+        control.Resume(name, [name](const core::Status& s) {
+          if (s.ok()) {
+            spdlog::info("took up experiment '{}' from a previous service",
+                         name);
+          } else {
+            spdlog::warn("cannot resume experiment '{}': {}", name,
+                         s.message());
+          }
+        });
       }
     });
   }

@@ -16,6 +16,7 @@
 #include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
 #include "tuner/sim/sim_runner.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::sim {
 
@@ -207,11 +208,9 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   NullProgress progress;
   Recorder recorder(config, result.max_t, clock, result);
   SimRunner* runner = nullptr;
-  Sweep::Options sweep_options;
-  sweep_options.config_json = config_json;
-  sweep_options.trials_root = trials_root;
-  sweep_options.cpus = std::max(1, options.workers);
-  sweep_options.pool = &pool.value();
+  SweepSite site = SweepSite::Unlocked(config, config_json, trials_root);
+  Sweep::Options sweep_options =
+      site.Options(pool.value(), std::max(1, options.workers), "");
   sweep_options.clock = &clock;
   sweep_options.make_runner = [&](boost::asio::io_context& loop,
                                   runner::RunnerObserver& sweep) {
