@@ -13,8 +13,8 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/csv_reader.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/csv_reader.h"
+#include "tests/support/tuner_cli.h"
 
 namespace tuner {
 namespace {

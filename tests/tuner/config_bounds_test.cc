@@ -3,7 +3,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
 #include "tuner/config/config_loader.h"
 
 namespace tuner {

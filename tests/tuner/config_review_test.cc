@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
 #include "tuner/base/small_file.h"
 #include "tuner/config/config_loader.h"
 

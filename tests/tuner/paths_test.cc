@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/catch.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/database_place.h"

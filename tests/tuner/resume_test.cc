@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/wait_for.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tuner/config/launch_spec.h"
 
@@ -65,25 +66,30 @@ class Session {
     Sweep sweep(io, config_, *store_, progress, options);
     auto experiment = store_->FindExperiment(config_.name).value();
     REQUIRE((experiment ? sweep.Resume(*experiment) : sweep.Start()).ok());
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    auto running = [&] {
-      return sweep.outcome() == SweepOutcome::kRunning &&
-             std::chrono::steady_clock::now() < deadline;
+    // Runs the loop until `stop` holds or the sweep has ended.
+    auto run_until = [&](const std::string& what,
+                         const std::function<bool()>& stop) {
+      testing::WaitFor(
+          what, kDeadline,
+          [&] {
+            if (sweep.outcome() != SweepOutcome::kRunning || stop()) {
+              return true;
+            }
+            io.restart();
+            io.run_for(std::chrono::milliseconds(10));
+            return false;
+          },
+          std::chrono::milliseconds(0));
     };
-    while (running() && !(until && until())) {
-      io.restart();
-      io.run_for(std::chrono::milliseconds(10));
-    }
+    run_until("the sweep to end or the session's condition",
+              [&] { return until && until(); });
     if (sweep.outcome() != SweepOutcome::kRunning) return sweep.outcome();
     if (!interrupt) {
       sweep.Detach();
       return SweepOutcome::kRunning;  // as far as the database knows
     }
     sweep.Interrupt(false);
-    while (running()) {
-      io.restart();
-      io.run_for(std::chrono::milliseconds(10));
-    }
+    run_until("the interrupted sweep to end", [] { return false; });
     return sweep.outcome();
   }
 
@@ -177,11 +183,9 @@ trial: {stop_grace: 60s}
   session.Run([&] { return !session.Reports().empty(); });
   // Its max_t report is written while no tuner runs; the next one reads it
   // when it adopts the trial.
-  auto deadline = std::chrono::steady_clock::now() + kDeadline;
-  while (session.Stdout().find("\"epoch\": 2") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  testing::WaitFor("the trial's epoch 2 report", kDeadline, [&] {
+    return session.Stdout().find("\"epoch\": 2") != std::string::npos;
+  });
   REQUIRE(session.Run() == SweepOutcome::kFinished);
   auto trial = session.Trials().at(0);
   CHECK(trial.status == TrialStatus::kCompleted);
@@ -214,9 +218,8 @@ devices: {kind: cpu, slots: 1}
       (session.dir() / "trials" / std::to_string(session.Trials()[0].id))
           .string(),
       1);
-  auto deadline = std::chrono::steady_clock::now() + kDeadline;
-  while (!fs::exists(status) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(
+      testing::WaitFor(status, kDeadline, [&] { return fs::exists(status); }));
   REQUIRE(fs::exists(status));
   offset = 1000;  // the next tuner comes back much later
   REQUIRE(session.Run() == SweepOutcome::kFinished);

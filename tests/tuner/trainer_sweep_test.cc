@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
 #include "tests/tuner/sweep_harness.h"
 
 namespace tuner::testing {
