@@ -213,7 +213,7 @@ TEST_CASE(
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   // Until one trial completes (ASHA lets the first one run to max_t), or
-  // one fails, as they all did when paths were the config folder's.
+  // one fails: a trial that fails names the path it could not use.
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());
   int completed = 0, failed = 0;
@@ -510,7 +510,7 @@ TEST_CASE(
               ") is gone (start `tuner serve` again, or give "
               "--token-file)\n");
   }
-  // A record without a pid (an older service's) names no live service.
+  // A record without a pid (only the address) names no live service.
   WriteWithMode(server::TokenServerPathFor(db),
                 "127.0.0.1:" + PortOf(taker) + "\n", 0600);
   Output unrecorded = RunTuner(dir, "stop x" + server);

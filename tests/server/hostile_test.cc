@@ -291,7 +291,7 @@ TEST_CASE(
   const std::string yaml = ToySweepYaml("evil", 1, 1, 1);
 
   SECTION("what a web page can send is refused") {
-    // The reproduction: text/plain, a foreign Origin and Host.
+    // A form post from another site: text/plain, a foreign Origin and Host.
     CHECK(StatusOf(Raw(port, Request("POST", "/api/experiments",
                                      {"Host: rebind.evil.example:" +
                                           std::to_string(port),

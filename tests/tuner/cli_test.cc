@@ -344,8 +344,8 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
   const std::string seconds =
       "tuner plan: --unit-seconds: expected a number from 1e-06 to 1e+09, "
       "got ";
-  // nan printed null and exit 0; 1e308 and 1.1e308 overflowed to null;
-  // 0x10 was read as 16.
+  // Accepted, nan would print null and exit 0, 1e308 and 1.1e308 overflow
+  // to null, and 0x10 be read as 16.
   std::vector<std::pair<std::string, std::string>> refused = {
       {"plan s.yaml --unit-seconds nan", seconds + "nan"},
       {"plan s.yaml --unit-seconds inf", seconds + "inf"},

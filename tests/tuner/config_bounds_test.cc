@@ -36,7 +36,7 @@ TEST_CASE(
     "max_t, grace_period and reduction_factor are finite and make at "
     "most 64 rungs",
     "[tuner][config][bounds]") {
-  // max_t: .inf hung `tuner run` (rungs without end).
+  // max_t: .inf would make rungs without end.
   ExpectError(Replace(kBase, "max_t: 27", "max_t: .inf"),
               "x.yaml:6: scheduler.max_t: expected a finite number, got "
               "'.inf'");

@@ -80,7 +80,7 @@ TEST_CASE(
   auto again = LoadStoredConfig(stored, "");
   REQUIRE(again.ok());
   CHECK(again.value().workdir == "/inv/sub");
-  // Stored before "base" was: its workdir as stored.
+  // A stored config without "base": its workdir as stored.
   auto old = nlohmann::json::parse(stored);
   old.erase("base");
   old["workdir"] = "/cfg/sub";

@@ -60,7 +60,7 @@ TEST_CASE("tuner stop signals no process that a lock file merely names",
       TunerLockPath(TrialsRootFor((dir / "tuner.db").string(), "x"), "x");
   fs::create_directories(fs::path(lock).parent_path());
   for (const std::string& owner :
-       {pid,                                   // an older tuner's text
+       {pid,                                   // a pid alone
         pid + " start=1 exe=" TUNER_BINARY,    // another start time
         pid + start + " exe=" TUNER_BINARY,    // another executable
         pid + start + " exe=" + sleep_exe}) {  // not a tuner
