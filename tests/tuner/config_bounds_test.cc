@@ -178,8 +178,8 @@ TEST_CASE("a workdir that cannot be resolved is a one-line error",
 
 TEST_CASE("did you mean skips names too long to be a typo",
           "[tuner][config][bounds]") {
-  // Quadratic in the name's length: two 1 MB placeholders held both HTTP
-  // threads for a minute.
+  // The distance is quadratic in the name's length: computed for two 1 MB
+  // placeholders it would hold both HTTP threads for a minute.
   std::string huge(1 << 20, 'l');
   CHECK(DidYouMean(huge, {"lr", huge}).empty());
   CHECK(DidYouMean("lrr", {"lr", huge}) == "lr");

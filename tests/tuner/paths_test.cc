@@ -37,8 +37,8 @@ TEST_CASE("trial directories are scoped by database and experiment",
         TrialsRootFor("/data/x.db", "lr"));
   CHECK(TrialsRootFor("/data/x", "lr") != TrialsRootFor("/data/x.db", "lr"));
   // Found from where the database is now, whatever the stored root says
-  // (it was moved, copied, or crafted); one stored before scoping has the
-  // old shared dir.
+  // (it was moved, copied, or crafted); one stored without a trials root
+  // has the shared trials/ dir.
   auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
   std::string stored = StoredConfigJson(

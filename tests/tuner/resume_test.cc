@@ -351,10 +351,10 @@ TEST_CASE("a promotion committed before its relaunch survives a crash",
   CHECK(trials[1].status == TrialStatus::kStopped);  // never promoted
 }
 
-// The chaos test's failure: a tuner recorded a promoted trial's relaunch
-// (attempt 2 running) and died before starting it. The next tuner found no
-// shim and took the status attempt 1's shim had left (exit 143, from its
-// pause) for attempt 2's end: the trial failed instead of running again.
+// A tuner recorded a promoted trial's relaunch (attempt 2 running) and died
+// before starting it. The next tuner finds no shim, and the status attempt
+// 1's shim left (exit 143, from its pause) is not attempt 2's end: the trial
+// runs again and completes.
 TEST_CASE(
     "a relaunch recorded but never started runs; attempt 1's end is "
     "not its end",
@@ -376,12 +376,11 @@ TEST_CASE(
   CHECK(trials[0].last_time == 2);
 }
 
-// The next chaos failure: attempt 2 of a promoted trial paused at rung 2,
-// was promoted again while that pause was under way, and the tuner died
-// before the attempt's exit. The next tuner must see that the pausing
-// attempt was attempt 2 (the reports' attempt numbers, read back from the
-// store) and run the trial again; it took the SIGTERM's exit 143 for a
-// crash and failed the trial when every report read back as attempt 1's.
+// Attempt 2 of a promoted trial paused at rung 2, was promoted again while
+// that pause was under way, and the tuner died before the attempt's exit.
+// The next tuner sees that the pausing attempt was attempt 2 (the reports'
+// attempt numbers, read back from the store) and runs the trial again: the
+// SIGTERM's exit 143 is the pause's, not a crash that fails the trial.
 TEST_CASE(
     "promoted while attempt 2's pause was under way, a crash later it runs "
     "again",
