@@ -46,7 +46,8 @@ TEST_CASE("a time within 0.01 of a mark is near it, the bound included",
 
 TEST_CASE("rungs and bracket sizes stay bounded whatever the spec",
           "[schedulers][asha]") {
-  // max_t: .inf hung `tuner run`; a factor near 1 allocated without end.
+  // Unbounded, max_t: .inf would make rungs without end and a factor near 1
+  // allocate without end.
   CHECK(AshaScheduler(Spec(std::numeric_limits<double>::infinity()))
             .Milestones()
             .size() == kMaxRungs);

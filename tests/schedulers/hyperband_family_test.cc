@@ -236,7 +236,7 @@ TEST_CASE("the median rule stops what is worse than the median of the others",
   CHECK(d.action == core::Action::kStop);
   CHECK(d.rungs.at(0).milestone == 2);
   CHECK(median.OnReport(1, 10, 0.1).action == core::Action::kComplete);
-  // A non-finite time is not judged (its step's cast was undefined).
+  // A non-finite time is not judged (casting it to a step is undefined).
   for (double t : {std::numeric_limits<double>::infinity(), std::nan("")}) {
     core::Decision odd = median.OnReport(6, t, 9.0);
     CHECK(odd.action == core::Action::kContinue);

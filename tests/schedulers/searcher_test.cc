@@ -98,7 +98,8 @@ TEST_CASE("64 two-value grid params: the grid size saturates, never 0",
     space.params.push_back(
         List("g" + std::to_string(i), D::kGrid, {int64_t{0}, int64_t{1}}));
   }
-  // 2^64 combinations overflowed int64_t to 0, and index % 0 was SIGFPE.
+  // 2^64 combinations: the size saturates rather than overflow int64_t to 0
+  // (index % 0 would be SIGFPE).
   GridSearcher grid(space);
   CHECK(grid.size() == std::numeric_limits<int64_t>::max());
   RandomSearcher random(space, 1);

@@ -15,10 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "tests/failed_experiment.h"
-#include "tests/fake_machine.h"
 #include "tests/server/prometheus_check.h"
 #include "tests/server/service_fixture.h"
+#include "tests/support/failed_experiment.h"
+#include "tests/support/fake_machine.h"
+#include "tests/support/wait_for.h"
 
 namespace tuner::testing {
 namespace {
@@ -92,7 +93,7 @@ TEST_CASE("Service: submit over HTTP, then status, best, trials, trial, curves",
   REQUIRE(submitted.value().status == 201);
   CHECK(json::parse(submitted.value().body)["name"] == "api1");
 
-  REQUIRE(WaitFor(*client, "/api/experiments/api1", "\"finished\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/api1", "\"finished\""));
   // A known experiment that is not running: a state conflict, not a 404.
   auto stop = client->Call("POST", "/api/experiments/api1/stop");
   CHECK(stop.value().status == 409);
@@ -273,12 +274,13 @@ TEST_CASE("Service: past the connection cap a client gets 503 at once",
   CHECK(refused.find("too many connections") != std::string::npos);
   // A closed connection frees its place (once the server has seen it go).
   held.front().close();
-  bool served = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!served && std::chrono::steady_clock::now() < deadline) {
-    served = RawExchange(service.url(), health).rfind("HTTP/1.1 200", 0) == 0;
-    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  auto served = WaitFor(
+      "GET /healthz to be served after a connection closed",
+      std::chrono::seconds(60),
+      [&] {
+        return RawExchange(service.url(), health).rfind("HTTP/1.1 200", 0) == 0;
+      },
+      std::chrono::milliseconds(20));
   CHECK(served);
 }
 
@@ -311,7 +313,7 @@ TEST_CASE("Service: the log endpoint serves a trial's own logs only",
   REQUIRE(client->Call("POST", "/api/experiments", ToySweepYaml("logs", 2))
               .value()
               .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/logs", "\"finished\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/logs", "\"finished\""));
   auto tail = client->Call("GET", "/api/trials/1/log?tail=1");
   REQUIRE(tail.value().status == 200);
   CHECK(std::count(tail.value().body.begin(), tail.value().body.end(), '\n') ==
@@ -349,17 +351,20 @@ TEST_CASE("Service: the event stream tells trials' starts, reports and ends",
               .value()
               .status == 201);
   std::string stream;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (stream.find("event: experiment_ended") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    char buffer[4096];
-    boost::system::error_code ec;
-    size_t n = socket.read_some(net::buffer(buffer), ec);
-    stream.append(buffer, n);
-    if (ec && ec != net::error::would_block && ec != net::error::try_again) {
-      break;
-    }
-  }
+  // Each read waits 200 ms at most (SO_RCVTIMEO); an error other than that
+  // timeout ends the stream.
+  WaitFor(
+      "event: experiment_ended on /api/events", std::chrono::seconds(30),
+      [&] {
+        char buffer[4096];
+        boost::system::error_code ec;
+        size_t n = socket.read_some(net::buffer(buffer), ec);
+        stream.append(buffer, n);
+        return stream.find("event: experiment_ended") != std::string::npos ||
+               (ec && ec != net::error::would_block &&
+                ec != net::error::try_again);
+      },
+      std::chrono::milliseconds(0));
   INFO(stream);
   CHECK(stream.find("text/event-stream") != std::string::npos);
   CHECK(stream.find("event: experiment_started") != std::string::npos);
@@ -388,7 +393,7 @@ TEST_CASE(
   std::string yaml = ToySweepYaml("paged", 1, 1, 4) +
                      "env: {API_KEY: hunter2-secret, MODE: \"{lr}\"}\n";
   REQUIRE(client->Call("POST", "/api/experiments", yaml).value().status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/paged", "\"finished\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/paged", "\"finished\""));
   std::string shown =
       client->Call("GET", "/api/experiments/paged").value().body;
   CHECK(shown.find("hunter2-secret") == std::string::npos);
@@ -453,11 +458,8 @@ TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
     auto r = client->Call("POST", "/api/experiments", yaml);
     submitted = r.ok() ? r.value().status : -1;
   });
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!std::filesystem::exists(gate / "entered") &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  REQUIRE(WaitFor("the detection to enter its gate", std::chrono::seconds(60),
+                  [&] { return std::filesystem::exists(gate / "entered"); }));
   REQUIRE(std::filesystem::exists(gate / "entered"));
   // The fixture serves HTTP on one thread: it is free while the submit
   // waits inside detection.

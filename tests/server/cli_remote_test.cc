@@ -16,7 +16,8 @@
 #include <thread>
 
 #include "tests/server/service_fixture.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
+#include "tests/support/wait_for.h"
 #include "tuner/server/listening_socket.h"
 #include "tuner/server/token.h"
 
@@ -49,7 +50,7 @@ TEST_CASE(
   CHECK(submitted.out.find("submitted experiment 'remote'") !=
         std::string::npos);
   auto client = service.Client();
-  REQUIRE(WaitFor(*client, "/api/experiments/remote", "\"finished\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/remote", "\"finished\""));
 
   for (std::string verb :
        {"status", "status remote", "best remote", "best remote --top 3",
@@ -107,7 +108,7 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
       " --server " + service.url() + " --db '" + service.db() + "'";
   REQUIRE(RunTuner(dir, "submit long.yaml" + server).code == 0);
   auto client = service.Client();
-  REQUIRE(WaitFor(*client, "/api/experiments/long", "\"running\":2"));
+  REQUIRE(WaitForBody(*client, "/api/experiments/long", "\"running\":2"));
   Output stopped = RunTuner(dir, "stop long" + server);
   INFO(stopped.err);
   CHECK(stopped.code == 0);
@@ -130,7 +131,7 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   INFO(resumed.err);
   CHECK(resumed.code == 0);
   CHECK(resumed.out == "long: resumed on " + service.url() + "\n");
-  REQUIRE(WaitFor(*client, "/api/experiments/long", "\"running\":2"));
+  REQUIRE(WaitForBody(*client, "/api/experiments/long", "\"running\":2"));
   CHECK(client->Call("GET", "/api/experiments/long")
             .value()
             .body.find("\"status\":\"running\"") != std::string::npos);
@@ -212,25 +213,27 @@ TEST_CASE(
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   // Until one trial completes (ASHA lets the first one run to max_t), or
-  // one fails, as they all did when paths were the config folder's.
+  // one fails: a trial that fails names the path it could not use.
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());
   int completed = 0, failed = 0;
   std::string reason;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  while (completed == 0 && failed == 0 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto e = store.value()->FindExperiment("digits-lr-sweep");
-    if (!e.ok() || !e.value()) continue;
-    auto trials = store.value()->ListTrials(e.value()->id);
-    if (!trials.ok()) continue;
-    for (const auto& t : trials.value()) {
-      completed += t.status == core::TrialStatus::kCompleted;
-      failed += t.status == core::TrialStatus::kFailed;
-      if (t.status == core::TrialStatus::kFailed) reason = t.reason;
-    }
-  }
+  WaitFor(
+      "a trial of digits-lr-sweep to complete or fail",
+      std::chrono::seconds(90),
+      [&] {
+        auto e = store.value()->FindExperiment("digits-lr-sweep");
+        if (!e.ok() || !e.value()) return false;
+        auto trials = store.value()->ListTrials(e.value()->id);
+        if (!trials.ok()) return false;
+        for (const auto& t : trials.value()) {
+          completed += t.status == core::TrialStatus::kCompleted;
+          failed += t.status == core::TrialStatus::kFailed;
+          if (t.status == core::TrialStatus::kFailed) reason = t.reason;
+        }
+        return completed > 0 || failed > 0;
+      },
+      std::chrono::milliseconds(200));
   INFO("a failed trial: " << reason);
   CHECK(failed == 0);
   CHECK(completed > 0);
@@ -507,7 +510,7 @@ TEST_CASE(
               ") is gone (start `tuner serve` again, or give "
               "--token-file)\n");
   }
-  // A record without a pid (an older service's) names no live service.
+  // A record without a pid (only the address) names no live service.
   WriteWithMode(server::TokenServerPathFor(db),
                 "127.0.0.1:" + PortOf(taker) + "\n", 0600);
   Output unrecorded = RunTuner(dir, "stop x" + server);

@@ -14,11 +14,11 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/failed_experiment.h"
-#include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
 #include "tests/server/views_experiment.h"
 #include "tests/server/webdriver.h"
+#include "tests/support/failed_experiment.h"
+#include "tests/support/fake_machine.h"
 
 namespace tuner::testing {
 namespace {
@@ -134,8 +134,8 @@ TEST_CASE(
           .value()
           .status == 201);
   // Rung decisions and leases exist, the sweep goes on.
-  REQUIRE(
-      WaitFor(*client, "/api/experiments/bert-lr-hi/curves", "\"verdict\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/bert-lr-hi/curves",
+                      "\"verdict\""));
   Browser browser((Artifacts() / "chromedriver.log").string());
 
   // The list: both experiments, and the machine's timeline with both
@@ -177,8 +177,10 @@ TEST_CASE(
   std::ofstream(gate.string()).put('\n');
 
   // Live: without a reload, the page follows the sweep to its end.
-  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr", "\"finished\"", 120));
-  REQUIRE(WaitFor(*client, "/api/experiments/bert-lr-hi", "\"finished\"", 120));
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/bert-lr", "\"finished\"", 120));
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/bert-lr-hi", "\"finished\"", 120));
   REQUIRE(browser.WaitUntil(
       "return document.querySelector('#status').textContent == 'finished';",
       60));

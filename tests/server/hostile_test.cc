@@ -23,7 +23,8 @@
 
 #include "tests/catch.h"
 #include "tests/server/service_fixture.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
+#include "tests/support/wait_for.h"
 
 namespace tuner::testing {
 namespace {
@@ -58,21 +59,21 @@ class ServeProcess {
       _exit(127);
     }
     REQUIRE(pid_ > 0);
-    // Wait for the line with the dashboard's URL.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(out);
-      std::string line;
-      while (std::getline(in, line)) {
-        if (line.rfind("listening on ", 0) == 0) url_ = line.substr(13);
-        size_t at = line.find("/?token=");
-        if (line.rfind("dashboard: ", 0) == 0 && at != std::string::npos) {
-          token_ = line.substr(at + 8);
-        }
-      }
-      if (!token_.empty()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    REQUIRE(WaitFor(
+        "the line with the dashboard's URL in " + out, std::chrono::seconds(60),
+        [&] {
+          std::ifstream in(out);
+          std::string line;
+          while (std::getline(in, line)) {
+            if (line.rfind("listening on ", 0) == 0) url_ = line.substr(13);
+            size_t at = line.find("/?token=");
+            if (line.rfind("dashboard: ", 0) == 0 && at != std::string::npos) {
+              token_ = line.substr(at + 8);
+            }
+          }
+          return !token_.empty();
+        },
+        std::chrono::milliseconds(20)));
     REQUIRE(!url_.empty());
     REQUIRE(!token_.empty());
     port_ = std::stoi(url_.substr(url_.rfind(':') + 1));
@@ -165,10 +166,10 @@ std::string Request(const std::string& method, const std::string& target,
   return text;
 }
 
-bool WaitForStatus(server::HttpClient& client, const std::string& name,
-                   const std::string& status) {
-  return WaitFor(client, "/api/experiments/" + name,
-                 "\"status\":\"" + status + "\"", 60);
+Waited WaitForStatus(server::HttpClient& client, const std::string& name,
+                     const std::string& status) {
+  return WaitForBody(client, "/api/experiments/" + name,
+                     "\"status\":\"" + status + "\"", 60);
 }
 
 std::string IntegrityCheck(const fs::path& db) {
@@ -290,7 +291,7 @@ TEST_CASE(
   const std::string yaml = ToySweepYaml("evil", 1, 1, 1);
 
   SECTION("what a web page can send is refused") {
-    // The reproduction: text/plain, a foreign Origin and Host.
+    // A form post from another site: text/plain, a foreign Origin and Host.
     CHECK(StatusOf(Raw(port, Request("POST", "/api/experiments",
                                      {"Host: rebind.evil.example:" +
                                           std::to_string(port),

@@ -18,6 +18,7 @@
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "tests/catch.h"
+#include "tests/support/wait_for.h"
 #include "tuner/server/api.h"
 #include "tuner/server/dashboard.h"
 #include "tuner/server/experiment_hub.h"
@@ -175,18 +176,16 @@ devices: {kind: cpu, slots: 2}
 }
 
 // Waits up to `seconds` for GET `target` to answer `expected` in its body.
-inline bool WaitFor(server::HttpClient& client, const std::string& target,
-                    const std::string& expected, double seconds = 30) {
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int>(seconds * 1000));
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto r = client.Call("GET", target);
-    if (r.ok() && r.value().body.find(expected) != std::string::npos) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
+inline Waited WaitForBody(server::HttpClient& client, const std::string& target,
+                          const std::string& expected, double seconds = 30) {
+  return WaitFor(
+      "GET " + target + " to answer " + expected,
+      std::chrono::milliseconds(static_cast<int>(seconds * 1000)),
+      [&] {
+        auto r = client.Call("GET", target);
+        return r.ok() && r.value().body.find(expected) != std::string::npos;
+      },
+      std::chrono::milliseconds(20));
 }
 
 }  // namespace tuner::testing

@@ -4,8 +4,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "tests/fake_machine.h"
 #include "tests/server/service_fixture.h"
+#include "tests/support/fake_machine.h"
 #include "tuner/sweep/device_share.h"
 
 namespace tuner::testing {
@@ -90,15 +90,15 @@ TEST_CASE(
                      CardConfig("high", 3, 72, 80, gate))
               .value()
               .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/high", "\"held_devices\":8"));
+  REQUIRE(WaitForBody(*client, "/api/experiments/high", "\"held_devices\":8"));
   REQUIRE(
       client
           ->Call("POST", "/api/experiments", CardConfig("low", 1, 24, 80, gate))
           .value()
           .status == 201);
   Touch(gate);
-  REQUIRE(WaitFor(*client, "/api/experiments/low", "\"finished\"", 120));
-  REQUIRE(WaitFor(*client, "/api/experiments/high", "\"finished\"", 120));
+  REQUIRE(WaitForBody(*client, "/api/experiments/low", "\"finished\"", 120));
+  REQUIRE(WaitForBody(*client, "/api/experiments/high", "\"finished\"", 120));
 
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());
@@ -155,15 +155,17 @@ TEST_CASE("Service: a stopped experiment's cards go to the other one at once",
                      CardConfig("second", 1, 400, 10, gate))
               .value()
               .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"held_devices\":4"));
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/second", "\"held_devices\":4"));
   REQUIRE(client->Call("POST", "/api/experiments/first/stop").value().status ==
           202);
-  REQUIRE(WaitFor(*client, "/api/experiments/first", "\"interrupted\""));
-  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"held_devices\":8"));
+  REQUIRE(WaitForBody(*client, "/api/experiments/first", "\"interrupted\""));
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/second", "\"held_devices\":8"));
   Touch(gate);
   REQUIRE(client->Call("POST", "/api/experiments/second/stop").value().status ==
           202);
-  REQUIRE(WaitFor(*client, "/api/experiments/second", "\"interrupted\""));
+  REQUIRE(WaitForBody(*client, "/api/experiments/second", "\"interrupted\""));
 
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());
@@ -226,7 +228,8 @@ TEST_CASE(
                      CardConfig("singles", 1, 24, 30, gate))
               .value()
               .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/singles", "\"held_devices\":8"));
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/singles", "\"held_devices\":8"));
   std::string retrying = WithTrainers(R"(name: groups
 shell: true
 command: if [ -e {trial_dir}/failed ]; then exec DEVTRAINER --lr {lr} --epochs 3 --sleep-ms 30; else touch {trial_dir}/failed; exit 3; fi
@@ -242,8 +245,8 @@ trial: {max_failures: 1}
   REQUIRE(client->Call("POST", "/api/experiments", retrying).value().status ==
           201);
   Touch(gate);
-  CHECK(WaitFor(*client, "/api/experiments/groups", "\"finished\"", 90));
-  CHECK(WaitFor(*client, "/api/experiments/singles", "\"finished\"", 90));
+  CHECK(WaitForBody(*client, "/api/experiments/groups", "\"finished\"", 90));
+  CHECK(WaitForBody(*client, "/api/experiments/singles", "\"finished\"", 90));
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());
   CHECK(Statuses(*store.value(), "groups") ==
@@ -267,15 +270,15 @@ TEST_CASE(
           ->Call("POST", "/api/experiments", CardConfig("low", 1, 8, 20, gate))
           .value()
           .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/low", "\"held_devices\":8"));
+  REQUIRE(WaitForBody(*client, "/api/experiments/low", "\"held_devices\":8"));
   REQUIRE(client
               ->Call("POST", "/api/experiments",
                      CardConfig("high", 4, 4, 20, "", 2, "preempt: true\n"))
               .value()
               .status == 201);
-  REQUIRE(WaitFor(*client, "/api/experiments/high", "\"finished\"", 60));
+  REQUIRE(WaitForBody(*client, "/api/experiments/high", "\"finished\"", 60));
   Touch(gate);
-  REQUIRE(WaitFor(*client, "/api/experiments/low", "\"finished\"", 60));
+  REQUIRE(WaitForBody(*client, "/api/experiments/low", "\"finished\"", 60));
 
   auto store = storage::TrialStore::OpenReadOnly(service.db());
   REQUIRE(store.ok());

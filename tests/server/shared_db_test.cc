@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tests/server/service_fixture.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
 
 namespace tuner::testing {
 namespace {
@@ -86,7 +86,7 @@ TEST_CASE("four tuners, the service and readers share one database",
   }
   REQUIRE(tuners.get() == 0);
   CHECK(api_errors == 0);
-  REQUIRE(WaitFor(*client, "/api/experiments/svc", "\"finished\"", 120));
+  REQUIRE(WaitForBody(*client, "/api/experiments/svc", "\"finished\"", 120));
 
   for (int i = 1; i <= 4; ++i) {
     std::string n = std::to_string(i);

@@ -22,6 +22,7 @@
 #include <thread>
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
+#include "tests/support/wait_for.h"
 #include "trial_runner/spawn.h"
 #include "tuner/server/http_client.h"
 
@@ -89,14 +90,13 @@ class Browser {
   ~Browser() {
     if (!session_.empty()) (void)Call("DELETE", "/session/" + session_, {});
     kill(-driver_.pid, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (waitpid(driver_.pid, nullptr, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        kill(-driver_.pid, SIGKILL);
-        waitpid(driver_.pid, nullptr, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    bool ended = static_cast<bool>(WaitFor(
+        "chromedriver to exit", std::chrono::seconds(5),
+        [&] { return waitpid(driver_.pid, nullptr, WNOHANG) != 0; },
+        std::chrono::milliseconds(20)));
+    if (!ended) {
+      kill(-driver_.pid, SIGKILL);
+      waitpid(driver_.pid, nullptr, 0);
     }
     if (driver_.pidfd >= 0) close(driver_.pidfd);
   }
@@ -115,13 +115,10 @@ class Browser {
 
   // Polls `body` until it returns true, for up to `seconds`.
   bool WaitUntil(const std::string& body, double seconds) {
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(static_cast<int>(seconds * 1e3));
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (Eval(body) == true) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
+    return static_cast<bool>(WaitFor(
+        "the page's `" + body + "`",
+        std::chrono::milliseconds(static_cast<int>(seconds * 1e3)),
+        [&] { return Eval(body) == true; }, std::chrono::milliseconds(100)));
   }
 
   // The viewport as a PNG file; returns its size in bytes.
@@ -167,11 +164,13 @@ class Browser {
   }
 
   void WaitReady() {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
+    auto ready = [&] {
       auto status = Call("GET", "/status", nullptr);
-      if (status.ok() && status.value().status == 200) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return status.ok() && status.value().status == 200;
+    };
+    if (WaitFor("chromedriver to answer", std::chrono::seconds(20), ready,
+                std::chrono::milliseconds(50))) {
+      return;
     }
     throw WebDriverError("chromedriver did not answer on " + url_);
   }

@@ -1,13 +1,12 @@
 // A sweep on Slurm without Slurm: the cluster config, the nodes' devices as
 // one pool, the storage of leases' nodes and the allocation, and how the
 // sweep takes a failed node or a cancelled step.
-#include <unistd.h>
-
 #include <filesystem>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
+#include "tests/support/fresh_dir.h"
 #include "tests/tuner/sweep_harness.h"
 #include "trial_runner/device_locks.h"
 #include "tuner/cluster/slurm_setup.h"
@@ -40,15 +39,6 @@ runner::Inventory Gaudi(int n) {
     inventory.devices.push_back(d);
   }
   return inventory;
-}
-
-std::string FreshDir(const char* what) {
-  static int counter = 0;
-  auto dir = std::filesystem::temp_directory_path() /
-             (std::string(what) + "-" + std::to_string(getpid()) + "-" +
-              std::to_string(counter++));
-  std::filesystem::remove_all(dir);
-  return dir.string();
 }
 
 DevicePool NodePool(const std::string& node, int cards, int per_trial,
@@ -100,7 +90,7 @@ TEST_CASE(
     "each node's cards are its own: leases name their node, locks are "
     "per node, a failed node gets no new trial",
     "[slurm][devices]") {
-  std::string locks = FreshDir("cluster-locks");
+  std::string locks = (testing::FreshDir("cluster") / "locks").string();
   std::vector<DevicePool> pools;
   pools.push_back(NodePool("n1", 4, 2, locks));
   pools.push_back(NodePool("n2", 4, 2, locks));
@@ -146,7 +136,7 @@ TEST_CASE(
     "nodes with other devices cannot be joined; bad node names are "
     "refused",
     "[slurm][devices]") {
-  std::string locks = FreshDir("cluster-locks");
+  std::string locks = (testing::FreshDir("cluster") / "locks").string();
   std::vector<DevicePool> pools;
   pools.push_back(NodePool("n1", 4, 2, locks));
   pools.push_back(NodePool("n2", 4, 1, locks));

@@ -1,10 +1,13 @@
 // Several connections (standing for several processes) on one database
 // file: opening it, its busy policy, and when a store holds the write lock.
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,6 +57,93 @@ class LockHolder {
   std::unique_ptr<Database> db_;
 };
 
+// Counts the times a connection is refused the WAL write lock (lock 0 of
+// the shared memory, which BEGIN IMMEDIATE takes), by wrapping the default
+// VFS for as long as it lives. Connections opened meanwhile must close
+// before it goes: they keep a pointer to its VFS.
+class WriteLockRefusals {
+ public:
+  WriteLockRefusals()
+      : real_vfs_(sqlite3_vfs_find(nullptr)), vfs_{*real_vfs_, this} {
+    vfs_.base.zName = "tuner-test-write-lock-refusals";
+    vfs_.base.xOpen = &Open;
+    REQUIRE(sqlite3_vfs_register(&vfs_.base, 1) == SQLITE_OK);
+  }
+  ~WriteLockRefusals() {
+    sqlite3_vfs_register(real_vfs_, 1);
+    sqlite3_vfs_unregister(&vfs_.base);
+  }
+  WriteLockRefusals(const WriteLockRefusals&) = delete;
+  WriteLockRefusals& operator=(const WriteLockRefusals&) = delete;
+
+  // Blocks until `n` refusals were counted, or Stop() was called.
+  void Await(int n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return count_ >= n || stopped_; });
+  }
+  // Ends every Await(), now and later.
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+  int count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return count_;
+  }
+
+ private:
+  // Standard layout, `base` first: SQLite's pointers to `base` lead back
+  // here.
+  struct Vfs {
+    sqlite3_vfs base;
+    WriteLockRefusals* owner;
+  };
+  struct Methods {
+    sqlite3_io_methods base;
+    WriteLockRefusals* owner;
+    const sqlite3_io_methods* real;
+  };
+
+  // Opens with the real VFS; a main database file's methods are then ours.
+  static int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file,
+                  int flags, int* out_flags) {
+    WriteLockRefusals* self = reinterpret_cast<Vfs*>(vfs)->owner;
+    int rc =
+        self->real_vfs_->xOpen(self->real_vfs_, name, file, flags, out_flags);
+    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB) && file->pMethods) {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      if (self->methods_.real == nullptr) {
+        self->methods_ = Methods{*file->pMethods, self, file->pMethods};
+        self->methods_.base.xShmLock = &ShmLock;
+      }
+      if (file->pMethods == self->methods_.real) {
+        file->pMethods = &self->methods_.base;
+      }
+    }
+    return rc;
+  }
+
+  static int ShmLock(sqlite3_file* file, int offset, int n, int flags) {
+    const Methods* methods = reinterpret_cast<const Methods*>(file->pMethods);
+    int rc = methods->real->xShmLock(file, offset, n, flags);
+    if (rc == SQLITE_BUSY && offset == 0 && (flags & SQLITE_SHM_EXCLUSIVE)) {
+      std::lock_guard<std::mutex> lock(methods->owner->mutex_);
+      ++methods->owner->count_;
+      methods->owner->changed_.notify_all();
+    }
+    return rc;
+  }
+
+  sqlite3_vfs* real_vfs_;
+  Vfs vfs_;
+  Methods methods_{};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int count_ = 0;
+  bool stopped_ = false;
+};
+
 int UserVersion(const std::string& path) {
   auto db = Database::Open(path, true).value();
   auto stmt = db->Prepare("PRAGMA user_version").value();
@@ -92,21 +182,27 @@ TEST_CASE("connections opening a fresh database at once all succeed",
 
 TEST_CASE("a write waits out another writer for the policy's total time",
           "[storage][concurrency]") {
+  WriteLockRefusals refusals;  // outlives the connections below
   std::string path = FreshPath("tuner.db");
   auto store = TrialStore::Open(path).value();
   // SQLite's own wait (statement_wait) is far shorter than the other
-  // writer's transaction: only the retries with backoff get the write in.
+  // writer's transaction, which it holds until the store was refused the
+  // lock kRefused times, more than one statement's busy handler tries with
+  // a 1 ms wait: only the retries with backoff get the write in.
+  constexpr int kRefused = 10;
   store->SetBusyPolicy(BusyPolicy{milliseconds(1), milliseconds(60000)});
   std::promise<void> holding;
   std::thread other([&] {
     LockHolder holder(path);
     holding.set_value();
-    std::this_thread::sleep_for(milliseconds(300));
+    refusals.Await(kRefused);
     holder.Release();
   });
   holding.get_future().wait();
   auto id = store->CreateExperiment(Experiment("waited"));
+  refusals.Stop();  // the write returned: the holder waits no more
   other.join();
+  CHECK(refusals.count() >= kRefused);
   INFO((id.ok() ? "" : id.message()));
   REQUIRE(id.ok());
   REQUIRE(store->Commit().ok());

@@ -62,7 +62,8 @@ TEST_CASE("stdout keeps metric lines past the cap, up to twice the cap",
   }
   std::string kept = Slurp(path);
   INFO(kept.size());
-  // Before the fix every metric-looking line was kept: the whole flood.
+  // Metric lines past the cap are kept only up to twice the cap, not the
+  // whole flood.
   CHECK(kept.size() < static_cast<size_t>(2 * cap + 512));
   CHECK(kept.size() > static_cast<size_t>(cap));
   CHECK(kept.find("twice the log cap reached") != std::string::npos);
@@ -96,8 +97,8 @@ TEST_CASE("stderr keeps nothing past the cap but its last 64 KiB",
 TEST_CASE("a cap that falls inside one long line bounds both logs",
           "[runner][shim]") {
   // A progress bar: one line of \r-separated updates, no newline, then the
-  // error the trial dies with. Before, the rest of that line was written
-  // whole, past the cap, and the note said "0 bytes dropped".
+  // error the trial dies with. The cap cuts inside that line, and the note
+  // counts the bytes dropped from it.
   const int64_t cap = 4096;
   std::string bar;
   for (int i = 0; i < 100000; ++i)

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tests/catch.h"
+#include "tests/support/fresh_dir.h"
 #include "trial_runner/device_detect.h"
 #include "trial_runner/device_pool.h"
 
@@ -20,15 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory, mode `mode`, under the test's temp directory.
-fs::path FreshDir(const std::string& name, mode_t mode) {
-  fs::path dir =
-      fs::temp_directory_path() / (name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  chmod(dir.c_str(), mode);
-  return dir;
-}
+using testing::FreshDir;
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path);

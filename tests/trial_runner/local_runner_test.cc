@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/catch.h"
+#include "tests/support/wait_for.h"
 #include "trial_runner/device_locks.h"
 #include "trial_runner/shim_launch.h"
 
@@ -260,10 +261,9 @@ TEST_CASE("runner kills what a trial leaves in its process group",
     std::string pid_text, comm, state;
     return static_cast<bool>(stat >> pid_text >> comm >> state) && state != "Z";
   };
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  testing::WaitFor(
+      "the SIGKILLed child to end", std::chrono::seconds(2),
+      [&] { return !running(); }, milliseconds(5));
   CHECK_FALSE(running());
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/catch.h"
+#include "tests/support/wait_for.h"
 #include "trial_runner/device_pool.h"
 #include "trial_runner/local_runner.h"
 
@@ -65,14 +66,17 @@ struct TreeFixture {
   }
   // The pid in `name` once the trial has written it (60 s at most).
   pid_t WaitForPid(const std::string& name, boost::asio::io_context& io) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
+    std::string text;
+    auto written = [&] {
       io.poll();
-      std::string text = Read(name);
-      if (!text.empty() && text.back() == '\n') return std::stoi(text);
-      std::this_thread::sleep_for(milliseconds(5));
+      text = Read(name);
+      return !text.empty() && text.back() == '\n';
+    };
+    if (!testing::WaitFor(name, std::chrono::seconds(60), written,
+                          milliseconds(5))) {
+      return -1;
     }
-    return -1;
+    return std::stoi(text);
   }
 
   static inline int counter = 0;
@@ -103,9 +107,14 @@ pid_t SessionOf(pid_t pid) {
 
 void RunUntilExit(boost::asio::io_context& io, ExitRecorder& recorder) {
   io.restart();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!recorder.exit_ && std::chrono::steady_clock::now() < deadline)
-    io.run_for(milliseconds(100));
+  testing::WaitFor(
+      "the trial's exit", std::chrono::seconds(60),
+      [&] {
+        if (recorder.exit_) return true;
+        io.run_for(milliseconds(100));
+        return false;
+      },
+      milliseconds(0));
 }
 
 TEST_CASE("a trial's daemon holds no lease and dies when the trial ends",

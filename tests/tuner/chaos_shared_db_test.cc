@@ -16,7 +16,8 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
+#include "tests/support/wait_for.h"
 
 namespace tuner::testing {
 namespace {
@@ -87,14 +88,13 @@ TEST_CASE(
   std::map<std::string, pid_t> tuners;
   for (const char* name : kNames) tuners[name] = StartTuner(dir, name);
   // The kills land while trials run: wait for every experiment's first.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   auto all_started = [&] {
     for (const char* name : kNames)
       if (ReadLifetimes(dir / "tuner.db.trials" / name).empty()) return false;
     return true;
   };
-  while (!all_started() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(WaitFor("every experiment's first trial", std::chrono::seconds(60),
+                  all_started));
   REQUIRE(all_started());
 
   std::mt19937 rng(20261123);

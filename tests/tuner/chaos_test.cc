@@ -18,7 +18,8 @@
 #include "schedulers/factory.h"
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
+#include "tests/support/wait_for.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/launch_spec.h"
 
@@ -142,13 +143,15 @@ std::string StoredStory(storage::TrialStore& db,
 // Waits (60 s at most) until a trial process runs under `dir`, or `tuner`
 // has exited; returns false in that case (its status in `status`).
 bool AwaitTrials(const fs::path& dir, pid_t tuner, int& status) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (waitpid(tuner, &status, WNOHANG) == tuner) return false;
-    if (ProcessesUnder(dir / "tuner.db.trials") > 0) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
+  bool exited = false;
+  WaitFor(
+      "a trial process under " + dir.string(), std::chrono::seconds(60),
+      [&] {
+        exited = waitpid(tuner, &status, WNOHANG) == tuner;
+        return exited || ProcessesUnder(dir / "tuner.db.trials") > 0;
+      },
+      std::chrono::milliseconds(5));
+  return !exited;
 }
 
 // The stored decisions are what a fresh scheduler decides when given the
@@ -348,10 +351,12 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   std::ofstream(dir / "sweep.yaml") << yaml;
   std::string name = "chaos";  // each experiment has its own trial dirs
   auto wait_for_trials = [&dir, &name] {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (ReadLifetimes(dir / "tuner.db.trials" / name).size() < 4 &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    WaitFor(
+        "4 trials of " + name + " to start", std::chrono::seconds(60),
+        [&] {
+          return ReadLifetimes(dir / "tuner.db.trials" / name).size() >= 4;
+        },
+        std::chrono::milliseconds(20));
     REQUIRE(ReadLifetimes(dir / "tuner.db.trials" / name).size() == 4);
   };
   // --detach: the tuner exits 0, its trials go on, resume finishes them.

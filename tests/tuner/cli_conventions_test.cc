@@ -1,7 +1,5 @@
 // The `tuner` binary's conventions as a user meets them: --version, help,
 // a mistyped verb, the completion scripts sourced in bash, the man page.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,26 +7,20 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/fresh_dir.h"
+#include "tests/support/tuner_cli.h"
 
 namespace tuner {
 namespace {
 
 namespace fs = std::filesystem;
 
+using testing::FreshDir;
 using testing::Output;
 using testing::RunTuner;
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("tuner-conventions-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
 }
 
 TEST_CASE("tuner --version, version, help and a mistyped verb",

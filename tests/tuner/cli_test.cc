@@ -13,8 +13,8 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/csv_reader.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/csv_reader.h"
+#include "tests/support/tuner_cli.h"
 
 namespace tuner {
 namespace {
@@ -129,8 +129,8 @@ TEST_CASE("a relative $TUNER_LOCK_DIR is refused", "[tuner][cli][process]") {
 
 TEST_CASE("control characters a trial prints never reach the terminal",
           "[tuner][cli][process]") {
-  // Metric names went raw into "its reports had: ..." (ESC, BEL: a cleared
-  // screen, a window title).
+  // Metric names a trial prints reach "its reports had: ..." escaped, never
+  // raw (ESC, BEL: a cleared screen, a window title).
   CliFixture f;
   f.Write("trial.sh",
           "printf '{\"epoch\": 1, \"sc\\033[2J\\033]0;pwned\\007ore\": "
@@ -344,8 +344,8 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
   const std::string seconds =
       "tuner plan: --unit-seconds: expected a number from 1e-06 to 1e+09, "
       "got ";
-  // nan printed null and exit 0; 1e308 and 1.1e308 overflowed to null;
-  // 0x10 was read as 16.
+  // Accepted, nan would print null and exit 0, 1e308 and 1.1e308 overflow
+  // to null, and 0x10 be read as 16.
   std::vector<std::pair<std::string, std::string>> refused = {
       {"plan s.yaml --unit-seconds nan", seconds + "nan"},
       {"plan s.yaml --unit-seconds inf", seconds + "inf"},
@@ -400,9 +400,9 @@ TEST_CASE("numeric flags take a decimal number in their range, else exit 2",
 
 TEST_CASE("a non-finite objective is reported, never a trial's value",
           "[tuner][cli][process]") {
-  // `trials` showed the last value as inf, `status` "accuracy=inf" as the
-  // best and null in JSON, `best` 0.5 as the best; after a NaN the trial
-  // had no last value and `best` left it out.
+  // inf is never shown as a trial's last value nor as the best (`trials`,
+  // `status`, JSON, `best`), and a trial whose last report was NaN keeps
+  // its last finite value and its place in `best`.
   CliFixture f;
   f.Write("trial.sh",
           "case $1 in\n"

@@ -2,6 +2,7 @@
 // time order, each seeing its own due time as Now().
 #include "tuner/base/clock.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,20 +77,34 @@ TEST_CASE("manual clock: cancel, replace, destroy, and timers set by timers",
   CHECK(ran == 5);
 }
 
-TEST_CASE("a timer that outlives its manual clock is inert", "[tuner][clock]") {
+TEST_CASE(
+    "a timer that outlives its manual clock is inert: its pending call is "
+    "dropped uncalled, and what it is given later is neither called nor "
+    "kept",
+    "[tuner][clock]") {
+  // Each callback holds a copy of `token`: its use count tells how many of
+  // them are still kept somewhere.
+  auto token = std::make_shared<int>(0);
+  int calls = 0;
+  auto callback = [token, &calls] { ++calls; };
   std::unique_ptr<Clock::Timer> timer, idle;
   {
     ManualClock clock;
     timer = clock.MakeTimer();
     idle = clock.MakeTimer();  // nothing pending when the clock goes
-    timer->Schedule(milliseconds(1), [] {});
+    timer->Schedule(milliseconds(1), callback);
+    CHECK(token.use_count() == 3);  // `callback` and the pending copy
   }
-  idle->Schedule(milliseconds(1), [] {});
+  CHECK(token.use_count() == 2);  // the pending call went with the clock
+  idle->Schedule(milliseconds(1), callback);
+  CHECK(token.use_count() == 2);  // not kept: no clock will ever run it
   idle.reset();
-  timer->Schedule(milliseconds(1), [] {});
+  timer->Schedule(milliseconds(1), callback);
+  CHECK(token.use_count() == 2);
   timer->Cancel();
   timer.reset();
-  SUCCEED("no use of the destroyed clock (ASan would say)");
+  CHECK(calls == 0);
+  CHECK(token.use_count() == 2);
 }
 
 }  // namespace

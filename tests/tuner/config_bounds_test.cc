@@ -3,7 +3,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
 #include "tuner/config/config_loader.h"
 
 namespace tuner {
@@ -36,7 +36,7 @@ TEST_CASE(
     "max_t, grace_period and reduction_factor are finite and make at "
     "most 64 rungs",
     "[tuner][config][bounds]") {
-  // max_t: .inf hung `tuner run` (rungs without end).
+  // max_t: .inf would make rungs without end.
   ExpectError(Replace(kBase, "max_t: 27", "max_t: .inf"),
               "x.yaml:6: scheduler.max_t: expected a finite number, got "
               "'.inf'");
@@ -178,8 +178,8 @@ TEST_CASE("a workdir that cannot be resolved is a one-line error",
 
 TEST_CASE("did you mean skips names too long to be a typo",
           "[tuner][config][bounds]") {
-  // Quadratic in the name's length: two 1 MB placeholders held both HTTP
-  // threads for a minute.
+  // The distance is quadratic in the name's length: computed for two 1 MB
+  // placeholders it would hold both HTTP threads for a minute.
   std::string huge(1 << 20, 'l');
   CHECK(DidYouMean(huge, {"lr", huge}).empty());
   CHECK(DidYouMean("lrr", {"lr", huge}) == "lr");

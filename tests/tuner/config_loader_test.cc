@@ -3,7 +3,7 @@
 #include <regex>
 
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
 #include "tuner/config/launch_spec.h"
 
 namespace tuner {

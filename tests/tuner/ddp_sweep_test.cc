@@ -13,7 +13,7 @@
 #include <set>
 
 #include "tests/catch.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
 
 namespace tuner {
 namespace {

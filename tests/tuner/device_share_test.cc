@@ -278,9 +278,9 @@ TEST_CASE("DeviceShare: preemption takes from lower priorities only, once",
 namespace tuner::testing {
 namespace {
 
-// The review's loop: the victim gave a card back, and at once took it again
-// for the trial it requeued, 100 times a second, while the experiment that
-// preempted it never got it.
+// A card a preempted sweep gives back goes to the sweep that preempted it:
+// the victim never takes it again at once for the trial it requeued (which
+// would loop, 100 times a second, while the preempting sweep never got it).
 TEST_CASE("DeviceShare: what a victim gave back goes to who asked for it",
           "[share]") {
   boost::asio::io_context io;

@@ -14,7 +14,8 @@
 #include <thread>
 
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
+#include "tests/support/wait_for.h"
 
 namespace tuner::testing {
 namespace {
@@ -168,16 +169,6 @@ TEST_CASE("two tuner processes on one DL1 never share a card",
   fs::remove_all(root);
 }
 
-// Waits (60 s at most) for `done`.
-bool WaitFor(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
 void Touch(const fs::path& path) { std::ofstream(path) << "open\n"; }
 
 TEST_CASE(
@@ -193,7 +184,8 @@ TEST_CASE(
   // a's 8 trials hold their cards until the test opens their gate.
   Tuner a = StartTuner(root, "a", 8, 10, "--gate " + gate.string());
   fs::path a_trials = root / "a" / "tuner.db.trials" / "a";
-  REQUIRE(WaitFor([&] { return ReadLifetimes(a_trials).size() == 8; }));
+  REQUIRE(WaitFor("a's 8 trials to start", std::chrono::seconds(60),
+                  [&] { return ReadLifetimes(a_trials).size() == 8; }));
   Tuner b = StartTuner(root, "b", 8, 10);
   kill(a.pid, SIGKILL);
   Wait(a);
@@ -203,7 +195,8 @@ TEST_CASE(
   int freed_module = ModulesOf(first)[0];
   Touch(gate / first.env.value("TUNER_TRIAL_ID", "?"));
   fs::path b_trials = root / "b" / "tuner.db.trials" / "b";
-  REQUIRE(WaitFor([&] { return !ReadLifetimes(b_trials).empty(); }));
+  REQUIRE(WaitFor("b's first trial to start", std::chrono::seconds(60),
+                  [&] { return !ReadLifetimes(b_trials).empty(); }));
   Lifetime taken = ReadLifetimes(b_trials).front();
   CHECK(ModulesOf(taken) == std::vector<int>{freed_module});
   int still_held = 0;
@@ -248,7 +241,8 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
   std::string user = FAKES_DIR "/bin/fake-card-user ";
   // a's 8 trials hold every card until `go` exists.
   Tuner a = StartTuner(root, "a", 8, 10, "", user + "--until " + go + " ");
-  REQUIRE(WaitFor([&] { return Registered(root / "state") == 8; }));
+  REQUIRE(WaitFor("8 cards in use by a's trials", std::chrono::seconds(60),
+                  [&] { return Registered(root / "state") == 8; }));
   auto seen = Inventory("dl1", "--lock-dir " + locks);
   for (const auto& d : seen["devices"]) {
     INFO(d.dump());
@@ -258,10 +252,12 @@ TEST_CASE("a second tuner counts the cards running trials use as leased",
   Tuner b = StartTuner(root, "b", 8, 10, "", user);
   std::optional<int> b_status;
   auto b_log = [&] { return ReadText(root / "b" / "out.log"); };
-  REQUIRE(WaitFor([&] {
-    return b_log().find("devices: 8 habana device(s)") != std::string::npos ||
-           (b_status = Ended(b)).has_value();
-  }));
+  REQUIRE(
+      WaitFor("b to take its 8 devices or end", std::chrono::seconds(60), [&] {
+        return b_log().find("devices: 8 habana device(s)") !=
+                   std::string::npos ||
+               (b_status = Ended(b)).has_value();
+      }));
   INFO(b_log());
   CHECK_FALSE(b_status.has_value());  // b did not give up on the cards
   std::ofstream(go).close();

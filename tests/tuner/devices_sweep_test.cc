@@ -3,7 +3,7 @@
 #include <set>
 
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
 #include "tests/tuner/sweep_harness.h"
 
 namespace tuner::testing {

@@ -8,8 +8,9 @@
 #include <thread>
 
 #include "tests/catch.h"
-#include "tests/csv_reader.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/csv_reader.h"
+#include "tests/support/tuner_cli.h"
+#include "tests/support/wait_for.h"
 
 namespace tuner::testing {
 namespace {
@@ -215,10 +216,10 @@ TEST_CASE("a copied or moved database runs and deletes in its own folder",
 }
 
 // Waits until `path` exists (a process test: the tuner in the background).
-bool AppearsWithin(const fs::path& path, int seconds) {
-  for (int i = 0; i < seconds * 20 && !fs::exists(path); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  return fs::exists(path);
+Waited AppearsWithin(const fs::path& path, int seconds) {
+  return WaitFor(
+      path.string() + " to appear", std::chrono::seconds(seconds),
+      [&] { return fs::exists(path); }, std::chrono::milliseconds(50));
 }
 
 // A fresh directory `what` with c.yaml: `trials` trials, `slots` at once;
@@ -339,11 +340,13 @@ TEST_CASE(
   pid_t tuner = std::stoi(ReadFile(gates / "pid"));
   kill(tuner, SIGKILL);
   Output refused;
-  for (int i = 0; i < 200; ++i) {  // until the killed tuner's lock is free
-    refused = RunTuner(a, "delete c --yes");
-    if (refused.err.find("is running (") == std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  WaitFor(
+      "the killed tuner's lock to be free", std::chrono::seconds(10),
+      [&] {
+        refused = RunTuner(a, "delete c --yes");
+        return refused.err.find("is running (") == std::string::npos;
+      },
+      std::chrono::milliseconds(50));
   CHECK(refused.code == 1);
   CHECK(refused.err.starts_with(
       "tuner: experiment 'c' has trials still running with no tuner watching "
@@ -375,11 +378,14 @@ TEST_CASE(
   fs::remove_all(m);
   std::ofstream(gates / "1").put('\n');
   Output deleted;
-  for (int i = 0; i < 200; ++i) {  // until its shim has ended
-    deleted = RunTuner(a, "delete c --yes");
-    if (deleted.code == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  WaitFor(
+      "the trial's shim to end and `delete` to succeed",
+      std::chrono::seconds(10),
+      [&] {
+        deleted = RunTuner(a, "delete c --yes");
+        return deleted.code == 0;
+      },
+      std::chrono::milliseconds(50));
   CHECK(deleted.code == 0);
   CHECK_FALSE(fs::exists(a / "tuner.db.trials" / "c"));
   fs::remove_all(a);

@@ -145,7 +145,7 @@ TEST_CASE("a delete cut short after its transaction is finished by a re-run",
 
 TEST_CASE("an experiment of the shared trials/ layout loses only its dirs",
           "[tuner][lifecycle]") {
-  // The harness's sweeps store no trials_root: the layout of old tuners.
+  // The harness's sweeps store no trials_root: the shared trials/ layout.
   auto result = RunScripted(
       Yaml("old", 2),
       [](const runner::TrialLaunch&, int) { return ToyTrainerScript(0.5, 1); });

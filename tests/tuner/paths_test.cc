@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/catch.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/database_place.h"
@@ -37,8 +37,8 @@ TEST_CASE("trial directories are scoped by database and experiment",
         TrialsRootFor("/data/x.db", "lr"));
   CHECK(TrialsRootFor("/data/x", "lr") != TrialsRootFor("/data/x.db", "lr"));
   // Found from where the database is now, whatever the stored root says
-  // (it was moved, copied, or crafted); one stored before scoping has the
-  // old shared dir.
+  // (it was moved, copied, or crafted); one stored without a trials root
+  // has the shared trials/ dir.
   auto config = LoadConfigText(Sweep("lr"), "x.yaml", "/inv", "/inv");
   REQUIRE(config.ok());
   std::string stored = StoredConfigJson(
@@ -80,7 +80,7 @@ TEST_CASE(
   auto again = LoadStoredConfig(stored, "");
   REQUIRE(again.ok());
   CHECK(again.value().workdir == "/inv/sub");
-  // Stored before "base" was: its workdir as stored.
+  // A stored config without "base": its workdir as stored.
   auto old = nlohmann::json::parse(stored);
   old.erase("base");
   old["workdir"] = "/cfg/sub";

@@ -9,7 +9,7 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/csv_reader.h"
+#include "tests/support/csv_reader.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/text/csv.h"

@@ -7,7 +7,7 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
-#include "tests/failed_experiment.h"
+#include "tests/support/failed_experiment.h"
 #include "tuner/base/one_line.h"
 #include "tuner/text/printable_stream.h"
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/wait_for.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tuner/config/launch_spec.h"
 
@@ -65,25 +66,30 @@ class Session {
     Sweep sweep(io, config_, *store_, progress, options);
     auto experiment = store_->FindExperiment(config_.name).value();
     REQUIRE((experiment ? sweep.Resume(*experiment) : sweep.Start()).ok());
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    auto running = [&] {
-      return sweep.outcome() == SweepOutcome::kRunning &&
-             std::chrono::steady_clock::now() < deadline;
+    // Runs the loop until `stop` holds or the sweep has ended.
+    auto run_until = [&](const std::string& what,
+                         const std::function<bool()>& stop) {
+      testing::WaitFor(
+          what, kDeadline,
+          [&] {
+            if (sweep.outcome() != SweepOutcome::kRunning || stop()) {
+              return true;
+            }
+            io.restart();
+            io.run_for(std::chrono::milliseconds(10));
+            return false;
+          },
+          std::chrono::milliseconds(0));
     };
-    while (running() && !(until && until())) {
-      io.restart();
-      io.run_for(std::chrono::milliseconds(10));
-    }
+    run_until("the sweep to end or the session's condition",
+              [&] { return until && until(); });
     if (sweep.outcome() != SweepOutcome::kRunning) return sweep.outcome();
     if (!interrupt) {
       sweep.Detach();
       return SweepOutcome::kRunning;  // as far as the database knows
     }
     sweep.Interrupt(false);
-    while (running()) {
-      io.restart();
-      io.run_for(std::chrono::milliseconds(10));
-    }
+    run_until("the interrupted sweep to end", [] { return false; });
     return sweep.outcome();
   }
 
@@ -177,11 +183,9 @@ trial: {stop_grace: 60s}
   session.Run([&] { return !session.Reports().empty(); });
   // Its max_t report is written while no tuner runs; the next one reads it
   // when it adopts the trial.
-  auto deadline = std::chrono::steady_clock::now() + kDeadline;
-  while (session.Stdout().find("\"epoch\": 2") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  testing::WaitFor("the trial's epoch 2 report", kDeadline, [&] {
+    return session.Stdout().find("\"epoch\": 2") != std::string::npos;
+  });
   REQUIRE(session.Run() == SweepOutcome::kFinished);
   auto trial = session.Trials().at(0);
   CHECK(trial.status == TrialStatus::kCompleted);
@@ -214,9 +218,8 @@ devices: {kind: cpu, slots: 1}
       (session.dir() / "trials" / std::to_string(session.Trials()[0].id))
           .string(),
       1);
-  auto deadline = std::chrono::steady_clock::now() + kDeadline;
-  while (!fs::exists(status) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(
+      testing::WaitFor(status, kDeadline, [&] { return fs::exists(status); }));
   REQUIRE(fs::exists(status));
   offset = 1000;  // the next tuner comes back much later
   REQUIRE(session.Run() == SweepOutcome::kFinished);
@@ -348,10 +351,10 @@ TEST_CASE("a promotion committed before its relaunch survives a crash",
   CHECK(trials[1].status == TrialStatus::kStopped);  // never promoted
 }
 
-// The chaos test's failure: a tuner recorded a promoted trial's relaunch
-// (attempt 2 running) and died before starting it. The next tuner found no
-// shim and took the status attempt 1's shim had left (exit 143, from its
-// pause) for attempt 2's end: the trial failed instead of running again.
+// A tuner recorded a promoted trial's relaunch (attempt 2 running) and died
+// before starting it. The next tuner finds no shim, and the status attempt
+// 1's shim left (exit 143, from its pause) is not attempt 2's end: the trial
+// runs again and completes.
 TEST_CASE(
     "a relaunch recorded but never started runs; attempt 1's end is "
     "not its end",
@@ -373,12 +376,11 @@ TEST_CASE(
   CHECK(trials[0].last_time == 2);
 }
 
-// The next chaos failure: attempt 2 of a promoted trial paused at rung 2,
-// was promoted again while that pause was under way, and the tuner died
-// before the attempt's exit. The next tuner must see that the pausing
-// attempt was attempt 2 (the reports' attempt numbers, read back from the
-// store) and run the trial again; it took the SIGTERM's exit 143 for a
-// crash and failed the trial when every report read back as attempt 1's.
+// Attempt 2 of a promoted trial paused at rung 2, was promoted again while
+// that pause was under way, and the tuner died before the attempt's exit.
+// The next tuner sees that the pausing attempt was attempt 2 (the reports'
+// attempt numbers, read back from the store) and runs the trial again: the
+// SIGTERM's exit 143 is the pause's, not a crash that fails the trial.
 TEST_CASE(
     "promoted while attempt 2's pause was under way, a crash later it runs "
     "again",

@@ -93,14 +93,16 @@ TEST_CASE("curve table: rows read, bad lines named by file, line and field",
   CHECK(Parse("\n").message() == "t.jsonl: the table has no rows");
 }
 
-// What an attacker tried: each is a one-line error, never a crash.
+// Hostile tables (huge, binary, nested, linked): each is a one-line error,
+// never a crash.
 TEST_CASE("curve table: hostile lines and paths are refused at their line",
           "[tuner][sim]") {
   std::string good =
       R"({"config": {}, "curve": [{"epoch": 1, "loss": 1, "seconds": 1}]})";
   CHECK(Parse(good + std::string("\0junk", 5) + "\n").message() ==
         "t.jsonl:1: a NUL byte");
-  // Deep nesting in config once overflowed the stack copying it.
+  // Deep nesting in config is refused before copying it could overflow the
+  // stack.
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
   CHECK(Parse(R"({"config": {"y": )" + deep +
               R"(}, "curve": [{"epoch": 1, "seconds": 1}]})")

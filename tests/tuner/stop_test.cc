@@ -12,7 +12,8 @@
 #include <thread>
 
 #include "tests/catch.h"
-#include "tests/tuner_cli.h"
+#include "tests/support/tuner_cli.h"
+#include "tests/support/wait_for.h"
 #include "trial_runner/device_locks.h"
 #include "tuner/base/tuner_lock.h"
 
@@ -45,11 +46,11 @@ TEST_CASE("tuner stop signals no process that a lock file merely names",
     _exit(127);
   }
   std::string proc_exe = "/proc/" + std::to_string(sleeper) + "/exe";
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::error_code ec;
-  while (fs::read_symlink(proc_exe, ec).filename() != "sleep" &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  testing::WaitFor(
+      "the child to exec sleep", std::chrono::seconds(60),
+      [&] { return fs::read_symlink(proc_exe, ec).filename() == "sleep"; },
+      std::chrono::milliseconds(5));
   std::string sleep_exe = fs::read_symlink(proc_exe, ec).string();
   std::string pid = "pid=" + std::to_string(sleeper);
   std::string start = " start=" + StartTimeOf(sleeper);
@@ -59,7 +60,7 @@ TEST_CASE("tuner stop signals no process that a lock file merely names",
       TunerLockPath(TrialsRootFor((dir / "tuner.db").string(), "x"), "x");
   fs::create_directories(fs::path(lock).parent_path());
   for (const std::string& owner :
-       {pid,                                   // an older tuner's text
+       {pid,                                   // a pid alone
         pid + " start=1 exe=" TUNER_BINARY,    // another start time
         pid + start + " exe=" TUNER_BINARY,    // another executable
         pid + start + " exe=" + sleep_exe}) {  // not a tuner

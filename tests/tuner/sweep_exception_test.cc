@@ -95,7 +95,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
                    options(good_pool.value(), "good"));
   REQUIRE(bad_sweep.Start().ok());
   REQUIRE(good_sweep.Start().ok());
-  // Before the fix the exception left io.run() and ended the process.
+  // The exception ends the bad sweep only: it never leaves io.run().
   auto running = [&] {
     return bad_sweep.outcome() == SweepOutcome::kRunning ||
            good_sweep.outcome() == SweepOutcome::kRunning;

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "tests/catch.h"
-#include "tests/fake_machine.h"
+#include "tests/support/fake_machine.h"
 #include "tests/tuner/sweep_harness.h"
 
 namespace tuner::testing {
@@ -210,7 +210,8 @@ TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
     completed += trial.status == TrialStatus::kCompleted;
   }
   CHECK(completed >= 1);
-  // Epochs printed as 0.9996, 1.9996, … were judged as the rungs 1, 2, …
+  // Epochs printed as 0.9996, 1.9996, … are judged as the rungs 1, 2, …:
+  // every judged report's time is whole.
   auto reports = result.store->ListReports(result.trials[0].id);
   REQUIRE(reports.ok());
   int judged = 0;

@@ -1,8 +1,6 @@
 // What a trial hands the tuner, however hostile: bytes that are not UTF-8,
 // non-finite progress, reports in a tight loop. The sweep goes on and what
 // it stores stays readable.
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +9,9 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/support/fresh_dir.h"
+#include "tests/support/tuner_cli.h"
 #include "tests/tuner/sweep_harness.h"
-#include "tests/tuner_cli.h"
 #include "tuner/sweep/report_throttle.h"
 
 namespace tuner {
@@ -20,17 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using testing::FreshDir;
 using testing::Output;
 
 const std::string kFffd = "\xEF\xBF\xBD";
-
-fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("tuner-input-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
           "[tuner][cli][process][utf8]") {

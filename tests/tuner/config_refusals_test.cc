@@ -1,5 +1,7 @@
-// Configs found wrong by the attacker review: each was accepted and did
-// something other than what it said. Each is now the one-line error.
+// Configs that would do something other than what they say (a parameter
+// named like a placeholder, a range past what a double holds, a NUL, a
+// number in another base, a second document, a file that is no file): each
+// is refused with the one-line error.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,7 +11,7 @@
 #include <vector>
 
 #include "tests/catch.h"
-#include "tests/tuner/config_text.h"
+#include "tests/support/config_text.h"
 #include "tuner/base/small_file.h"
 #include "tuner/config/config_loader.h"
 
@@ -31,8 +33,8 @@ num_trials: 8
 
 TEST_CASE("a parameter may not take a built-in placeholder's name",
           "[tuner][config]") {
-  // The trial got the built-in value while params.json and `best --format
-  // args` showed the sampled one.
+  // Accepted, the trial would get the built-in value while params.json and
+  // `best --format args` show the sampled one.
   for (std::string name : {"max_t", "trial_id", "trial_dir", "devices",
                            "num_devices", "master_port"}) {
     INFO(name);
@@ -48,7 +50,7 @@ TEST_CASE("a parameter may not take a built-in placeholder's name",
 
 TEST_CASE("a range must not overflow, a quniform not exceed 2^53 steps",
           "[tuner][config]") {
-  // uniform over [-1e308, 1e308] sampled inf (stored as null).
+  // uniform over [-1e308, 1e308] would sample inf (stored as null).
   ExpectError(
       Replace(kBase, "low: 0, high: 1", "low: -1.0e+308, high: 1.0e+308"),
       "x.yaml:5: search_space.lr.high: uniform needs high - low to "
@@ -63,7 +65,7 @@ TEST_CASE("a range must not overflow, a quniform not exceed 2^53 steps",
 }
 
 TEST_CASE("no text may hold a NUL, no env name an '='", "[tuner][config]") {
-  // "a\0b" reached the trial as "a" while the database kept "a\0b".
+  // "a\0b" would reach the trial as "a" while the database keeps "a\0b".
   ExpectError(Replace(kBase, "{lr: {type: uniform, low: 0, high: 1}}",
                       "{lr: {type: choice, values: [\"a\\0b\"]}}"),
               "x.yaml:5: search_space.lr.values: holds a NUL character, "
@@ -71,14 +73,15 @@ TEST_CASE("no text may hold a NUL, no env name an '='", "[tuner][config]") {
   ExpectError(kBase + "env: {A: \"x\\0y\"}\n",
               "x.yaml:7: env.A: holds a NUL character, which no argument "
               "can carry");
-  // The trial got A=B=x.
+  // Accepted, the trial would get A=B=x.
   ExpectError(kBase + "env: {\"A=B\": x}\n",
               "x.yaml:7: env.A=B: environment variable names use letters, "
               "digits and '_'");
 }
 
 TEST_CASE("integer ranges stay where doubles are exact", "[tuner][config]") {
-  // randint over [2^63 - 807, 2^63 - 1] sampled -2^63; 2^53 + 1 became 2^53.
+  // randint over [2^63 - 807, 2^63 - 1] would sample -2^63; 2^53 + 1 would
+  // become 2^53.
   ExpectError(Replace(kBase, "type: uniform, low: 0, high: 1",
                       "type: randint, low: 9223372036854775000, high: "
                       "9223372036854775807"),
@@ -96,8 +99,8 @@ TEST_CASE("integer ranges stay where doubles are exact", "[tuner][config]") {
 
 TEST_CASE("raw control bytes and control characters in values are refused",
           "[tuner][config]") {
-  // yaml-cpp read a raw NUL in a plain scalar as an escape: "\0e" became
-  // ESC, past the NUL check.
+  // yaml-cpp reads a raw NUL in a plain scalar as an escape: "\0e" would
+  // become ESC, past the NUL check.
   ExpectError(kBase + "workdir: /tmp" + std::string(1, '\0') + "e\n",
               "x.yaml:7: a control character (write it as an escape in a "
               "quoted string)");
@@ -110,20 +113,20 @@ TEST_CASE("raw control bytes and control characters in values are refused",
                       "{lr: {type: choice, values: [\"\\e[31mRED\\a\"]}}"),
               "x.yaml:5: search_space.lr.values: a value holds a control "
               "character");
-  // .inf reached the command as "inf" and was stored as null.
+  // .inf would reach the command as "inf" and be stored as null.
   ExpectError(Replace(kBase, "{lr: {type: uniform, low: 0, high: 1}}",
                       "{lr: {type: choice, values: [1, .inf]}}"),
               "x.yaml:5: search_space.lr.values: values must be finite");
 }
 
 TEST_CASE("a config is one YAML document", "[tuner][config]") {
-  // The second document was ignored without a word.
+  // A second document would be ignored without a word.
   ExpectError(kBase + "---\nname: other\n",
               "x.yaml:7: a second YAML document ('---'): a config is one "
               "document");
   CHECK(Load("---\n" + kBase).ok());
-  // yaml-cpp 0.7's LoadAll looped without end on these, a null document a
-  // turn, until the fuzzer ran out of memory: each is an error, at once.
+  // yaml-cpp 0.7's LoadAll loops without end on these, a null document a
+  // turn, until memory runs out: each is an error, at once.
   for (std::string text : std::vector<std::string>{
            ",", kBase + ",\n", kBase + "---\n,\n",
            "- macro: x\n  condition:\n    (a in (\n\"b\",\n"
@@ -135,7 +138,8 @@ TEST_CASE("a config is one YAML document", "[tuner][config]") {
 
 TEST_CASE("a config file is a regular file of at most 1 MiB",
           "[tuner][config]") {
-  // `tuner plan /dev/zero` grew without end; a FIFO blocked.
+  // Read whole, `tuner plan /dev/zero` would grow without end and a FIFO
+  // block.
   auto zero = LoadConfigFile("/dev/zero", "/");
   REQUIRE_FALSE(zero.ok());
   CHECK(zero.message() == "/dev/zero: not a regular file");
@@ -162,7 +166,7 @@ TEST_CASE("a config file is a regular file of at most 1 MiB",
 
 TEST_CASE("run and submit refuse a workdir that is not a directory",
           "[tuner][config]") {
-  // Every trial failed with "cannot execute '/bin/echo'".
+  // Accepted, every trial would fail with "cannot execute '/bin/echo'".
   auto config = Load(kBase + "workdir: /nonexistent-tuner-dir\n");
   REQUIRE(config.ok());  // a stored config still loads
   auto checked = CheckWorkdir(config.value(), "x.yaml");
@@ -230,7 +234,7 @@ TEST_CASE("integers are decimal: a leading zero, 0x or '+' is refused",
 
 TEST_CASE("every number is decimal: a leading zero or 0x is refused",
           "[tuner][config]") {
-  // Each was read as 10 where YAML 1.1 reads 010 as 8.
+  // Each would be read as 10 where YAML 1.1 reads 010 as 8.
   const std::string rule =
       "expected a decimal number (no sign '+', no leading zero)";
   ExpectError(Replace(kPlain, "num_trials: 8",
@@ -269,7 +273,8 @@ TEST_CASE("every number is decimal: a leading zero or 0x is refused",
 
 TEST_CASE("a choice value with a leading zero is text, as written",
           "[tuner][config]") {
-  // A grid of folds 007, 010 reached the trial as 7 and 10.
+  // Read as numbers, a grid of folds 007, 010 would reach the trial as 7
+  // and 10.
   auto config =
       Load(Replace(kPlain, "{type: uniform, low: 0, high: 1}",
                    "{type: grid, values: [007, 010, 0x1f, 10, 2.5]}"));

@@ -1,6 +1,6 @@
 // Running the `tuner` binary as a user does, for the CLI tests.
-#ifndef TUNER_TESTS_TUNER_CLI_H_
-#define TUNER_TESTS_TUNER_CLI_H_
+#ifndef TUNER_TESTS_SUPPORT_TUNER_CLI_H_
+#define TUNER_TESTS_SUPPORT_TUNER_CLI_H_
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -65,4 +65,4 @@ inline Output RunTunerTyping(const std::filesystem::path& dir,
 
 }  // namespace tuner::testing
 
-#endif  // TUNER_TESTS_TUNER_CLI_H_
+#endif  // TUNER_TESTS_SUPPORT_TUNER_CLI_H_

@@ -1,7 +1,7 @@
 // Helpers for the config tests: load a config text as `x.yaml` (base
 // /base, workdir /work), edit it, and expect a one-line error.
-#ifndef TUNER_TESTS_TUNER_CONFIG_TEXT_H_
-#define TUNER_TESTS_TUNER_CONFIG_TEXT_H_
+#ifndef TUNER_TESTS_SUPPORT_CONFIG_TEXT_H_
+#define TUNER_TESTS_SUPPORT_CONFIG_TEXT_H_
 
 #include <string>
 
@@ -33,4 +33,4 @@ inline void ExpectError(const std::string& text, const std::string& expected) {
 
 }  // namespace tuner::testing
 
-#endif  // TUNER_TESTS_TUNER_CONFIG_TEXT_H_
+#endif  // TUNER_TESTS_SUPPORT_CONFIG_TEXT_H_

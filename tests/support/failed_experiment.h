@@ -1,7 +1,7 @@
 // A stored experiment that failed inside the tuner, with its reason: what
 // status, trials, the API and the dashboard must show.
-#ifndef TUNER_TESTS_FAILED_EXPERIMENT_H_
-#define TUNER_TESTS_FAILED_EXPERIMENT_H_
+#ifndef TUNER_TESTS_SUPPORT_FAILED_EXPERIMENT_H_
+#define TUNER_TESTS_SUPPORT_FAILED_EXPERIMENT_H_
 
 #include <string>
 
@@ -31,4 +31,4 @@ inline storage::ExperimentRecord AddFailedExperiment(
 
 }  // namespace tuner::testing
 
-#endif  // TUNER_TESTS_FAILED_EXPERIMENT_H_
+#endif  // TUNER_TESTS_SUPPORT_FAILED_EXPERIMENT_H_

@@ -1,7 +1,7 @@
 // Helpers for tests on the fake machines of tests/fakes: selecting one, and
 // reading back what examples/device_trainer recorded about its lifetime.
-#ifndef TUNER_TESTS_FAKE_MACHINE_H_
-#define TUNER_TESTS_FAKE_MACHINE_H_
+#ifndef TUNER_TESTS_SUPPORT_FAKE_MACHINE_H_
+#define TUNER_TESTS_SUPPORT_FAKE_MACHINE_H_
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -146,4 +146,4 @@ inline std::string FirstOverlap(
 
 }  // namespace tuner::testing
 
-#endif  // TUNER_TESTS_FAKE_MACHINE_H_
+#endif  // TUNER_TESTS_SUPPORT_FAKE_MACHINE_H_

@@ -1,7 +1,7 @@
 // A small RFC 4180 reader for the tests that parse what `tuner ... --format
 // csv` writes: quoted fields may hold commas, doubled quotes, CR and LF.
-#ifndef TUNER_TESTS_CSV_READER_H_
-#define TUNER_TESTS_CSV_READER_H_
+#ifndef TUNER_TESTS_SUPPORT_CSV_READER_H_
+#define TUNER_TESTS_SUPPORT_CSV_READER_H_
 
 #include <string>
 #include <vector>
@@ -56,4 +56,4 @@ inline CsvRows ParseCsv(const std::string& text) {
 
 }  // namespace tuner::testing
 
-#endif  // TUNER_TESTS_CSV_READER_H_
+#endif  // TUNER_TESTS_SUPPORT_CSV_READER_H_
