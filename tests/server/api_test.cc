@@ -17,6 +17,7 @@
 
 #include "tests/server/prometheus_check.h"
 #include "tests/server/service_fixture.h"
+#include "tests/server/slow_detection.h"
 #include "tests/support/failed_experiment.h"
 #include "tests/support/fake_machine.h"
 #include "tests/support/wait_for.h"
@@ -422,55 +423,89 @@ TEST_CASE(
   CHECK(client->Call("GET", trial + "?after=x").value().status == 400);
 }
 
-TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
-          "[server][process]") {
-  // A fake hl-smi that waits for a gate file: the submit is known to be
-  // inside detection until the test opens it.
-  auto gate = std::filesystem::temp_directory_path() /
-              ("tuner-slow-smi-" + std::to_string(getpid()));
-  std::filesystem::remove_all(gate);
-  std::filesystem::create_directories(gate / "bin");
-  std::ofstream(gate / "bin" / "hl-smi")
-      << "#!/bin/sh\ntouch '" << (gate / "entered").string()
-      << "'\nwhile [ ! -e '" << (gate / "open").string()
-      << "' ]; do sleep 0.02; done\nexec '" << FAKES_DIR << "/bin/hl-smi' "
-      << "\"$@\"\n";
-  std::filesystem::permissions(gate / "bin" / "hl-smi",
-                               std::filesystem::perms::owner_all);
-  UseFakeMachine("dl1");
-  // Set before the service's threads start and restored after they end
-  // (declared before it): no thread reads PATH while it changes.
-  struct PathAhead {
-    explicit PathAhead(const std::string& dir) : saved(getenv("PATH")) {
-      setenv("PATH", (dir + ":" + saved).c_str(), 1);
-    }
-    ~PathAhead() { setenv("PATH", saved.c_str(), 1); }
-    std::string saved;
-  } path_ahead((gate / "bin").string());
-
-  Service service;
-  std::string yaml = ToySweepYaml("slow-detect", 1, 1, 1);
+// The config of `ToySweepYaml` on the fake machine's Habana cards.
+std::string HabanaSweepYaml(const std::string& name, int sleep_ms) {
+  std::string yaml = ToySweepYaml(name, 1, sleep_ms, 4);
   yaml.replace(yaml.find("devices: {kind: cpu, slots: 2}"), 30,
                "devices: {kind: habana}");
+  return yaml;
+}
+
+TEST_CASE("Service: a submit inside device detection blocks no HTTP thread",
+          "[server][process]") {
+  UseFakeMachine("dl1");
+  SlowDetection detection;  // shut: the submit waits inside detection
+  Service service;
   std::atomic<int> submitted{0};
   std::thread submitter([&] {
     auto client = service.Client();
-    auto r = client->Call("POST", "/api/experiments", yaml);
+    auto r = client->Call("POST", "/api/experiments",
+                          HabanaSweepYaml("slow-detect", 1));
     submitted = r.ok() ? r.value().status : -1;
   });
   REQUIRE(WaitFor("the detection to enter its gate", std::chrono::seconds(60),
-                  [&] { return std::filesystem::exists(gate / "entered"); }));
-  REQUIRE(std::filesystem::exists(gate / "entered"));
+                  [&] { return detection.Entered(); }));
   // The fixture serves HTTP on one thread: it is free while the submit
   // waits inside detection.
   auto other = service.Client();
   CHECK(other->Call("GET", "/healthz").value().status == 200);
   CHECK(other->Call("GET", "/api/experiments").value().status == 200);
   CHECK(submitted == 0);  // still inside detection: the gate is shut
-  std::ofstream(gate / "open") << "open\n";
+  detection.Open();
   submitter.join();
   CHECK(submitted == 201);
-  std::filesystem::remove_all(gate);
+}
+
+TEST_CASE(
+    "Service: a resume inside device detection leaves the sweeps' thread free",
+    "[server][process]") {
+  UseFakeMachine("dl1");
+  SlowDetection detection;
+  detection.Open();
+  Service service;
+  auto client = service.Client();
+  // A stored experiment on the Habana cards, stopped while it ran.
+  REQUIRE(client
+              ->Call("POST", "/api/experiments",
+                     HabanaSweepYaml("slow-resume", 2000))
+              .value()
+              .status == 201);
+  REQUIRE(WaitForBody(*client, "/api/experiments/slow-resume", "\"running\""));
+  REQUIRE(client->Call("POST", "/api/experiments/slow-resume/stop")
+              .value()
+              .status == 202);
+  REQUIRE(
+      WaitForBody(*client, "/api/experiments/slow-resume", "\"interrupted\""));
+
+  detection.Shut();
+  std::atomic<int> resumed{0};
+  std::string resume_body;
+  std::thread resumer([&] {
+    auto r =
+        service.Client()->Call("POST", "/api/experiments/slow-resume/resume");
+    if (r.ok()) resume_body = r.value().body;
+    resumed = r.ok() ? r.value().status : -1;
+  });
+  REQUIRE(WaitFor("the resume's detection to enter its gate",
+                  std::chrono::seconds(60),
+                  [&] { return detection.Entered(); }));
+  // Meanwhile the sweeps' thread answers: a stop of the experiment that
+  // is not running yet is refused there (409), at once.
+  std::atomic<int> stopped{0};
+  std::thread stopper([&] {
+    auto r =
+        service.Client()->Call("POST", "/api/experiments/slow-resume/stop");
+    stopped = r.ok() ? r.value().status : -1;
+  });
+  CHECK(WaitFor("the stop to be answered", std::chrono::seconds(10),
+                [&] { return stopped != 0; }));
+  CHECK(stopped == 409);
+  CHECK(resumed == 0);  // still inside detection: the gate is shut
+  detection.Open();
+  resumer.join();
+  stopper.join();
+  INFO(resume_body);
+  CHECK(resumed == 202);
 }
 
 }  // namespace
