@@ -112,7 +112,7 @@ core::Status ExperimentHub::Submit(const ExperimentConfig& config,
   return Started(std::move(experiment).value(), started);
 }
 
-core::Result<ExperimentConfig> ExperimentHub::ResumableConfig(
+core::Result<ExperimentHub::Resumable> ExperimentHub::FindResumable(
     const std::string& name) {
   if (running_.count(name) > 0) {
     return core::AlreadyExists("experiment '" + name + "' is running");
@@ -132,22 +132,22 @@ core::Result<ExperimentConfig> ExperimentHub::ResumableConfig(
                                name + " --trials N`, then resume it");
   }
   if (!resumable.ok()) return resumable.error();
-  return LoadStoredConfig(stored.value()->config_json, options_.db_path);
+  auto config = LoadStoredConfig(stored.value()->config_json, options_.db_path);
+  if (!config.ok()) return config.error();
+  return Resumable{*stored.value(), std::move(config).value()};
 }
 
 core::Status ExperimentHub::Resume(const std::string& name,
                                    runner::DevicePool pool) {
   // Checked again: the experiment may have changed since the caller's
-  // ResumableConfig (another resume, a delete).
-  auto config = ResumableConfig(name);
-  if (!config.ok()) return config.status();
-  auto stored = store_.FindExperiment(name);
-  if (!stored.ok()) return stored.status();
-  if (!stored.value()) return core::NotFound("no experiment '" + name + "'");
+  // FindResumable (another resume, a delete).
+  auto found = FindResumable(name);
+  if (!found.ok()) return found.status();
+  const Resumable& resumable = found.value();
   auto experiment =
-      Prepare(config.value(), stored.value()->config_json, std::move(pool));
+      Prepare(resumable.config, resumable.record.config_json, std::move(pool));
   if (!experiment.ok()) return experiment.status();
-  core::Status resumed = experiment.value()->sweep->Resume(*stored.value());
+  core::Status resumed = experiment.value()->sweep->Resume(resumable.record);
   spdlog::info("experiment '{}' resumed", name);
   return Started(std::move(experiment).value(), resumed);
 }

@@ -63,13 +63,18 @@ class ExperimentHub {
   // does not run here, saying who runs it (a CLI tuner, its pid) and how
   // to stop it, or its status.
   core::Status Stop(const std::string& name, bool force);
-  // The stored config of experiment `name` if it may be taken up here:
-  // kAlreadyExists when it runs or finished (saying how to extend it),
-  // kNotFound, or CheckResumable's refusal.
-  core::Result<ExperimentConfig> ResumableConfig(const std::string& name);
+  // A stored experiment that may be taken up here, and its config.
+  struct Resumable {
+    storage::ExperimentRecord record;
+    ExperimentConfig config;
+  };
+  // Experiment `name` if it may be taken up here: kAlreadyExists when it
+  // runs or finished (saying how to extend it), kNotFound, or
+  // CheckResumable's refusal.
+  core::Result<Resumable> FindResumable(const std::string& name);
   // Takes up a stored experiment that did not finish (adopting trials that
-  // still run) on `pool`, which the caller made from ResumableConfig's
-  // devices on its own thread, as for Submit. Checks ResumableConfig again.
+  // still run) on `pool`, which the caller made from FindResumable's
+  // devices on its own thread, as for Submit. Checks FindResumable again.
   core::Status Resume(const std::string& name, runner::DevicePool pool);
   // Deletes a stored experiment that does not run here (kAlreadyExists
   // when it does, or when another tuner runs it): DeleteExperiment.

@@ -52,15 +52,15 @@ class HubControl : public Control {
       done(hub->Stop(name, force));
     });
   }
-  // Checks and reads the stored config on the sweeps' thread, detects
+  // Checks the experiment and reads its config on the sweeps' thread, detects
   // the devices on this control's own thread, then resumes the experiment
   // on the sweeps' thread.
   void Resume(const std::string& name, Done done) override {
     boost::asio::post(io_, [this, name, done = std::move(done)]() mutable {
-      auto config = hub_.ResumableConfig(name);
-      if (!config.ok()) return done(config.status());
+      auto found = hub_.FindResumable(name);
+      if (!found.ok()) return done(found.status());
       boost::asio::post(detect_, [this, name, done = std::move(done),
-                                  config = std::move(config).value()] {
+                                  config = std::move(found).value().config] {
         auto pool = SetUpDevices(config.devices, config.workdir);
         if (!pool.ok()) return done(core::InvalidArgument(pool.message()));
         auto shared =
