@@ -26,9 +26,14 @@ class FakeRunner : public runner::TrialRunner {
   std::vector<runner::TrialLaunch> started;
   std::vector<core::TrialId> stopped;  // Stop and StopAfter
 
+  // Reports each trial printed before the runner watched its output:
+  // handed over inside Start(), as LocalRunner hands them over.
+  std::vector<core::Metrics> printed_at_start;
+
   core::Status Start(const runner::TrialLaunch& launch) override {
     started.push_back(launch);
     running_.insert(launch.trial);
+    for (const auto& metrics : printed_at_start) Report(launch.trial, metrics);
     return core::Status::Ok();
   }
   // Adopted trials whose shim had ended, and the exit its status file

@@ -187,6 +187,22 @@ TEST_CASE("asha on the fake runner: stops, completions and rows, in order",
   }
 }
 
+TEST_CASE("reports a trial printed before its launch returned count for it",
+          "[tuner][sweep][fake]") {
+  World w;  // its sweep built the runner; Start() launches the first trials
+  w.runner->printed_at_start = {Epoch(1, 0.5), Epoch(2, 0.6)};
+  REQUIRE(w.sweep->Start().ok());
+  w.Settle();
+  REQUIRE(w.runner->started.size() == 3);
+  core::TrialId a = w.runner->started[0].trial;
+  auto reports = w.store->ListReports(a);
+  REQUIRE(reports.ok());
+  REQUIRE(reports.value().size() == 2);
+  for (const auto& report : reports.value()) CHECK(report.attempt == 1);
+  CHECK(w.Row(a).last_value == 0.6);
+  CHECK(w.Row(a).status == core::TrialStatus::kRunning);
+}
+
 TEST_CASE("a trial that exits 0 without reporting fails with the reason",
           "[tuner][sweep][fake]") {
   World w;

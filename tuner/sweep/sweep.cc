@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "schedulers/factory.h"
+#include "trial_runner/failure_class.h"
 #include "trial_runner/local_runner.h"
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
@@ -37,11 +38,29 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       checkpoint_timer_(clock_.MakeTimer()),
       runner_(options_.make_runner ? options_.make_runner(io, *this)
                                    : std::make_unique<runner::LocalRunner>(
-                                         io, *this, options_.runner)) {
+                                         io, *this, options_.runner)),
+      exit_rules_(config) {
   budget_ = config.num_trials;
   counts_.total = budget_;
   JoinShare();
 }
+
+SweepOutcome Sweep::outcome() const {
+  switch (phase_) {
+    case SweepPhase::kFinished:
+      return SweepOutcome::kFinished;
+    case SweepPhase::kInterrupted:
+      return SweepOutcome::kInterrupted;
+    case SweepPhase::kFailed:
+      return SweepOutcome::kFailed;
+    case SweepPhase::kDetached:
+      return SweepOutcome::kDetached;
+    default:
+      return SweepOutcome::kRunning;
+  }
+}
+
+bool Sweep::Ended() const { return outcome() != SweepOutcome::kRunning; }
 
 std::chrono::steady_clock::time_point Sweep::Now() const {
   return clock_.Now();
@@ -90,7 +109,7 @@ void Sweep::Interrupt(bool force) {
 }
 
 void Sweep::InterruptUnguarded(bool force) {
-  interrupting_ = true;
+  if (Running()) phase_ = SweepPhase::kInterrupting;
   EndWaiting();
   if (force) {
     runner_->KillAll();
@@ -108,7 +127,7 @@ void Sweep::Detach() {
   pool_.StopWaiting();
   runner_->Detach();
   (void)store_.Commit();
-  outcome_ = SweepOutcome::kDetached;
+  phase_ = SweepPhase::kDetached;
   progress_.SweepEnded("detached", counts_);
   if (options_.on_finished) options_.on_finished();
 }
@@ -118,15 +137,22 @@ bool Sweep::Check(const core::Status& status) {
   // handler that wrote it returns, so no batch (and no write lock) is held
   // while this thread waits for a device, a timer or a trial.
   if (!status.ok() && error_.empty()) {
-    error_ = status.message();
-    spdlog::error("storage failed, stopping the sweep: {}", error_);
+    spdlog::error("storage failed, stopping the sweep: {}", status.message());
     // Room for the trials' ends, should the disk be full.
     (void)store_.ReleaseReserve();
   }
   if (store_.InTransaction()) ScheduleCommit();
   if (status.ok()) return true;
-  if (!interrupting_) InterruptUnguarded(false);
+  Fail(status.message());
   return false;
+}
+
+void Sweep::Fail(const std::string& reason) {
+  if (error_.empty()) error_ = reason;
+  if (phase_ == SweepPhase::kInterrupting) phase_ = SweepPhase::kFailing;
+  if (!Running()) return;
+  phase_ = SweepPhase::kFailing;
+  InterruptUnguarded(false);  // ends it once its trials have exited
 }
 
 void Sweep::ScheduleCommit() {
@@ -159,11 +185,8 @@ bool Sweep::LeftMovedProject() {
 void Sweep::FillSlots() {
   // A sweep being stopped launches nothing: it ends as interrupted, each
   // trial's status read through its held folder, wherever that went.
-  if (outcome_ != SweepOutcome::kRunning || interrupting_ ||
-      LeftMovedProject()) {
-    return;
-  }
-  while (!interrupting_ && pool_.free() > 0) {
+  if (!Running() || LeftMovedProject()) return;
+  while (Running() && pool_.free() > 0) {
     if (!waiting_.empty()) {
       if (!LaunchWaiting()) break;
       continue;
@@ -211,7 +234,7 @@ bool Sweep::RefreshBudget(bool locked) {
 
 void Sweep::BudgetExtended() {
   Guarded("an extension", [this] {
-    if (outcome_ != SweepOutcome::kRunning || interrupting_) return;
+    if (!Running()) return;
     FillSlots();
     CheckDone();
   });
@@ -220,7 +243,7 @@ void Sweep::BudgetExtended() {
 void Sweep::OnMetrics(core::TrialId id, core::Metrics metrics, int64_t offset) {
   // Failing from an exception: its trials are being stopped, and what
   // judged their reports threw; more reports would only throw again.
-  if (exceptions_ > 0) return;
+  if (phase_ == SweepPhase::kFaulted) return;
   Guarded("a report", [&] { HandleMetrics(id, std::move(metrics), offset); });
 }
 
@@ -235,7 +258,7 @@ void Sweep::OnNodeUsable(const std::string& node, bool usable) {
     if (!pool_.AnyNodeUsable()) {
       // Waiting would never end: its trials go back to pending for a
       // `tuner resume` once the cluster is back.
-      FailInside(
+      Fail(
           "no node of the cluster is usable (down, drained, or the "
           "allocation ended); `tuner resume " +
           config_.name + "` takes the sweep up again");
@@ -254,48 +277,73 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
   if (exit.signal) trial.exit_code = -exit.signal;
-  trial.exited_at = trial.adopted ? exit.ended_at : std::nullopt;
-  std::string reason;
-  trial.device_busy = false;
-  std::optional<std::string> interrupted = Interruption(trial, exit);
-  bool requeue = interrupted.has_value();
-  trial.preempted = false;
-  auto status = requeue ? std::nullopt : EndStatus(trial, exit, reason);
+  trial.exited_at = trial.life.origin() == AttemptOrigin::kEarlierTuner
+                        ? exit.ended_at
+                        : std::nullopt;
+  ExitRoute route = RouteExit(trial, exit);
   // A device that its stack found busy rests a while before its next trial.
-  ReleaseDevices(trial, trial.device_busy ? kBusyDeviceRest
-                                          : std::chrono::milliseconds(0));
-  if (requeue) {
-    if (!interrupted->empty())
-      spdlog::warn("trial {}: {}; relaunching it", id, *interrupted);
-    Relaunch(trial);  // from its newest checkpoint, if it has checkpoints
-  } else if (!status && trial.device_busy) {
-    ++trial.device_retries;
-    RecordRetries(trial);
-    spdlog::warn(
-        "trial {} could not use its device or node ({}); retrying on "
-        "another",
-        id, reason);
-    Relaunch(trial);
-  } else if (!status) {
-    ++trial.failures;
-    RecordRetries(trial);
-    spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
-                 reason, trial.failures + 1, config_.trial.max_failures + 1);
-    Relaunch(trial);
-  } else if (*status == core::TrialStatus::kPaused && trial.resume_after_exit) {
-    Relaunch(trial);
-  } else if (*status == core::TrialStatus::kPaused) {
-    auto owned = std::move(it->second);
-    live_.erase(it);
-    Pause(std::move(owned));
-  } else {
-    if (trial.verdict == core::Action::kContinue) scheduler_->OnEnd(id);
-    Finish(trial, *status, reason);
-    live_.erase(it);
-  }
+  ReleaseDevices(trial, route.kind == ExitRoute::Kind::kRetryElsewhere
+                            ? kBusyDeviceRest
+                            : std::chrono::milliseconds(0));
+  FollowRoute(id, route);
   EndStoppedPaused();
   FillSlots();
   CheckDone();
+}
+
+ExitRoute Sweep::RouteExit(const LiveTrial& trial,
+                           const runner::TrialExit& exit) const {
+  ExitingTrial facts;
+  facts.phase = trial.life.phase();
+  facts.origin = trial.life.origin();
+  facts.failures = trial.failures;
+  facts.device_retries = trial.device_retries;
+  facts.judged = trial.judged;
+  facts.verdict_reason = trial.reason;
+  facts.seen_keys = trial.seen_keys.Text();
+  std::string stderr_path = TrialDir(trial.id) + "/stderr.log";
+  return exit_rules_.Route(facts, exit, !Running(), [&stderr_path] {
+    return runner::FileTail(stderr_path, 65536);
+  });
+}
+
+void Sweep::FollowRoute(core::TrialId id, const ExitRoute& route) {
+  auto it = live_.find(id);
+  LiveTrial& trial = *it->second;
+  using Kind = ExitRoute::Kind;
+  switch (route.kind) {
+    case Kind::kRequeue:
+      if (!route.reason.empty())
+        spdlog::warn("trial {}: {}; relaunching it", id, route.reason);
+      return Relaunch(trial);  // from its newest checkpoint, if it has some
+    case Kind::kRetryElsewhere:
+      ++trial.device_retries;
+      RecordRetries(trial);
+      spdlog::warn(
+          "trial {} could not use its device or node ({}); retrying on "
+          "another",
+          id, route.reason);
+      return Relaunch(trial);
+    case Kind::kRetry:
+      ++trial.failures;
+      RecordRetries(trial);
+      spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
+                   route.reason, trial.failures + 1,
+                   config_.trial.max_failures + 1);
+      return Relaunch(trial);
+    case Kind::kResume:
+      return Relaunch(trial);
+    case Kind::kPause: {
+      auto owned = std::move(it->second);
+      live_.erase(it);
+      return Pause(std::move(owned));
+    }
+    case Kind::kEnd:
+      if (trial.life.Undecided()) scheduler_->OnEnd(id);
+      Finish(trial, route.status, route.reason);
+      live_.erase(it);
+      return;
+  }
 }
 
 void Sweep::RecordRetries(const LiveTrial& trial) {
@@ -312,11 +360,9 @@ void Sweep::RotateLogs(const LiveTrial& trial) {
 
 void Sweep::Relaunch(LiveTrial& trial) {
   RotateLogs(trial);
-  trial.adopted = false;
+  trial.life.Requeue();
   trial.replay_until = trial.last_time;
   trial.attempt_reports = 0;
-  trial.verdict = core::Action::kContinue;
-  trial.resume_after_exit = false;
   trial.reason.clear();
   trial.stop_time.reset();
   StartOrQueue(trial);
@@ -332,8 +378,7 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   Check(store_.FinishTrial(trial.id, end));
   PruneCheckpoints(trial, status);
   Check(store_.Commit());
-  if (trial.last_time && trial.last_value &&
-      trial.verdict == core::Action::kContinue) {
+  if (trial.last_time && trial.last_value && trial.life.Undecided()) {
     Observe(trial, *trial.last_time, *trial.last_value);
   }
   if (status == core::TrialStatus::kCompleted) ++counts_.completed;
@@ -349,7 +394,7 @@ void Sweep::CheckFailFast(core::TrialStatus status, const std::string& reason) {
   bool ended = status == TrialStatus::kCompleted ||
                status == TrialStatus::kStopped ||
                status == TrialStatus::kFailed;
-  if (n <= 0 || !fail_fast_armed_ || interrupting_ || !ended) return;
+  if (n <= 0 || !fail_fast_armed_ || !Running() || !ended) return;
   if (status != TrialStatus::kFailed ||
       (fail_fast_count_ > 0 && reason != fail_fast_reason_)) {
     fail_fast_armed_ = false;
@@ -358,31 +403,30 @@ void Sweep::CheckFailFast(core::TrialStatus status, const std::string& reason) {
   fail_fast_reason_ = reason;
   if (++fail_fast_count_ < n) return;
   fail_fast_armed_ = false;
-  error_ = "fail_fast: the first " + std::to_string(n) +
-           " trials all failed the same way (" + reason +
-           "); nothing more is launched (trial.fail_fast in docs/config.md)";
-  InterruptUnguarded(false);  // whoever runs the sweep reports error()
+  Fail("fail_fast: the first " + std::to_string(n) +
+       " trials all failed the same way (" + reason +
+       "); nothing more is launched (trial.fail_fast in docs/config.md)");
 }
 
 void Sweep::CheckDone() {
-  if (outcome_ != SweepOutcome::kRunning || !live_.empty()) return;
+  if (Ended() || !live_.empty()) return;
   bool more = next_index_ < budget_ && !exhausted_;
-  if (more && !interrupting_) return;
-  if (!interrupting_) EndUnpromoted();  // may commit (trials it ends)
-  if (!live_.empty()) return;           // it promoted one instead
+  if (more && Running()) return;
+  if (Running()) EndUnpromoted();  // may commit (trials it ends)
+  if (!live_.empty()) return;      // it promoted one instead
   // About to end: the last read of the budget, in the batch that writes
   // the end, so an extension committed before it is launched, and one
   // committed after it finds the experiment ended (ExtendExperiment).
-  if (!interrupting_ && !exhausted_ && error_.empty() && RefreshBudget(true)) {
+  if (Running() && !exhausted_ && RefreshBudget(true)) {
     FillSlots();
     if (!live_.empty() || (next_index_ < budget_ && !exhausted_)) return;
   }
-  outcome_ = !error_.empty() ? SweepOutcome::kFailed
-             : interrupting_ ? SweepOutcome::kInterrupted
-                             : SweepOutcome::kFinished;
-  std::string status = outcome_ == SweepOutcome::kFinished ? "finished"
-                       : outcome_ == SweepOutcome::kFailed ? "failed"
-                                                           : "interrupted";
+  phase_ = phase_ == SweepPhase::kRunning        ? SweepPhase::kFinished
+           : phase_ == SweepPhase::kInterrupting ? SweepPhase::kInterrupted
+                                                 : SweepPhase::kFailed;
+  std::string status = phase_ == SweepPhase::kFinished ? "finished"
+                       : phase_ == SweepPhase::kFailed ? "failed"
+                                                       : "interrupted";
   if (experiment_ != 0) {
     (void)store_.SetExperimentStatus(experiment_, status, error_);
     (void)store_.Commit();

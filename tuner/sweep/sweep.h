@@ -24,6 +24,7 @@
 #include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/device_share.h"
+#include "tuner/sweep/exit_rules.h"
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
@@ -106,7 +107,7 @@ class Sweep : public runner::RunnerObserver {
   // would end, so a sweep in another process picks an extension up too.
   void BudgetExtended();
 
-  SweepOutcome outcome() const { return outcome_; }
+  SweepOutcome outcome() const;
   // Why it failed, when the outcome is kFailed: the first storage error, or
   // an exception thrown inside it (stored as the experiment's reason). Why
   // it left its trials, when it detached by itself (LeftMovedProject).
@@ -116,7 +117,7 @@ class Sweep : public runner::RunnerObserver {
   // Devices its trials hold now.
   int HeldDevices() const;
 
-  // runner::RunnerObserver; neither throws (see Guarded).
+  // runner::RunnerObserver; none throws (see Guarded).
   void OnMetrics(core::TrialId trial, core::Metrics metrics,
                  int64_t offset) override;
   void OnExit(core::TrialId trial, const runner::TrialExit& exit) override;
@@ -125,14 +126,37 @@ class Sweep : public runner::RunnerObserver {
   void OnNodeUsable(const std::string& node, bool usable) override;
 
  private:
+  // Where the sweep is. It launches only while running; stopping (asked,
+  // or failed: storage, fail_fast, no usable node) it stops its trials and
+  // ends once they have exited. Faulted (an exception escaped one of its
+  // handlers) it also drops their reports, and a second fault kills them
+  // and ends it at once.
+  //   kRunning ─Interrupt─▶ kInterrupting ─┐
+  //   kRunning │ kInterrupting ─Fail─▶ kFailing ─┤ trials exited ▶ kFinished │
+  //   any not ended ─Fault─▶ kFaulted ─────────────┘   kInterrupted │ kFailed
+  //   kRunning ─Detach─▶ kDetached
+  enum class SweepPhase {
+    kRunning,
+    kInterrupting,
+    kFailing,
+    kFaulted,
+    kFinished,
+    kInterrupted,
+    kFailed,
+    kDetached
+  };
+  bool Running() const { return phase_ == SweepPhase::kRunning; }
+  bool Ended() const;
+  // Fails the sweep with `reason` (kept in error() unless one is there):
+  // stops its trials and ends it as failed once they have exited.
+  void Fail(const std::string& reason);
   // Runs `body`, an entry point of the event loop into this sweep (a
   // runner event, a timer, a post, a call of the service). An exception
   // from it fails this sweep with its message as the reason instead of
   // escaping io_context::run() and ending every other sweep of the process.
   void Guarded(const char* where, const std::function<void()>& body);
-  // Fails the sweep: stops its trials, and ends it once they have exited;
-  // at once when it fails again meanwhile.
-  void FailInside(const std::string& reason);
+  // An exception escaped: faults the sweep (see SweepPhase).
+  void Fault(const std::string& reason);
   void HandleMetrics(core::TrialId trial, core::Metrics metrics,
                      int64_t offset);
   void HandleExit(core::TrialId trial, const runner::TrialExit& exit);
@@ -169,7 +193,6 @@ class Sweep : public runner::RunnerObserver {
   // `rest` (a device the stack found busy).
   void ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest =
                                             std::chrono::milliseconds(0));
-  static constexpr int kMaxDeviceRetries = 10;
   static constexpr std::chrono::milliseconds kBusyDeviceRest{30000};
   void RecordShim(const LiveTrial& trial);
   // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
@@ -180,8 +203,13 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
   void RestoreReports(LiveTrial& trial,
                       const std::vector<storage::ReportRecord>& reports);
-  void RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
-                      const std::vector<storage::ReportRecord>& reports);
+  // The phase of the attempt a stored running trial had reached: its last
+  // rung decision (stop, pause, or promoted while pausing), max_t reached,
+  // or none; fills in the verdict's stop_time and reason.
+  TrialPhase RestoredPhase(LiveTrial& trial, const storage::TrialRecord& row,
+                           const std::vector<storage::ReportRecord>& reports);
+  // Whether the trial's last rung decision promoted it.
+  bool Promoted(const storage::TrialRecord& row) const;
   // Adopts, relaunches, queues or parks (paused) a trial not ended.
   void TakeUp(const storage::TrialRecord& row);
   void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
@@ -236,21 +264,11 @@ class Sweep : public runner::RunnerObserver {
   // one unit), else `time` itself: the rounding of a Trainer's epoch at a
   // boundary, never a whole step or epoch (sweep_checkpoints.cc says why).
   double SnapToRung(double time) const;
-  // Whether an attempt that ended was interrupted rather than ended: it
-  // had no verdict, the trial was not at fault, and this sweep is not
-  // being interrupted. Then it runs again as a new attempt, not counted
-  // against max_failures, and the text says why ("" for a preemption).
-  // Interrupted are: an attempt preempted for another experiment, and an
-  // attempt adopted from an earlier tuner that the stop of a tuner ended
-  // (its status says the stop was asked for: Ctrl-C, `tuner stop`, a
-  // storage failure) or that left no readable status (a full disk).
-  std::optional<std::string> Interruption(const LiveTrial& trial,
-                                          const runner::TrialExit& exit) const;
-  // The status an attempt's exit gives the trial; nullopt: run it again
-  // (sweep_end_status.cc).
-  std::optional<core::TrialStatus> EndStatus(LiveTrial& trial,
-                                             const runner::TrialExit& exit,
-                                             std::string& reason) const;
+  // Where the trial goes from its attempt's exit (ExitRules).
+  ExitRoute RouteExit(const LiveTrial& trial,
+                      const runner::TrialExit& exit) const;
+  // Acts on the route; `id` and its trial are in live_.
+  void FollowRoute(core::TrialId id, const ExitRoute& route);
   void Finish(LiveTrial& trial, core::TrialStatus status,
               const std::string& reason);
   // trial.fail_fast: fails the sweep when the first N trials it saw end
@@ -296,12 +314,11 @@ class Sweep : public runner::RunnerObserver {
   std::string fail_fast_reason_;
   bool fail_fast_armed_ = true;
   bool exhausted_ = false;
-  bool interrupting_ = false;
   bool commit_pending_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
-  SweepOutcome outcome_ = SweepOutcome::kRunning;
+  SweepPhase phase_ = SweepPhase::kRunning;
   std::string error_;
-  int exceptions_ = 0;                       // caught by Guarded
+  ExitRules exit_rules_;
   std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;
 };

@@ -48,8 +48,7 @@ double Sweep::SnapToRung(double time) const {
 bool Sweep::WantsPolling(const LiveTrial& trial) const {
   if (trial.output_dir.empty() || trial.attempt == 0) return false;
   return trial.pause_at.has_value() ||
-         (config_.metrics_format == "trainer_state" &&
-          trial.verdict == core::Action::kContinue);
+         (config_.metrics_format == "trainer_state" && trial.life.Undecided());
 }
 
 void Sweep::WatchCheckpoints() {

@@ -19,14 +19,15 @@ void Sweep::Guarded(const char* where, const std::function<void()>& body) {
   } catch (...) {
     reason = fmt::format("internal error in {}: an unknown exception", where);
   }
-  FailInside(reason);
+  Fault(reason);
 }
 
-void Sweep::FailInside(const std::string& reason) {
+void Sweep::Fault(const std::string& reason) {
   spdlog::error("experiment '{}' fails: {}", config_.name, reason);
   if (error_.empty()) error_ = reason;
-  if (outcome_ != SweepOutcome::kRunning) return;
-  if (++exceptions_ == 1) {
+  if (Ended()) return;
+  if (phase_ != SweepPhase::kFaulted) {
+    phase_ = SweepPhase::kFaulted;
     try {
       InterruptUnguarded(false);  // ends it once its trials have exited
       return;
@@ -35,7 +36,6 @@ void Sweep::FailInside(const std::string& reason) {
   }
   // It threw again: its state cannot be trusted to stop its trials in
   // order. Kill them and end it now.
-  interrupting_ = true;
   try {
     runner_->KillAll();
   } catch (...) {
@@ -56,8 +56,8 @@ void Sweep::FailInside(const std::string& reason) {
     CheckDone();
   } catch (...) {
   }
-  if (outcome_ == SweepOutcome::kRunning) {
-    outcome_ = SweepOutcome::kFailed;
+  if (!Ended()) {
+    phase_ = SweepPhase::kFailed;
     if (options_.on_finished) options_.on_finished();
   }
 }

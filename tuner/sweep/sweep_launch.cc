@@ -49,7 +49,7 @@ bool Sweep::LaunchWaiting() {
 }
 
 void Sweep::ArmRetry() {
-  if (retry_armed_ || interrupting_) return;
+  if (retry_armed_ || !Running()) return;
   retry_armed_ = true;
   retry_timer_->Schedule(std::chrono::milliseconds(100), [this] {
     retry_armed_ = false;
@@ -67,7 +67,7 @@ void Sweep::EndWaiting() {
   for (core::TrialId id : waiting_) {
     auto it = live_.find(id);
     if (it == live_.end()) continue;
-    if (it->second->verdict == core::Action::kContinue) scheduler_->OnEnd(id);
+    if (it->second->life.Undecided()) scheduler_->OnEnd(id);
     Finish(*it->second, core::TrialStatus::kPending,  // resume runs it
            "interrupted while waiting for a device");
     live_.erase(it);
@@ -84,7 +84,7 @@ void Sweep::JoinShare() {
   // A sweep whose own trials hold every group of its pool cannot take more:
   // it holds nobody back.
   claimant.wanted = [this] {
-    bool waits = !waiting_.empty() && !interrupting_ && pool_.free() > 0;
+    bool waits = !waiting_.empty() && Running() && pool_.free() > 0;
     return waits ? pool_.group_size() : 0;
   };
   claimant.wake = [this] {
@@ -104,13 +104,10 @@ void Sweep::JoinShare() {
 }
 
 bool Sweep::Yield(const std::vector<int>& ids) {
-  if (interrupting_) return false;
+  if (!Running()) return false;
   LiveTrial* victim = nullptr;
   for (auto& [id, trial] : live_) {
-    if (!trial->lease || trial->preempted || trial->pause_at ||
-        trial->verdict != core::Action::kContinue) {
-      continue;
-    }
+    if (!trial->lease || trial->life.phase() != TrialPhase::kRunning) continue;
     bool overlaps = ids.empty();
     for (int device : trial->lease->ids()) {
       overlaps |= std::find(ids.begin(), ids.end(), device) != ids.end();
@@ -123,7 +120,7 @@ bool Sweep::Yield(const std::vector<int>& ids) {
     if (!victim || progress(*trial) < progress(*victim)) victim = trial.get();
   }
   if (!victim) return false;
-  victim->preempted = true;
+  victim->life.Preempt();
   spdlog::info("trial {} preempted for an experiment of higher priority",
                victim->id);
   runner_->Stop(victim->id);
@@ -161,13 +158,22 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   trial.lease = std::move(*lease);
   auto launch = PrepareLaunch(trial);
   core::Status started = launch.ok() ? RecordLaunch(trial) : launch.status();
-  if (started.ok()) started = runner_->Start(launch.value());
+  if (started.ok()) {
+    // Launched before it starts: the runner may hand over its first
+    // reports inside Start() (a trial that printed them at once).
+    ++trial.attempt;
+    trial.life.Launched(AttemptOrigin::kThisTuner);
+    started = runner_->Start(launch.value());
+    if (!started.ok()) {
+      --trial.attempt;
+      trial.life.Requeue();
+    }
+  }
   if (!started.ok()) {
     ReleaseDevices(trial);
     trial.reason = started.message();
     return LaunchResult::kFailed;
   }
-  ++trial.attempt;
   ++counts_.running;
   if (options_.share) options_.share->Took(share_id_);
   RecordShim(trial);

@@ -13,6 +13,7 @@
 
 #include "tuner/sweep/report_throttle.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/trial_life.h"
 
 namespace tuner {
 
@@ -49,18 +50,14 @@ struct Sweep::LiveTrial {
   int attempt = 0;                           // launches, promotions included
   int failures = 0;                          // failed attempts retried so far
   int device_retries = 0;                    // relaunches after a busy device
-  bool device_busy = false;                  // its last attempt found it busy
-  bool preempted = false;  // stopped for another experiment: queue it again
-  bool adopted = false;    // this attempt was started by an earlier tuner
-  int64_t seq = 0;         // reports stored, all attempts
-  int64_t judged = 0;      // reports judged, all attempts
-  int64_t attempt_reports = 0;         // objective reports in this attempt
-  std::optional<double> last_time;     // of the last judged report
-  std::optional<double> last_value;    // its objective
-  bool resume_after_exit = false;      // promoted while its pause was pending
+  TrialLife life;                    // its phase: queued, running, pausing, ...
+  int64_t seq = 0;                   // reports stored, all attempts
+  int64_t judged = 0;                // reports judged, all attempts
+  int64_t attempt_reports = 0;       // objective reports in this attempt
+  std::optional<double> last_time;   // of the last judged report
+  std::optional<double> last_value;  // its objective
   std::optional<double> replay_until;  // a retry repeats reports up to here
-  core::Action verdict = core::Action::kContinue;
-  std::optional<double> stop_time;  // the time it was stopped or paused at
+  std::optional<double> stop_time;     // the time it was stopped or paused at
   std::optional<int64_t> exit_code;
   // When its process ended, for an attempt an earlier tuner started (it may
   // have ended while no tuner ran); else unset: it ended when recorded.
@@ -74,9 +71,11 @@ struct Sweep::LiveTrial {
   std::vector<WithheldReport> withheld;
   bool warned_flood = false;
   // Checkpoints (sweep_checkpoints.cc).
-  std::string output_dir;          // checkpoints.dir, filled in
-  std::optional<double> pause_at;  // paused at this rung once its
-  std::chrono::steady_clock::time_point pause_deadline;  // checkpoint is in
+  std::string output_dir;  // checkpoints.dir, filled in
+  // Pausing (or resuming): the rung whose checkpoint it waits for before
+  // it is stopped, and until when.
+  std::optional<double> pause_at;
+  std::chrono::steady_clock::time_point pause_deadline;
   size_t state_entries = 0;  // log_history entries fed so far
   std::string resumed_from;  // the checkpoint this attempt resumed
 

@@ -18,7 +18,7 @@ bool Sweep::PromoteNext() {
     return false;
   if (!Check(store_.Commit())) return false;
   if (auto live = live_.find(event->trial); live != live_.end()) {
-    live->second->resume_after_exit = true;  // its pause is still under way
+    live->second->life.Promote();  // its pause is still under way
     return true;
   }
   auto it = paused_.find(event->trial);
@@ -27,6 +27,7 @@ bool Sweep::PromoteNext() {
   live_.emplace(event->trial, std::move(it->second));
   paused_.erase(it);
   --counts_.paused;
+  trial.life.Promote();
   Relaunch(trial);
   return true;
 }
@@ -36,6 +37,7 @@ void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
                         trial->reason, trial->EndTime(), trial->exited_at};
   Check(store_.FinishTrial(trial->id, end));
   Check(store_.Commit());
+  trial->life.Paused();
   ++counts_.paused;
   progress_.TrialEnded(EventOf(*trial), core::TrialStatus::kPaused,
                        trial->reason, counts_);
@@ -48,8 +50,15 @@ void Sweep::EndStoppedPaused() {
     if (!Check(store_.AppendDecision({event.trial, event.record}))) return;
     std::string reason = core::RungReason(event.record, false);
     if (auto live = live_.find(event.trial); live != live_.end()) {
-      live->second->verdict = core::Action::kStop;  // its pause is under way
-      live->second->reason = reason;
+      LiveTrial& trial = *live->second;
+      if (trial.life.phase() != TrialPhase::kQueued) {
+        trial.life.StopPaused();  // its pause is under way
+        trial.reason = reason;
+        continue;
+      }
+      // Promoted on resume and not launched yet: it ends here.
+      Finish(trial, core::TrialStatus::kStopped, reason);
+      live_.erase(live);
       continue;
     }
     auto it = paused_.find(event.trial);

@@ -49,7 +49,7 @@ void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
-  if (trial.verdict != core::Action::kContinue) return;  // decided: discard
+  if (!trial.life.Undecided()) return;  // decided: discarded
   std::optional<double> value = core::FindMetric(metrics, config_.metric);
   std::optional<double> time;
   if (config_.time_attr != "report") {
@@ -143,7 +143,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
   if (decision.action == core::Action::kComplete) Observe(trial, time, value);
   progress_.TrialReported(EventOf(trial), time, value, decision, counts_);
   if (decision.action == core::Action::kContinue) return EndStoppedPaused();
-  trial.verdict = decision.action;
+  trial.life.Decided(decision.action);
   if (!Check(store_.Commit())) return;
   if (decision.action == core::Action::kComplete) {
     runner_->StopAfter(trial.id, config_.trial.stop_grace);

@@ -15,14 +15,15 @@ namespace tuner {
 
 namespace {
 
-bool Ended(const storage::TrialRecord& row) {
+bool EndedRow(const storage::TrialRecord& row) {
   return row.status == core::TrialStatus::kCompleted ||
          row.status == core::TrialStatus::kStopped ||
          row.status == core::TrialStatus::kFailed;
 }
 
-// A trial a graceful stop ended, as tuners before 0.9 recorded it (now it
-// goes back to pending): taken up again like a pending one.
+// A trial a graceful stop ended, recorded as stopped with this reason (a
+// database may hold such rows; such a trial now goes back to pending):
+// taken up again like a pending one.
 bool Interrupted(const storage::TrialRecord& row) {
   return row.status == core::TrialStatus::kStopped &&
          (row.reason == "interrupted" ||
@@ -60,7 +61,7 @@ void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
     last_decision_[d.trial] = d.decision;
   }
   for (const auto& row : rows) {
-    if (!Ended(row) || Interrupted(row)) continue;
+    if (!EndedRow(row) || Interrupted(row)) continue;
     scheduler_->OnEnd(row.id);
     if (row.status == core::TrialStatus::kCompleted && row.last_time &&
         row.last_value) {
@@ -72,7 +73,7 @@ void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
 
 // Every field of LiveTrial is either rebuilt here from what is stored, or
 // transient: `lease`, `lease_row` (Readopt), `ports` (see Readopt),
-// `device_busy`, `exit_code` (set at exit), `pause_at` and
+// `exit_code` (set at exit), `pause_at` and
 // `pause_deadline` (Readopt pauses again), `state_entries` (fed again from
 // the start, the stored reports skipped through `replay_until`),
 // `resumed_from` (unused once launched).
@@ -88,12 +89,19 @@ std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
     trial->failures = static_cast<int>(retries.value().failures);
     trial->device_retries = static_cast<int>(retries.value().device_retries);
   }
+  TrialPhase phase = TrialPhase::kQueued;
   auto reports = store_.ListReports(row.id);
   if (Check(reports.status())) {
     RestoreReports(*trial, reports.value());
-    RestoreVerdict(*trial, row, reports.value());
+    phase = RestoredPhase(*trial, row, reports.value());
   }
-  if (row.status == core::TrialStatus::kPaused) trial->reason = row.reason;
+  if (row.status == core::TrialStatus::kPaused) {
+    trial->reason = row.reason;
+    phase = Promoted(row) ? TrialPhase::kQueued : TrialPhase::kPaused;
+  } else if (row.status != core::TrialStatus::kRunning) {
+    phase = TrialPhase::kQueued;  // relaunched or launched
+  }
+  trial->life.Restore(phase);
   trial->output_dir = OutputDir(*trial);
   return trial;
 }
@@ -133,8 +141,9 @@ void Sweep::RestoreReports(LiveTrial& trial,
   }
 }
 
-void Sweep::RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
-                           const std::vector<storage::ReportRecord>& reports) {
+TrialPhase Sweep::RestoredPhase(
+    LiveTrial& trial, const storage::TrialRecord& row,
+    const std::vector<storage::ReportRecord>& reports) {
   if (auto it = last_decision_.find(row.id); it != last_decision_.end()) {
     const core::RungDecision& d = it->second;
     // Promoted while its pause was under way, before the pausing attempt
@@ -145,21 +154,25 @@ void Sweep::RestoreVerdict(LiveTrial& trial, const storage::TrialRecord& row,
         AttemptReaching(reports, d.milestone) == trial.attempt;
     if (d.verdict == core::RungVerdict::kStop ||
         d.verdict == core::RungVerdict::kPause || promoted_pausing) {
-      trial.verdict = d.verdict == core::RungVerdict::kStop
-                          ? core::Action::kStop
-                          : core::Action::kPause;
       trial.stop_time = d.milestone;
       trial.reason =
           core::RungReason(d, d.verdict == core::RungVerdict::kPause);
-      trial.resume_after_exit = promoted_pausing;
+      if (d.verdict == core::RungVerdict::kStop) return TrialPhase::kStopping;
+      return promoted_pausing ? TrialPhase::kResuming : TrialPhase::kPausing;
     }
   }
   // A report at max_t completed it (no rung record says so).
-  if (trial.verdict == core::Action::kContinue && trial.last_time &&
-      config_.scheduler.max_t &&
+  if (trial.last_time && config_.scheduler.max_t &&
       schedulers::Reached(*trial.last_time, *config_.scheduler.max_t)) {
-    trial.verdict = core::Action::kComplete;
+    return TrialPhase::kCompleting;
   }
+  return TrialPhase::kRunning;
+}
+
+bool Sweep::Promoted(const storage::TrialRecord& row) const {
+  auto it = last_decision_.find(row.id);
+  return it != last_decision_.end() &&
+         it->second.verdict == core::RungVerdict::kPromote;
 }
 
 runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
@@ -191,9 +204,9 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   auto held = store_.HeldLease(trial.id);
   // Adopt() reads the output written meanwhile, which may decide the trial
   // (and act on it); what was decided before the crash is acted on below.
-  core::Action restored = trial.verdict;
+  core::Action restored = trial.life.Verdict();
+  trial.life.Adopted();
   if (runner_->Adopt(adoption).ok()) {
-    trial.adopted = true;
     if (held.ok() && held.value()) {
       auto ids = runner::ParseCpuList(held.value()->devices);
       if (ids.ok()) trial.lease = pool_.Adopt(ids.value(), held.value()->node);
@@ -214,11 +227,11 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   }
   if (held.ok() && held.value()) Check(store_.CloseLease(held.value()->id));
   core::TrialId id = trial.id;
-  if (trial.verdict == core::Action::kStop ||
-      trial.verdict == core::Action::kComplete) {
+  TrialPhase phase = trial.life.phase();
+  if (phase == TrialPhase::kStopping || phase == TrialPhase::kCompleting) {
     Finish(trial,
-           trial.verdict == core::Action::kStop ? core::TrialStatus::kStopped
-                                                : core::TrialStatus::kCompleted,
+           phase == TrialPhase::kStopping ? core::TrialStatus::kStopped
+                                          : core::TrialStatus::kCompleted,
            trial.reason);
     live_.erase(id);
     return;
@@ -246,10 +259,7 @@ void Sweep::ActOnRestored(LiveTrial& trial, core::Action verdict) {
 void Sweep::TakeUp(const storage::TrialRecord& row) {
   auto owned = Rebuild(row);
   LiveTrial& trial = *owned;
-  bool promoted = row.status == core::TrialStatus::kPaused &&
-                  last_decision_.count(row.id) &&
-                  last_decision_[row.id].verdict == core::RungVerdict::kPromote;
-  if (row.status == core::TrialStatus::kPaused && !promoted) {
+  if (trial.life.phase() == TrialPhase::kPaused) {
     ++counts_.paused;
     paused_.emplace(row.id, std::move(owned));
     return;
@@ -295,7 +305,7 @@ core::Status Sweep::ResumeUnguarded(
         TakeUp(row);
         break;
     }
-    if (Ended(row)) KeepCheckpoints(row);
+    if (EndedRow(row)) KeepCheckpoints(row);
   }
   TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment_, "running"));
   TUNER_RETURN_IF_ERROR(store_.Commit());
