@@ -39,6 +39,10 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       runner_(options_.make_runner ? options_.make_runner(io, *this)
                                    : std::make_unique<runner::LocalRunner>(
                                          io, *this, options_.runner)),
+      journal_(io, store,
+               [this](const std::string& why) {
+                 Guarded("a storage failure", [&] { Fail(why); });
+               }),
       exit_rules_(config) {
   budget_ = config.num_trials;
   counts_.total = budget_;
@@ -68,7 +72,6 @@ std::chrono::steady_clock::time_point Sweep::Now() const {
 
 Sweep::~Sweep() {
   if (options_.share) options_.share->Leave(share_id_);
-  (void)store_.Commit();
 }
 
 core::Status Sweep::Start() {
@@ -92,13 +95,9 @@ core::Status Sweep::StartUnguarded() {
   record.time_attr = config_.time_attr;
   record.max_t = config_.scheduler.max_t;
   record.config_json = options_.config_json;
-  auto id = store_.CreateExperiment(record);
+  auto id = journal_.CreateExperiment(record, options_.cluster_job);
   if (!id.ok()) return id.status();
   experiment_ = id.value();
-  if (!options_.cluster_job.job.empty())
-    TUNER_RETURN_IF_ERROR(
-        store_.SetClusterJob(experiment_, options_.cluster_job));
-  TUNER_RETURN_IF_ERROR(store_.Commit());
   FillSlots();
   CheckDone();
   return core::Status::Ok();
@@ -126,25 +125,10 @@ void Sweep::Detach() {
   checkpoint_armed_ = false;
   pool_.StopWaiting();
   runner_->Detach();
-  (void)store_.Commit();
+  (void)journal_.Commit();
   phase_ = SweepPhase::kDetached;
   progress_.SweepEnded("detached", counts_);
   if (options_.on_finished) options_.on_finished();
-}
-
-bool Sweep::Check(const core::Status& status) {
-  // Every write goes through here: its batch is committed as soon as the
-  // handler that wrote it returns, so no batch (and no write lock) is held
-  // while this thread waits for a device, a timer or a trial.
-  if (!status.ok() && error_.empty()) {
-    spdlog::error("storage failed, stopping the sweep: {}", status.message());
-    // Room for the trials' ends, should the disk be full.
-    (void)store_.ReleaseReserve();
-  }
-  if (store_.InTransaction()) ScheduleCommit();
-  if (status.ok()) return true;
-  Fail(status.message());
-  return false;
 }
 
 void Sweep::Fail(const std::string& reason) {
@@ -153,17 +137,6 @@ void Sweep::Fail(const std::string& reason) {
   if (!Running()) return;
   phase_ = SweepPhase::kFailing;
   InterruptUnguarded(false);  // ends it once its trials have exited
-}
-
-void Sweep::ScheduleCommit() {
-  if (commit_pending_) return;
-  commit_pending_ = true;
-  // A sweep the service has destroyed meanwhile committed in its destructor.
-  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
-    if (alive.expired()) return;
-    commit_pending_ = false;
-    Guarded("a commit", [this] { Check(store_.Commit()); });
-  });
 }
 
 TrialEvent Sweep::EventOf(const LiveTrial& trial) const {
@@ -202,12 +175,12 @@ void Sweep::FillSlots() {
       exhausted_ = true;
       break;
     }
-    auto id = store_.AddTrial(experiment_, next_index_, *params);
-    if (!Check(id.status())) return;
+    auto id = journal_.AddTrial(experiment_, next_index_, *params);
+    if (!id) return;
     ++next_index_;
     ++counts_.started;
     auto trial = std::make_unique<LiveTrial>();
-    trial->id = id.value();
+    trial->id = *id;
     trial->index = next_index_ - 1;
     trial->params = std::move(*params);
     scheduler_->OnAdd(trial->id, trial->index);
@@ -223,7 +196,7 @@ bool Sweep::RefreshBudget(bool locked) {
   if (experiment_ == 0) return false;
   auto stored = locked ? store_.TrialBudgetLocked(experiment_)
                        : store_.TrialBudget(experiment_);
-  if (!Check(stored.status()) || !stored.value()) return false;
+  if (!journal_.Note(stored.status()) || !stored.value()) return false;
   if (*stored.value() <= budget_) return false;
   spdlog::info("experiment '{}': trial budget extended from {} to {}",
                config_.name, budget_, *stored.value());
@@ -273,7 +246,7 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
   StoreWithheld(trial);
   trial.pause_at.reset();
-  Check(store_.SetShim(id, std::nullopt, std::nullopt));
+  journal_.SetShim(id, std::nullopt, std::nullopt);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
   if (exit.signal) trial.exit_code = -exit.signal;
@@ -347,7 +320,7 @@ void Sweep::FollowRoute(core::TrialId id, const ExitRoute& route) {
 }
 
 void Sweep::RecordRetries(const LiveTrial& trial) {
-  Check(store_.SetRetries(trial.id, {trial.failures, trial.device_retries}));
+  journal_.SetRetries(trial.id, {trial.failures, trial.device_retries});
 }
 
 void Sweep::RotateLogs(const LiveTrial& trial) {
@@ -375,9 +348,9 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   const std::string reason = OneLine(given_reason);
   storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime(),
                         trial.exited_at};
-  Check(store_.FinishTrial(trial.id, end));
+  journal_.FinishTrial(trial.id, end);
   PruneCheckpoints(trial, status);
-  Check(store_.Commit());
+  journal_.Commit();
   if (trial.last_time && trial.last_value && trial.life.Undecided()) {
     Observe(trial, *trial.last_time, *trial.last_value);
   }
@@ -427,10 +400,7 @@ void Sweep::CheckDone() {
   std::string status = phase_ == SweepPhase::kFinished ? "finished"
                        : phase_ == SweepPhase::kFailed ? "failed"
                                                        : "interrupted";
-  if (experiment_ != 0) {
-    (void)store_.SetExperimentStatus(experiment_, status, error_);
-    (void)store_.Commit();
-  }
+  if (experiment_ != 0) journal_.ExperimentEnded(experiment_, status, error_);
   progress_.SweepEnded(status, counts_);
   if (options_.on_finished) options_.on_finished();
 }

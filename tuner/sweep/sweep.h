@@ -25,6 +25,7 @@
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
+#include "tuner/sweep/journal.h"
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
@@ -276,8 +277,6 @@ class Sweep : public runner::RunnerObserver {
   // stderr line).
   void CheckFailFast(core::TrialStatus status, const std::string& reason);
   void CheckDone();
-  void ScheduleCommit();
-  bool Check(const core::Status& status);
   TrialEvent EventOf(const LiveTrial& trial) const;
 
   boost::asio::io_context& io_;
@@ -314,10 +313,9 @@ class Sweep : public runner::RunnerObserver {
   std::string fail_fast_reason_;
   bool fail_fast_armed_ = true;
   bool exhausted_ = false;
-  bool commit_pending_ = false;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for posts
   SweepPhase phase_ = SweepPhase::kRunning;
   std::string error_;
+  Journal journal_;  // every write to store_ (reads go to store_)
   ExitRules exit_rules_;
   std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;

@@ -44,7 +44,7 @@ void Sweep::Fault(const std::string& reason) {
   for (auto* trials : {&live_, &paused_}) {
     for (auto& [id, trial] : *trials) {
       try {
-        (void)store_.FinishTrial(
+        (void)journal_.FinishTrial(
             id, {core::TrialStatus::kFailed, trial->exit_code, why, {}});
       } catch (...) {
       }

@@ -247,11 +247,10 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   record.devices = fmt::format("{}", fmt::join(lease.ids(), ","));
   record.cpus = runner::FormatCpuList(lease.cpus);
   record.node = lease.node;
-  auto row = store_.OpenLease(record);
-  if (row.ok()) trial.lease_row = row.value();
-  bool stored = Check(row.status()) && Check(store_.MarkRunning(trial.id)) &&
-                Check(store_.Commit());
-  return stored ? core::Status::Ok() : core::Status(core::Internal(error_));
+  auto row = journal_.Launched(record);
+  if (!row) return core::Internal(error_);
+  trial.lease_row = *row;
+  return core::Status::Ok();
 }
 
 std::string Sweep::TrialDir(core::TrialId trial) const {
@@ -277,17 +276,14 @@ void Sweep::RecordShim(const LiveTrial& trial) {
   if (supervisor) start = supervisor->start;
   // Not committed at once: a tuner that dies before the next commit finds
   // the shim by its command line instead.
-  if (Check(store_.SetShim(
-          trial.id, shim > 0 ? std::optional<int64_t>(shim) : std::nullopt,
-          start))) {
-    ScheduleCommit();
-  }
+  journal_.SetShim(
+      trial.id, shim > 0 ? std::optional<int64_t>(shim) : std::nullopt, start);
 }
 
 void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
   for (int port : trial.ports) ports_.erase(port);
   trial.ports.clear();
-  if (trial.lease_row != 0) Check(store_.CloseLease(trial.lease_row));
+  if (trial.lease_row != 0) journal_.CloseLease(trial.lease_row);
   trial.lease_row = 0;
   if (trial.lease) pool_.Release(std::move(*trial.lease), rest);
   trial.lease.reset();

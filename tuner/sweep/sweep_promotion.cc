@@ -14,9 +14,8 @@ void Sweep::Observe(const LiveTrial& trial, double time, double value) {
 bool Sweep::PromoteNext() {
   auto event = scheduler_->NextPromotion();
   if (!event) return false;
-  if (!Check(store_.AppendDecision({event->trial, event->record})))
-    return false;
-  if (!Check(store_.Commit())) return false;
+  if (!journal_.AppendDecision({event->trial, event->record})) return false;
+  if (!journal_.Commit()) return false;
   if (auto live = live_.find(event->trial); live != live_.end()) {
     live->second->life.Promote();  // its pause is still under way
     return true;
@@ -35,8 +34,8 @@ bool Sweep::PromoteNext() {
 void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
   storage::TrialEnd end{core::TrialStatus::kPaused, trial->exit_code,
                         trial->reason, trial->EndTime(), trial->exited_at};
-  Check(store_.FinishTrial(trial->id, end));
-  Check(store_.Commit());
+  journal_.FinishTrial(trial->id, end);
+  journal_.Commit();
   trial->life.Paused();
   ++counts_.paused;
   progress_.TrialEnded(EventOf(*trial), core::TrialStatus::kPaused,
@@ -47,7 +46,7 @@ void Sweep::Pause(std::unique_ptr<LiveTrial> trial) {
 
 void Sweep::EndStoppedPaused() {
   for (const auto& event : scheduler_->TakeStopped()) {
-    if (!Check(store_.AppendDecision({event.trial, event.record}))) return;
+    if (!journal_.AppendDecision({event.trial, event.record})) return;
     std::string reason = core::RungReason(event.record, false);
     if (auto live = live_.find(event.trial); live != live_.end()) {
       LiveTrial& trial = *live->second;

@@ -103,8 +103,7 @@ void Sweep::SkipNonFiniteTime(LiveTrial& trial, double time) {
 bool Sweep::StoreReport(LiveTrial& trial, storage::ReportRecord report,
                         bool judged) {
   report.seq = ++trial.seq;
-  if (!Check(store_.AppendReport(report, config_.mode))) return false;
-  ScheduleCommit();
+  if (!journal_.AppendReport(report, config_.mode)) return false;
   DropSuperseded(trial.withheld, judged);
   return true;
 }
@@ -133,7 +132,7 @@ void Sweep::StoreWithheld(LiveTrial& trial) {
 void Sweep::Judge(LiveTrial& trial, double time, double value,
                   const core::Decision& decision) {
   for (const auto& rung : decision.rungs) {
-    if (!Check(store_.AppendDecision({trial.id, rung}))) return;
+    if (!journal_.AppendDecision({trial.id, rung})) return;
   }
   trial.last_time = time;
   trial.last_value = value;
@@ -144,7 +143,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
   progress_.TrialReported(EventOf(trial), time, value, decision, counts_);
   if (decision.action == core::Action::kContinue) return EndStoppedPaused();
   trial.life.Decided(decision.action);
-  if (!Check(store_.Commit())) return;
+  if (!journal_.Commit()) return;
   if (decision.action == core::Action::kComplete) {
     runner_->StopAfter(trial.id, config_.trial.stop_grace);
     return EndStoppedPaused();

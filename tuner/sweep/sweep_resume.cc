@@ -50,7 +50,7 @@ void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
             [](auto* a, auto* b) { return a->index < b->index; });
   for (const auto* row : by_index) scheduler_->OnAdd(row->id, row->index);
   auto decisions = store_.ListDecisions(experiment_);
-  if (!Check(decisions.status())) return;
+  if (!journal_.Note(decisions.status())) return;
   for (const auto& d : decisions.value()) {
     scheduler_->Restore(d.trial, d.decision);
     const auto* row = by_id[d.trial];
@@ -85,13 +85,13 @@ std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
   trial->params = row.params;
   trial->attempt = static_cast<int>(row.attempts);
   auto retries = store_.Retries(row.id);
-  if (Check(retries.status())) {
+  if (journal_.Note(retries.status())) {
     trial->failures = static_cast<int>(retries.value().failures);
     trial->device_retries = static_cast<int>(retries.value().device_retries);
   }
   TrialPhase phase = TrialPhase::kQueued;
   auto reports = store_.ListReports(row.id);
-  if (Check(reports.status())) {
+  if (journal_.Note(reports.status())) {
     RestoreReports(*trial, reports.value());
     phase = RestoredPhase(*trial, row, reports.value());
   }
@@ -225,7 +225,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
     ActOnRestored(trial, restored);
     return;
   }
-  if (held.ok() && held.value()) Check(store_.CloseLease(held.value()->id));
+  if (held.ok() && held.value()) journal_.CloseLease(held.value()->id);
   core::TrialId id = trial.id;
   TrialPhase phase = trial.life.phase();
   if (phase == TrialPhase::kStopping || phase == TrialPhase::kCompleting) {
@@ -307,8 +307,7 @@ core::Status Sweep::ResumeUnguarded(
     }
     if (EndedRow(row)) KeepCheckpoints(row);
   }
-  TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment_, "running"));
-  TUNER_RETURN_IF_ERROR(store_.Commit());
+  TUNER_RETURN_IF_ERROR(journal_.ExperimentResumed(experiment_));
   FillSlots();
   CheckDone();
   return core::Status::Ok();

@@ -1,0 +1,106 @@
+#include "tuner/sweep/journal.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+namespace tuner {
+
+Journal::Journal(boost::asio::io_context& io, storage::TrialStore& store,
+                 OnFailure on_failure)
+    : io_(io), store_(store), on_failure_(std::move(on_failure)) {}
+
+Journal::~Journal() { (void)store_.Commit(); }
+
+bool Journal::Note(const core::Status& status) {
+  if (store_.InTransaction()) CommitSoon();
+  if (status.ok()) return true;
+  if (!failed_) {
+    failed_ = true;
+    spdlog::error("storage failed, stopping the sweep: {}", status.message());
+    // Room for the trials' ends, should the disk be full.
+    (void)store_.ReleaseReserve();
+  }
+  if (on_failure_) on_failure_(status.message());
+  return false;
+}
+
+void Journal::CommitSoon() {
+  if (commit_posted_) return;
+  commit_posted_ = true;
+  boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    if (alive.expired()) return;
+    commit_posted_ = false;
+    Note(store_.Commit());
+  });
+}
+
+bool Journal::Commit() { return Note(store_.Commit()); }
+
+core::Result<storage::ExperimentId> Journal::CreateExperiment(
+    const storage::ExperimentRecord& record, const storage::ClusterJob& job) {
+  auto id = store_.CreateExperiment(record);
+  if (!id.ok()) return id.status();
+  if (!job.job.empty())
+    TUNER_RETURN_IF_ERROR(store_.SetClusterJob(id.value(), job));
+  TUNER_RETURN_IF_ERROR(store_.Commit());
+  return id;
+}
+
+core::Status Journal::ExperimentResumed(storage::ExperimentId experiment) {
+  TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment, "running"));
+  return store_.Commit();
+}
+
+void Journal::ExperimentEnded(storage::ExperimentId experiment,
+                              const std::string& status,
+                              const std::string& error) {
+  (void)store_.SetExperimentStatus(experiment, status, error);
+  (void)store_.Commit();
+}
+
+std::optional<core::TrialId> Journal::AddTrial(storage::ExperimentId experiment,
+                                               int64_t index,
+                                               const core::Params& params) {
+  auto id = store_.AddTrial(experiment, index, params);
+  if (!Note(id.status())) return std::nullopt;
+  return id.value();
+}
+
+std::optional<int64_t> Journal::Launched(const storage::LeaseRecord& lease) {
+  auto row = store_.OpenLease(lease);
+  if (!Note(row.status()) || !Note(store_.MarkRunning(lease.trial)) ||
+      !Commit()) {
+    return std::nullopt;
+  }
+  return row.value();
+}
+
+void Journal::CloseLease(int64_t lease_row) {
+  Note(store_.CloseLease(lease_row));
+}
+
+void Journal::SetShim(core::TrialId trial, std::optional<int64_t> pid,
+                      std::optional<int64_t> start) {
+  Note(store_.SetShim(trial, pid, start));
+}
+
+void Journal::SetRetries(core::TrialId trial,
+                         const storage::RetryCounts& counts) {
+  Note(store_.SetRetries(trial, counts));
+}
+
+bool Journal::AppendReport(const storage::ReportRecord& report,
+                           core::Mode mode) {
+  return Note(store_.AppendReport(report, mode));
+}
+
+bool Journal::AppendDecision(const storage::DecisionRecord& decision) {
+  return Note(store_.AppendDecision(decision));
+}
+
+bool Journal::FinishTrial(core::TrialId trial, const storage::TrialEnd& end) {
+  return Note(store_.FinishTrial(trial, end));
+}
+
+}  // namespace tuner
