@@ -179,8 +179,7 @@ void Sweep::FillSlots() {
     if (!id) return;
     ++next_index_;
     ++counts_.started;
-    auto trial = std::make_unique<LiveTrial>();
-    trial->id = *id;
+    auto trial = std::make_unique<LiveTrial>(*id, config_);
     trial->index = next_index_ - 1;
     trial->params = std::move(*params);
     scheduler_->OnAdd(trial->id, trial->index);
@@ -273,7 +272,7 @@ ExitRoute Sweep::RouteExit(const LiveTrial& trial,
   facts.device_retries = trial.device_retries;
   facts.judged = trial.judged;
   facts.verdict_reason = trial.reason;
-  facts.seen_keys = trial.seen_keys.Text();
+  facts.seen_keys = trial.intake.seen_keys().Text();
   std::string stderr_path = TrialDir(trial.id) + "/stderr.log";
   return exit_rules_.Route(facts, exit, !Running(), [&stderr_path] {
     return runner::FileTail(stderr_path, 65536);
@@ -334,8 +333,7 @@ void Sweep::RotateLogs(const LiveTrial& trial) {
 void Sweep::Relaunch(LiveTrial& trial) {
   RotateLogs(trial);
   trial.life.Requeue();
-  trial.replay_until = trial.last_time;
-  trial.attempt_reports = 0;
+  trial.intake.NewAttempt(trial.last_time);
   trial.reason.clear();
   trial.stop_time.reset();
   StartOrQueue(trial);

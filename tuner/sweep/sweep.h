@@ -198,7 +198,7 @@ class Sweep : public runner::RunnerObserver {
   void RecordShim(const LiveTrial& trial);
   // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
   std::string TrialDir(core::TrialId trial) const;
-  std::string OutputDir(const LiveTrial& trial) const;
+  std::string OutputDir(core::TrialId trial, const core::Params& params) const;
   // Resume (sweep_resume.cc).
   void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
   std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
@@ -221,13 +221,8 @@ class Sweep : public runner::RunnerObserver {
   // Acts on the scheduler's decision about a stored report.
   void Judge(LiveTrial& trial, double time, double value,
              const core::Decision& decision);
-  // Reports in (sweep.cc): a report whose time_attr is nan or inf is none.
-  void SkipNonFiniteTime(LiveTrial& trial, double time);
   // Appends the report (its seq assigned); false if storage failed.
   bool StoreReport(LiveTrial& trial, storage::ReportRecord report, bool judged);
-  // A report over the trial's ReportThrottle, kept until it ends unless a
-  // newer one replaces it.
-  void Withhold(LiveTrial& trial, storage::ReportRecord report, bool judged);
   // Stores what is withheld (the trial ended).
   void StoreWithheld(LiveTrial& trial);
   std::chrono::steady_clock::time_point Now() const;

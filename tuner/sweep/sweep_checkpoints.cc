@@ -131,10 +131,7 @@ void Sweep::KeepCheckpoints(const storage::TrialRecord& row) {
       row.status != core::TrialStatus::kFailed) {
     return;
   }
-  LiveTrial ended;
-  ended.id = row.id;
-  ended.params = row.params;
-  KeepBest(row.last_value, OutputDir(ended));
+  KeepBest(row.last_value, OutputDir(row.id, row.params));
 }
 
 void Sweep::KeepBest(std::optional<double> last_value,

@@ -206,7 +206,7 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   context.card_indices = runner::CardIndices(lease);
   context.devices = &devices.value();
   if (!config_.checkpoints.dir.empty()) {
-    trial.output_dir = OutputDir(trial);
+    trial.output_dir = OutputDir(trial.id, trial.params);
     trial.state_entries = 0;
     trial.resumed_from.clear();
     auto saved =
@@ -257,12 +257,13 @@ std::string Sweep::TrialDir(core::TrialId trial) const {
   return options_.trials_root + "/" + std::to_string(trial);
 }
 
-std::string Sweep::OutputDir(const LiveTrial& trial) const {
+std::string Sweep::OutputDir(core::TrialId trial,
+                             const core::Params& params) const {
   if (config_.checkpoints.dir.empty()) return "";
   TrialContext context;
-  context.id = trial.id;
-  context.params = &trial.params;
-  context.trial_dir = TrialDir(trial.id);
+  context.id = trial;
+  context.params = &params;
+  context.trial_dir = TrialDir(trial);
   // Relative: the trial's, whose working directory is workdir.
   fs::path dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
   return dir.is_absolute() ? dir.string()

@@ -11,36 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "tuner/sweep/report_throttle.h"
+#include "tuner/sweep/report_intake.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/trial_life.h"
 
 namespace tuner {
 
-// The metric names of a trial's reports (for the hint of a trial that
-// never reported its objective): every name seen, in bounded memory.
-class SeenKeys {
- public:
-  // At most this many are kept: the first ones in sorted order.
-  static constexpr size_t kMax = 40;
-  void Add(const core::Metrics& metrics);
-  bool empty() const { return keys_.empty(); }
-  // "epoch, eval_acc, loss" (sorted), with ", ... (more than kMax)" when
-  // names were left out.
-  std::string Text() const;
-
- private:
-  std::set<std::string> keys_;
-  bool more_ = false;
-};
-
-// A report over the throttle, stored when the trial ends (newest only).
-struct WithheldReport {
-  storage::ReportRecord report;
-  bool judged = false;  // the scheduler saw it (and took no decision)
-};
-
 struct Sweep::LiveTrial {
+  LiveTrial(core::TrialId trial, const ExperimentConfig& config)
+      : id(trial), intake(trial, config.metric, config.time_attr) {}
+
   core::TrialId id = 0;
   int64_t index = 0;
   core::Params params;
@@ -53,23 +33,15 @@ struct Sweep::LiveTrial {
   TrialLife life;                    // its phase: queued, running, pausing, ...
   int64_t seq = 0;                   // reports stored, all attempts
   int64_t judged = 0;                // reports judged, all attempts
-  int64_t attempt_reports = 0;       // objective reports in this attempt
   std::optional<double> last_time;   // of the last judged report
   std::optional<double> last_value;  // its objective
-  std::optional<double> replay_until;  // a retry repeats reports up to here
-  std::optional<double> stop_time;     // the time it was stopped or paused at
+  std::optional<double> stop_time;   // the time it was stopped or paused at
   std::optional<int64_t> exit_code;
   // When its process ended, for an attempt an earlier tuner started (it may
   // have ended while no tuner ran); else unset: it ended when recorded.
   std::optional<double> exited_at;
   std::string reason;
-  SeenKeys seen_keys;        // of all its reports, for error hints
-  bool warned_time = false;  // a non-finite time_attr was warned about
-  // Reports in a tight loop (ReportThrottle): the newest withheld judged
-  // report, then the newest withheld one after it.
-  ReportThrottle throttle;
-  std::vector<WithheldReport> withheld;
-  bool warned_flood = false;
+  ReportIntake intake;  // its reports' times, repeats, throttle
   // Checkpoints (sweep_checkpoints.cc).
   std::string output_dir;  // checkpoints.dir, filled in
   // Pausing (or resuming): the rung whose checkpoint it waits for before

@@ -79,8 +79,7 @@ void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
 // `resumed_from` (unused once launched).
 std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
     const storage::TrialRecord& row) {
-  auto trial = std::make_unique<LiveTrial>();
-  trial->id = row.id;
+  auto trial = std::make_unique<LiveTrial>(row.id, config_);
   trial->index = row.index;
   trial->params = row.params;
   trial->attempt = static_cast<int>(row.attempts);
@@ -102,7 +101,7 @@ std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
     phase = TrialPhase::kQueued;  // relaunched or launched
   }
   trial->life.Restore(phase);
-  trial->output_dir = OutputDir(*trial);
+  trial->output_dir = OutputDir(trial->id, trial->params);
   return trial;
 }
 
@@ -110,9 +109,10 @@ void Sweep::RestoreReports(LiveTrial& trial,
                            const std::vector<storage::ReportRecord>& reports) {
   bool this_attempt = false;      // a report of the attempt running now
   std::optional<double> counted;  // its last objective report's time
+  std::optional<double> replay_until;
   for (const auto& r : reports) {
     trial.seq = std::max(trial.seq, r.seq);
-    trial.seen_keys.Add(r.metrics);
+    trial.intake.Saw(r.metrics);
     this_attempt |= r.attempt == trial.attempt;
     if (!r.time) continue;
     if (r.attempt == trial.attempt) counted = *r.time;  // NaN ones count too
@@ -123,22 +123,21 @@ void Sweep::RestoreReports(LiveTrial& trial,
       trial.last_value = r.value;
     }
     // Relaunch() made the attempt skip what the earlier ones reported.
-    if (r.attempt < trial.attempt) trial.replay_until = trial.last_time;
+    if (r.attempt < trial.attempt) replay_until = trial.last_time;
   }
   // Trainer states are fed again from their first entry.
-  if (config_.metrics_format == "trainer_state")
-    trial.replay_until = trial.last_time;
+  if (config_.metrics_format == "trainer_state") replay_until = trial.last_time;
   // Under time_attr "report" a report's time is its number in the attempt:
   // the attempt's last stored one tells how many came before the stored
   // offset; if it stored none with the objective, it was still repeating
   // (not stored) the reports up to `replay_until`.
-  if (config_.time_attr != "report") return;
-  if (counted) {
-    trial.attempt_reports = static_cast<int64_t>(*counted);
-  } else if (this_attempt) {
-    trial.attempt_reports =
-        static_cast<int64_t>(trial.replay_until.value_or(0));
+  int64_t attempt_reports = 0;
+  if (config_.time_attr == "report" && counted) {
+    attempt_reports = static_cast<int64_t>(*counted);
+  } else if (config_.time_attr == "report" && this_attempt) {
+    attempt_reports = static_cast<int64_t>(replay_until.value_or(0));
   }
+  trial.intake.Resume(attempt_reports, replay_until);
 }
 
 TrialPhase Sweep::RestoredPhase(
