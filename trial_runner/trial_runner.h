@@ -20,6 +20,16 @@
 
 namespace tuner::runner {
 
+// Where a trial's reports are read when its stdout carries none
+// (metrics_format trainer_state): the log_history of the newest complete
+// checkpoint under `dir` whose trainer_state.json matches `pattern`, past
+// its first `skip` entries (those of the checkpoint the attempt resumed).
+struct TrainerStateSource {
+  std::string dir;
+  std::string pattern;
+  size_t skip = 0;
+};
+
 struct TrialLaunch {
   core::TrialId trial = 0;
   SpawnRequest spawn;
@@ -36,6 +46,9 @@ struct TrialLaunch {
   std::string status_path;  // where the shim writes the exit status
   // The cluster node to run on (a DeviceLease's node); "": this machine.
   std::string node;
+  // Its reports come from trainer_state.json files (a TrainerStateRunner
+  // reads them); nullopt: from its stdout.
+  std::optional<TrainerStateSource> trainer_state;
 };
 
 struct TrialExit {

@@ -10,6 +10,7 @@
 #include "schedulers/factory.h"
 #include "trial_runner/failure_class.h"
 #include "trial_runner/local_runner.h"
+#include "trial_runner/trainer_state_runner.h"
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep_live_trial.h"
@@ -36,9 +37,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       clock_(options_.clock ? *options_.clock : *own_clock_),
       retry_timer_(clock_.MakeTimer()),
       checkpoint_timer_(clock_.MakeTimer()),
-      runner_(options_.make_runner ? options_.make_runner(io, *this)
-                                   : std::make_unique<runner::LocalRunner>(
-                                         io, *this, options_.runner)),
+      runner_(MakeRunner()),
       journal_(io, store,
                [this](const std::string& why) {
                  Guarded("a storage failure", [&] { Fail(why); });
@@ -65,6 +64,18 @@ SweepOutcome Sweep::outcome() const {
 }
 
 bool Sweep::Ended() const { return outcome() != SweepOutcome::kRunning; }
+
+std::unique_ptr<runner::TrialRunner> Sweep::MakeRunner() {
+  auto make = [this](runner::RunnerObserver& observer)
+      -> std::unique_ptr<runner::TrialRunner> {
+    if (options_.make_runner) return options_.make_runner(io_, observer);
+    return std::make_unique<runner::LocalRunner>(io_, observer,
+                                                 options_.runner);
+  };
+  if (config_.metrics_format != "trainer_state") return make(*this);
+  return std::make_unique<runner::TrainerStateRunner>(
+      io_, *this, config_.checkpoints.poll, make);
+}
 
 std::chrono::steady_clock::time_point Sweep::Now() const {
   return clock_.Now();
@@ -242,7 +253,6 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
-  if (config_.metrics_format == "trainer_state") FeedTrainerState(trial);
   StoreWithheld(trial);
   trial.pause_at.reset();
   journal_.SetShim(id, std::nullopt, std::nullopt);

@@ -161,6 +161,9 @@ class Sweep : public runner::RunnerObserver {
   void HandleMetrics(core::TrialId trial, core::Metrics metrics,
                      int64_t offset);
   void HandleExit(core::TrialId trial, const runner::TrialExit& exit);
+  // The runner of its trials (Options::make_runner, else a LocalRunner),
+  // behind a TrainerStateRunner under metrics_format trainer_state.
+  std::unique_ptr<runner::TrialRunner> MakeRunner();
   core::Status StartUnguarded();
   core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
   void InterruptUnguarded(bool force);
@@ -199,6 +202,9 @@ class Sweep : public runner::RunnerObserver {
   // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
   std::string TrialDir(core::TrialId trial) const;
   std::string OutputDir(core::TrialId trial, const core::Params& params) const;
+  // Where its reports come from under metrics_format trainer_state.
+  std::optional<runner::TrainerStateSource> TrainerStateOf(
+      const LiveTrial& trial) const;
   // Resume (sweep_resume.cc).
   void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
   std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
@@ -240,10 +246,10 @@ class Sweep : public runner::RunnerObserver {
   void EndUnpromoted();
   void Observe(const LiveTrial& trial, double time, double value);
   // Checkpoints (sweep_checkpoints.cc).
+  // Whether the trial waits for its rung's checkpoint (polled).
   bool WantsPolling(const LiveTrial& trial) const;
   void WatchCheckpoints();
   void PollCheckpoints();
-  void FeedTrainerState(LiveTrial& trial);
   void PauseAtCheckpoint(LiveTrial& trial, double milestone);
   void CheckPause(LiveTrial& trial);
   void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);

@@ -1,6 +1,7 @@
-// The parts of Sweep that follow a trial's checkpoints: trainer_state.json
-// as the metric source, pausing once the rung's checkpoint is complete,
-// and deleting the checkpoints of stopped trials (keep_best).
+// The parts of Sweep that follow a trial's checkpoints: pausing once the
+// rung's checkpoint is complete, and deleting the checkpoints of stopped
+// trials (keep_best). Reports from trainer_state.json come through the
+// runner (TrainerStateRunner).
 #include <glob.h>
 #include <spdlog/spdlog.h>
 
@@ -47,8 +48,7 @@ double Sweep::SnapToRung(double time) const {
 
 bool Sweep::WantsPolling(const LiveTrial& trial) const {
   if (trial.output_dir.empty() || trial.attempt == 0) return false;
-  return trial.pause_at.has_value() ||
-         (config_.metrics_format == "trainer_state" && trial.life.Undecided());
+  return trial.pause_at.has_value();
 }
 
 void Sweep::WatchCheckpoints() {
@@ -71,25 +71,9 @@ void Sweep::PollCheckpoints() {
   for (core::TrialId id : ids) {
     auto it = live_.find(id);
     if (it == live_.end()) continue;
-    if (config_.metrics_format == "trainer_state")
-      FeedTrainerState(*it->second);
-    if (it->second->pause_at) CheckPause(*it->second);
+    CheckPause(*it->second);
   }
   WatchCheckpoints();
-}
-
-void Sweep::FeedTrainerState(LiveTrial& trial) {
-  auto saved =
-      runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
-  if (saved.empty()) return;
-  // The history only grows (a resumed run keeps its checkpoint's), so the
-  // entries past those fed are the new ones.
-  core::TrialId id = trial.id;
-  const auto& history = saved.back().log_history;
-  while (trial.state_entries < history.size()) {
-    OnMetrics(id, history[trial.state_entries++], -1);
-    if (!live_.count(id)) return;
-  }
 }
 
 void Sweep::PauseAtCheckpoint(LiveTrial& trial, double milestone) {

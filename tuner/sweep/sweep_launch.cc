@@ -205,15 +205,15 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   context.attempt = trial.attempt + 1;
   context.card_indices = runner::CardIndices(lease);
   context.devices = &devices.value();
+  size_t resumed_entries = 0;  // the log_history it resumes with
   if (!config_.checkpoints.dir.empty()) {
     trial.output_dir = OutputDir(trial.id, trial.params);
-    trial.state_entries = 0;
     trial.resumed_from.clear();
     auto saved =
         runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
     if (trial.attempt > 0 && !saved.empty()) {
       context.checkpoint = trial.resumed_from = saved.back().dir;
-      trial.state_entries = saved.back().log_history.size();
+      resumed_entries = saved.back().log_history.size();
     }
   }
   auto request = BuildSpawnRequest(config_, context);
@@ -230,6 +230,8 @@ core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
   launch.status_path = AttemptStatusPath(dir, context.attempt);
   launch.metrics = MetricFormatFor(config_);
   launch.node = lease.node;
+  launch.trainer_state = TrainerStateOf(trial);
+  if (launch.trainer_state) launch.trainer_state->skip = resumed_entries;
   if (env_options.docker)
     launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
   return launch;
@@ -251,6 +253,13 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   if (!row) return core::Internal(error_);
   trial.lease_row = *row;
   return core::Status::Ok();
+}
+
+std::optional<runner::TrainerStateSource> Sweep::TrainerStateOf(
+    const LiveTrial& trial) const {
+  if (config_.metrics_format != "trainer_state") return std::nullopt;
+  return runner::TrainerStateSource{trial.output_dir,
+                                    config_.checkpoints.pattern, 0};
 }
 
 std::string Sweep::TrialDir(core::TrialId trial) const {

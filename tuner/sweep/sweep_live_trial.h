@@ -48,7 +48,6 @@ struct Sweep::LiveTrial {
   // it is stopped, and until when.
   std::optional<double> pause_at;
   std::chrono::steady_clock::time_point pause_deadline;
-  size_t state_entries = 0;  // log_history entries fed so far
   std::string resumed_from;  // the checkpoint this attempt resumed
 
   // The time its row shows once it ends: stop_time, unless the report it

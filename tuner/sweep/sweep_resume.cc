@@ -74,9 +74,9 @@ void Sweep::RestoreScheduler(const std::vector<storage::TrialRecord>& rows) {
 // Every field of LiveTrial is either rebuilt here from what is stored, or
 // transient: `lease`, `lease_row` (Readopt), `ports` (see Readopt),
 // `exit_code` (set at exit), `pause_at` and
-// `pause_deadline` (Readopt pauses again), `state_entries` (fed again from
-// the start, the stored reports skipped through `replay_until`),
-// `resumed_from` (unused once launched).
+// `pause_deadline` (Readopt pauses again), `resumed_from` (unused once
+// launched). An adopted trial's trainer_state entries are read again from
+// the first, the stored reports skipped through its intake's replay.
 std::unique_ptr<Sweep::LiveTrial> Sweep::Rebuild(
     const storage::TrialRecord& row) {
   auto trial = std::make_unique<LiveTrial>(row.id, config_);
@@ -182,6 +182,7 @@ runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
   launch.spawn.stderr_path = dir + "/stderr.log";
   launch.status_path = AttemptStatusPath(dir, trial.attempt);
   launch.metrics = MetricFormatFor(config_);
+  launch.trainer_state = TrainerStateOf(trial);
   return launch;
 }
 
