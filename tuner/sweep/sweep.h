@@ -30,6 +30,9 @@
 
 namespace tuner {
 
+struct LiveTrial;  // sweep_live_trial.h
+class TrialRestorer;
+
 // How a sweep ended.
 enum class SweepOutcome {
   kRunning,
@@ -167,7 +170,6 @@ class Sweep : public runner::RunnerObserver {
   core::Status StartUnguarded();
   core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
   void InterruptUnguarded(bool force);
-  struct LiveTrial;
   enum class LaunchResult { kStarted, kNoDevice, kFailed };
   void FillSlots();
   // Whether the project folder moved since the sweep began (its trials
@@ -205,20 +207,9 @@ class Sweep : public runner::RunnerObserver {
   // Where its reports come from under metrics_format trainer_state.
   std::optional<runner::TrainerStateSource> TrainerStateOf(
       const LiveTrial& trial) const;
-  // Resume (sweep_resume.cc).
-  void RestoreScheduler(const std::vector<storage::TrialRecord>& trials);
-  std::unique_ptr<LiveTrial> Rebuild(const storage::TrialRecord& row);
-  void RestoreReports(LiveTrial& trial,
-                      const std::vector<storage::ReportRecord>& reports);
-  // The phase of the attempt a stored running trial had reached: its last
-  // rung decision (stop, pause, or promoted while pausing), max_t reached,
-  // or none; fills in the verdict's stop_time and reason.
-  TrialPhase RestoredPhase(LiveTrial& trial, const storage::TrialRecord& row,
-                           const std::vector<storage::ReportRecord>& reports);
-  // Whether the trial's last rung decision promoted it.
-  bool Promoted(const storage::TrialRecord& row) const;
+  // Resume (sweep_resume.cc; what is stored rebuilt by TrialRestorer).
   // Adopts, relaunches, queues or parks (paused) a trial not ended.
-  void TakeUp(const storage::TrialRecord& row);
+  void TakeUp(TrialRestorer& restorer, const storage::TrialRecord& row);
   void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
   // Acts on a verdict reached before the crash, once the trial is adopted.
   void ActOnRestored(LiveTrial& trial, core::Action verdict);
@@ -298,8 +289,6 @@ class Sweep : public runner::RunnerObserver {
   bool checkpoint_armed_ = false;
   // Stopped trials whose checkpoints are kept: (goodness, output dir).
   std::vector<std::pair<double, std::string>> kept_checkpoints_;
-  // Resume: each trial's last stored rung decision.
-  std::unordered_map<core::TrialId, core::RungDecision> last_decision_;
   std::unique_ptr<runner::TrialRunner> runner_;
   int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;

@@ -1,5 +1,5 @@
-// Sweep::LiveTrial: what a sweep keeps about a trial it has started and
-// not ended yet (running, or paused at a rung). Private to sweep*.cc.
+// LiveTrial: what a sweep keeps about a trial it has started and
+// not ended yet (running, or paused at a rung). Private to tuner/sweep/.
 #ifndef TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
 #define TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
 
@@ -7,17 +7,18 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "core/trial.h"
+#include "trial_runner/device_pool.h"
+#include "tuner/config/experiment_config.h"
 #include "tuner/sweep/report_intake.h"
-#include "tuner/sweep/sweep.h"
 #include "tuner/sweep/trial_life.h"
 
 namespace tuner {
 
-struct Sweep::LiveTrial {
+struct LiveTrial {
   LiveTrial(core::TrialId trial, const ExperimentConfig& config)
       : id(trial), intake(trial, config.metric, config.time_attr) {}
 
