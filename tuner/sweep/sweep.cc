@@ -37,6 +37,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       clock_(options_.clock ? *options_.clock : *own_clock_),
       retry_timer_(clock_.MakeTimer()),
       checkpoint_timer_(clock_.MakeTimer()),
+      checkpoints_(config, options_.trials_root, options_.original_database),
       runner_(MakeRunner()),
       journal_(io, store,
                [this](const std::string& why) {

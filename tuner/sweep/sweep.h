@@ -23,6 +23,7 @@
 #include "tuner/base/clock.h"
 #include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
+#include "tuner/sweep/checkpoint_keeper.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
 #include "tuner/sweep/journal.h"
@@ -246,13 +247,6 @@ class Sweep : public runner::RunnerObserver {
   void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
   // Resume: counts an ended trial's checkpoints among those kept.
   void KeepCheckpoints(const storage::TrialRecord& row);
-  // keep_best: adds `output_dir` to the kept ones, deletes the worst.
-  void KeepBest(std::optional<double> last_value,
-                const std::string& output_dir);
-  // Removes one checkpoint `path` of a trial keep_best drops, walked from
-  // the checkpoints.dir's fixed folder without following a link on the way
-  // (one there, or a path outside it, is left in place with a warning).
-  void RemoveCheckpoint(const std::filesystem::path& path) const;
   // `time` as the rung or max_t it is within 0.01 of (1% of a mark below
   // one unit), else `time` itself: the rounding of a Trainer's epoch at a
   // boundary, never a whole step or epoch (sweep_checkpoints.cc says why).
@@ -287,8 +281,7 @@ class Sweep : public runner::RunnerObserver {
   bool retry_armed_ = false;
   std::unique_ptr<Clock::Timer> checkpoint_timer_;
   bool checkpoint_armed_ = false;
-  // Stopped trials whose checkpoints are kept: (goodness, output dir).
-  std::vector<std::pair<double, std::string>> kept_checkpoints_;
+  CheckpointKeeper checkpoints_;  // keep_best
   std::unique_ptr<runner::TrialRunner> runner_;
   int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;

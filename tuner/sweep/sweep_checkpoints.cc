@@ -1,6 +1,6 @@
 // The parts of Sweep that follow a trial's checkpoints: pausing once the
-// rung's checkpoint is complete, and deleting the checkpoints of stopped
-// trials (keep_best). Reports from trainer_state.json come through the
+// rung's checkpoint is complete, and handing ended trials to keep_best
+// (CheckpointKeeper). Reports from trainer_state.json come through the
 // runner (TrainerStateRunner).
 #include <glob.h>
 #include <spdlog/spdlog.h>
@@ -103,75 +103,11 @@ void Sweep::CheckPause(LiveTrial& trial) {
 }
 
 void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {
-  if (status != core::TrialStatus::kStopped &&
-      status != core::TrialStatus::kFailed) {
-    return;
-  }
-  KeepBest(trial.last_value, trial.output_dir);
+  checkpoints_.Ended(status, trial.last_value, trial.output_dir);
 }
 
 void Sweep::KeepCheckpoints(const storage::TrialRecord& row) {
-  if (row.status != core::TrialStatus::kStopped &&
-      row.status != core::TrialStatus::kFailed) {
-    return;
-  }
-  KeepBest(row.last_value, OutputDir(row.id, row.params));
-}
-
-void Sweep::KeepBest(std::optional<double> last_value,
-                     const std::string& output_dir) {
-  if (config_.checkpoints.keep_best < 0 || output_dir.empty()) return;
-  double value = last_value.value_or(NAN);
-  double goodness = !std::isfinite(value)              ? -INFINITY
-                    : config_.mode == core::Mode::kMax ? value
-                                                       : -value;
-  kept_checkpoints_.emplace_back(goodness, output_dir);
-  std::sort(kept_checkpoints_.begin(), kept_checkpoints_.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::string first = config_.checkpoints.pattern.substr(
-      0, config_.checkpoints.pattern.find('/'));
-  while (kept_checkpoints_.size() >
-         static_cast<size_t>(config_.checkpoints.keep_best)) {
-    std::string dir = kept_checkpoints_.back().second;
-    kept_checkpoints_.pop_back();
-    glob_t matches{};
-    if (glob((dir + "/" + first).c_str(), 0, nullptr, &matches) == 0) {
-      for (size_t i = 0; i < matches.gl_pathc; ++i) {
-        RemoveCheckpoint(matches.gl_pathv[i]);
-      }
-    }
-    globfree(&matches);
-  }
-}
-
-void Sweep::RemoveCheckpoint(const std::filesystem::path& path) const {
-  namespace fs = std::filesystem;
-  fs::path root = CheckpointWalkRoot(config_.checkpoints.dir, config_.workdir,
-                                     fs::absolute(options_.trials_root));
-  fs::path full = path.is_absolute() ? path : config_.workdir / path;
-  fs::path below = full.lexically_normal().lexically_relative(root);
-  bool inside = !below.empty() && *below.begin() != ".." && below != ".";
-  // Outside the trial directories, only the original database's own.
-  bool foreign = !options_.original_database &&
-                 !Inside(full, fs::absolute(options_.trials_root));
-  TreeRemoval removal;
-  if (!inside) {
-    removal = {TreeRemoval::kFailed,
-               path.string() + ": not inside " + root.string()};
-  } else if (foreign) {
-    removal = {TreeRemoval::kFailed,
-               path.string() +
-                   ": this database is not the file the experiment was "
-                   "created in (a copy?): remove it yourself if it is this "
-                   "experiment's"};
-  } else {
-    removal = RemoveTreeBelow(root, below);
-  }
-  if (removal.kind == TreeRemoval::kLink ||
-      removal.kind == TreeRemoval::kFailed) {
-    spdlog::warn("keep_best: {} left in place ({})", OneLine(path.string()),
-                 OneLine(removal.why));
-  }
+  checkpoints_.Ended(row.status, row.last_value, OutputDir(row.id, row.params));
 }
 
 }  // namespace tuner
