@@ -38,6 +38,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       retry_timer_(clock_.MakeTimer()),
       checkpoint_timer_(clock_.MakeTimer()),
       checkpoints_(config, options_.trials_root, options_.original_database),
+      fail_fast_(config.trial.fail_fast),
       runner_(MakeRunner()),
       journal_(io, store,
                [this](const std::string& why) {
@@ -367,27 +368,9 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   if (status == core::TrialStatus::kStopped) ++counts_.stopped;
   if (status == core::TrialStatus::kFailed) ++counts_.failed;
   progress_.TrialEnded(EventOf(trial), status, reason, counts_);
-  CheckFailFast(status, reason);
-}
-
-void Sweep::CheckFailFast(core::TrialStatus status, const std::string& reason) {
-  using core::TrialStatus;
-  int n = config_.trial.fail_fast;
-  bool ended = status == TrialStatus::kCompleted ||
-               status == TrialStatus::kStopped ||
-               status == TrialStatus::kFailed;
-  if (n <= 0 || !fail_fast_armed_ || !Running() || !ended) return;
-  if (status != TrialStatus::kFailed ||
-      (fail_fast_count_ > 0 && reason != fail_fast_reason_)) {
-    fail_fast_armed_ = false;
-    return;
-  }
-  fail_fast_reason_ = reason;
-  if (++fail_fast_count_ < n) return;
-  fail_fast_armed_ = false;
-  Fail("fail_fast: the first " + std::to_string(n) +
-       " trials all failed the same way (" + reason +
-       "); nothing more is launched (trial.fail_fast in docs/config.md)");
+  // A sweep being stopped ends its trials its own way: not counted.
+  if (!Running()) return;
+  if (auto why = fail_fast_.Ended(status, reason)) Fail(*why);
 }
 
 void Sweep::CheckDone() {

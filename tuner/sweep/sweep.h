@@ -26,6 +26,7 @@
 #include "tuner/sweep/checkpoint_keeper.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
+#include "tuner/sweep/fail_fast.h"
 #include "tuner/sweep/journal.h"
 #include "tuner/sweep/progress.h"
 
@@ -258,10 +259,6 @@ class Sweep : public runner::RunnerObserver {
   void FollowRoute(core::TrialId id, const ExitRoute& route);
   void Finish(LiveTrial& trial, core::TrialStatus status,
               const std::string& reason);
-  // trial.fail_fast: fails the sweep when the first N trials it saw end
-  // (a resume's too) all failed for one reason (the same class and last
-  // stderr line).
-  void CheckFailFast(core::TrialStatus status, const std::string& reason);
   void CheckDone();
   TrialEvent EventOf(const LiveTrial& trial) const;
 
@@ -282,6 +279,7 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<Clock::Timer> checkpoint_timer_;
   bool checkpoint_armed_ = false;
   CheckpointKeeper checkpoints_;  // keep_best
+  FailFast fail_fast_;
   std::unique_ptr<runner::TrialRunner> runner_;
   int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;
@@ -290,11 +288,6 @@ class Sweep : public runner::RunnerObserver {
   bool budget_spent_ = false;
   int64_t next_index_ = 0;
   int64_t budget_ = 0;  // trials to run: num_trials, or as extended
-  // fail_fast: how many trials this sweep saw end, all failed with this
-  // reason (a resume counts afresh); disarmed once one ended otherwise.
-  int fail_fast_count_ = 0;
-  std::string fail_fast_reason_;
-  bool fail_fast_armed_ = true;
   bool exhausted_ = false;
   SweepPhase phase_ = SweepPhase::kRunning;
   std::string error_;
