@@ -82,8 +82,14 @@ TEST_CASE("a pause ends in paused, or runs again when promoted first",
   ended.Decided(core::Action::kPause);
   ended.StopPaused();  // the scheduler ends it unpromoted
   CHECK(ended.phase() == TrialPhase::kStopping);
-  CHECK_THROWS_AS(Running().StopPaused(), std::logic_error);
+  TrialLife relaunched = Running();  // held paused by the scheduler
+  relaunched.StopPaused();
+  CHECK(relaunched.phase() == TrialPhase::kStopping);
+  CHECK_THROWS_AS(ended.StopPaused(), std::logic_error);
   CHECK_THROWS_AS(Running().Promote(), std::logic_error);
+  TrialLife queued;
+  queued.Promote();  // already queued to run again
+  CHECK(queued.phase() == TrialPhase::kQueued);
 }
 
 TEST_CASE(

@@ -51,8 +51,10 @@ void Sweep::EndStoppedPaused() {
     if (auto live = live_.find(event.trial); live != live_.end()) {
       LiveTrial& trial = *live->second;
       if (trial.life.phase() != TrialPhase::kQueued) {
-        trial.life.StopPaused();  // its pause is under way
+        bool runs_on = trial.life.Undecided();  // not pausing: stop it
+        trial.life.StopPaused();                // else its pause is under way
         trial.reason = reason;
+        if (runs_on) runner_->Stop(trial.id);
         continue;
       }
       // Promoted on resume and not launched yet: it ends here.

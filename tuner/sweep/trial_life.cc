@@ -69,7 +69,7 @@ void TrialLife::Preempt() {
 }
 
 void TrialLife::Promote() {
-  if (phase_ == TrialPhase::kPaused) {
+  if (phase_ == TrialPhase::kPaused || phase_ == TrialPhase::kQueued) {
     phase_ = TrialPhase::kQueued;
     return;
   }
@@ -77,8 +77,9 @@ void TrialLife::Promote() {
 }
 
 void TrialLife::StopPaused() {
-  Move({TrialPhase::kPausing, TrialPhase::kResuming}, TrialPhase::kStopping,
-       "stopped at its rung");
+  Move({TrialPhase::kPausing, TrialPhase::kResuming, TrialPhase::kRunning,
+        TrialPhase::kPreempting},
+       TrialPhase::kStopping, "stopped at its rung");
 }
 
 void TrialLife::Paused() {

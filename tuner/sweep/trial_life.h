@@ -12,15 +12,14 @@ namespace tuner {
 // A live trial's phase. An ended trial (completed, stopped, failed, or
 // pending again after an interrupted sweep) leaves the sweep.
 //
-//   kQueued ──Launched──▶ kRunning ──Decided──▶ kCompleting │ kStopping │
-//      ▲                    │                   kPausing
-//      │                 Preempt                   │ Promote   │ StopPaused
-//      │                    ▼                      ▼           ▼
-//      │                kPreempting          kResuming    kStopping
-//      │                                            (its process exits)
-//      └─Requeue─ any phase with a process        kPausing ──Paused──▶ kPaused
-//                 (a retry, a relaunch)                kPaused ──Promote──▶
-//                 kQueued
+//   kQueued ─Launched─▶ kRunning ─Decided─▶ kCompleting | kStopping |
+//                          │                 kPausing ─Promote─▶ kResuming
+//                       Preempt              kPausing ─StopPaused─▶ kStopping
+//                          ▼                 kPausing ─exit: Paused─▶ kPaused
+//                      kPreempting ─Decided─▶ (as from kRunning)
+//   kPaused ─Promote─▶ kQueued
+//   any phase with a process ─Requeue─▶ kQueued (a retry, a requeue, a
+//   resume after a promotion, a relaunch on resume)
 enum class TrialPhase {
   kQueued,      // no process: waits for a device (new, retried, promoted)
   kRunning,     // its attempt runs undecided: its reports are judged
@@ -62,9 +61,12 @@ class TrialLife {
   void Decided(core::Action verdict);
   // kRunning → kPreempting.
   void Preempt();
-  // kPausing → kResuming (its process still runs); kPaused → kQueued.
+  // kPausing → kResuming (its process still runs); kPaused → kQueued;
+  // kQueued stays (it runs already again: relaunched on resume).
   void Promote();
   // kPausing or kResuming → kStopping: the scheduler ends it unpromoted.
+  // Also from kRunning or kPreempting: a trial the scheduler holds paused
+  // that runs again (its adoption failed on resume) is stopped.
   void StopPaused();
   // kPausing → kPaused: its paused attempt exited.
   void Paused();
