@@ -138,8 +138,10 @@ void Sweep::Detach() {
   checkpoint_armed_ = false;
   pool_.StopWaiting();
   runner_->Detach();
-  (void)journal_.Commit();
+  // Detached first: a commit that fails now leaves its trials to their
+  // shims all the same (its error() says why).
   phase_ = SweepPhase::kDetached;
+  (void)journal_.Commit();
   progress_.SweepEnded("detached", counts_);
   if (options_.on_finished) options_.on_finished();
 }
