@@ -41,9 +41,7 @@ std::string Seconds(std::chrono::milliseconds ms) {
 std::optional<std::string> ExitRules::Interruption(
     const ExitingTrial& trial, const runner::TrialExit& exit,
     bool sweep_stopping) const {
-  bool undecided = trial.phase == TrialPhase::kRunning ||
-                   trial.phase == TrialPhase::kPreempting;
-  if (sweep_stopping || !undecided) return std::nullopt;
+  if (sweep_stopping || !Undecided(trial.phase)) return std::nullopt;
   if (trial.phase == TrialPhase::kPreempting && exit.stop_requested) return "";
   if (trial.origin != AttemptOrigin::kEarlierTuner) return std::nullopt;
   if (exit.stop_requested) return "interrupted (a tuner stopped it)";

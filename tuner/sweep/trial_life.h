@@ -34,6 +34,12 @@ enum class TrialPhase {
 
 const char* ToString(TrialPhase phase);
 
+// Whether a trial in `phase` has no verdict on its attempt yet: its
+// reports are judged (running, or preempting until it exits).
+inline bool Undecided(TrialPhase phase) {
+  return phase == TrialPhase::kRunning || phase == TrialPhase::kPreempting;
+}
+
 // Who started the attempt that runs now.
 enum class AttemptOrigin {
   kThisTuner,
@@ -49,9 +55,7 @@ class TrialLife {
   AttemptOrigin origin() const { return origin_; }
 
   // Whether its reports are judged (no verdict on this attempt yet).
-  bool Undecided() const {
-    return phase_ == TrialPhase::kRunning || phase_ == TrialPhase::kPreempting;
-  }
+  bool Undecided() const { return tuner::Undecided(phase_); }
   // The verdict its attempt was given (kContinue: none).
   core::Action Verdict() const;
 
