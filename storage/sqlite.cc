@@ -139,6 +139,8 @@ int64_t Database::LastInsertRowId() const {
   return sqlite3_last_insert_rowid(db_);
 }
 
+int64_t Database::Changes() const { return sqlite3_changes(db_); }
+
 double Database::NowSeconds() const {
   if (now_) return now_();
   auto now = std::chrono::system_clock::now().time_since_epoch();

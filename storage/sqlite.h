@@ -73,6 +73,8 @@ class Database {
   bool InTransaction() const;
   core::Result<Statement> Prepare(std::string_view sql);
   int64_t LastInsertRowId() const;
+  // Rows the last INSERT, UPDATE or DELETE changed.
+  int64_t Changes() const;
   // The error text of the last failed call, prefixed with `what`.
   core::Error LastError(std::string_view what) const;
   sqlite3* handle() { return db_; }

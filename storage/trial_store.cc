@@ -33,7 +33,7 @@ ExperimentRecord ReadExperiment(const Statement& s) {
 struct TrialStore::Statements {
   Statement insert_trial, insert_param, mark_running, finish_trial;
   Statement insert_report, update_last, insert_decision, select_params;
-  Statement trial_state;
+  Statement trial_state, trial_rank;
 };
 
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
@@ -42,7 +42,7 @@ TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
 TrialStore::~TrialStore() { (void)FlushHeld(); }
 
 core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
-    const std::string& path) {
+    const std::string& path, BoardLimits board) {
   auto db = Database::Open(path, false);
   if (!db.ok()) return db.error();
   Database& handle = *db.value();
@@ -66,6 +66,7 @@ core::Result<std::unique_ptr<TrialStore>> TrialStore::Open(
       "zeroblob(3800) FROM n");
   std::unique_ptr<TrialStore> store(
       new TrialStore(std::move(db).value(), false));
+  store->board_limits_ = board;
   TUNER_RETURN_IF_ERROR(store->PrepareStatements());
   return store;
 }
@@ -124,6 +125,9 @@ core::Status TrialStore::PrepareStatements() {
     auto last_key = HasTrialsColumn(*db_, "last_key");
     if (!last_key.ok()) return last_key.status();
     last_keys_ = last_key.value();
+    auto contender = HasTrialsColumn(*db_, "contender");
+    if (!contender.ok()) return contender.status();
+    boards_ = contender.value();
   }
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
@@ -157,6 +161,11 @@ core::Status TrialStore::PrepareStatements() {
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
       "SELECT experiment_id, status FROM trials WHERE id = ?1",
+      // A trial's rank, for the leaderboard (not RETURNING: its temporary
+      // table costs more than this lookup of a row in the cache).
+      boards_ ? "SELECT experiment_id, last_key, last_time, contender FROM "
+                "trials WHERE id = ?1"
+              : "SELECT 1",
   };
   std::vector<Statement> prepared;
   for (const auto& sql : queries) {
@@ -167,12 +176,33 @@ core::Status TrialStore::PrepareStatements() {
   statements_.reset(new Statements{
       std::move(prepared[0]), std::move(prepared[1]), std::move(prepared[2]),
       std::move(prepared[3]), std::move(prepared[4]), std::move(prepared[5]),
-      std::move(prepared[6]), std::move(prepared[7]), std::move(prepared[8])});
+      std::move(prepared[6]), std::move(prepared[7]), std::move(prepared[8]),
+      std::move(prepared[9])});
   if (read_only_) return core::Status::Ok();
   auto counts = TrialCounts::Prepare(*db_);
   if (!counts.ok()) return counts.error();
   counts_.emplace(std::move(counts).value());
+  auto board = Leaderboard::Prepare(*db_, board_limits_);
+  if (!board.ok()) return board.error();
+  board_.emplace(std::move(board).value());
   return core::Status::Ok();
+}
+
+core::Status TrialStore::RunAndRank(core::TrialId trial, Statement& update) {
+  TUNER_RETURN_IF_ERROR(update.Run());
+  if (!boards_) return core::Status::Ok();
+  Statement& rank = statements_->trial_rank;
+  auto row = rank.Bind(1, trial).Step();
+  if (!row.ok()) return row.status();
+  if (!row.value() || rank.IsNull(1)) {
+    rank.Reset();
+    return core::Status::Ok();
+  }
+  ExperimentId experiment = rank.Int(0);
+  Rank ranked{rank.Double(1), rank.OptionalDouble(2), trial};
+  bool on_board = rank.Int(3) != 0;
+  rank.Reset();
+  return board_->Ranked(experiment, ranked, on_board);
 }
 
 core::Result<ExperimentId> TrialStore::CreateExperiment(
@@ -264,7 +294,7 @@ core::Status TrialStore::MarkRunning(core::TrialId trial) {
 
 core::Status TrialStore::ChangeTrial(core::TrialId trial,
                                      const std::string& status,
-                                     Statement& update) {
+                                     Statement& update, bool ranks) {
   std::optional<TrialCounts::TrialState> was = counts_->Moved(trial);
   if (!was) {
     Statement& state = statements_->trial_state;
@@ -273,7 +303,7 @@ core::Status TrialStore::ChangeTrial(core::TrialId trial,
     if (row.value()) was.emplace(state.Int(0), state.Text(1));
     state.Reset();
   }
-  TUNER_RETURN_IF_ERROR(update.Run());
+  TUNER_RETURN_IF_ERROR(ranks ? RunAndRank(trial, update) : update.Run());
   if (was) counts_->Move(trial, was->first, was->second, status);
   return core::Status::Ok();
 }
@@ -297,8 +327,8 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     s.Bind(7, last.time).Bind(8, last.value);
     s.Bind(9, core::ToString(last.mode)).Bind(10, last.best);
   }
-  TUNER_RETURN_IF_ERROR(
-      ChangeTrial(trial, std::string(core::ToString(end.status)), s));
+  TUNER_RETURN_IF_ERROR(ChangeTrial(
+      trial, std::string(core::ToString(end.status)), s, /*ranks=*/true));
   if (pending != pending_last_.end()) pending_last_.erase(pending);
   return core::Status::Ok();
 }
@@ -355,19 +385,43 @@ core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
 
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
-  auto stmt = PrepareBest(experiment, limit, by);
+  std::vector<TrialRecord> out;
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  TUNER_RETURN_IF_ERROR(InReadTransaction([&]() -> core::Status {
+    auto stmt = PrepareBest(experiment, limit, by);
+    if (!stmt.ok()) return stmt.status();
+    auto rows = QueryTrials(stmt.value());
+    if (!rows.ok()) return rows.status();
+    out = std::move(rows).value();
+    return core::Status::Ok();
+  }));
+  return out;
+}
+
+core::Result<bool> TrialStore::BoardHolds(ExperimentId experiment,
+                                          int64_t limit) {
+  auto stmt = db_->Prepare(
+      "SELECT (SELECT board_complete FROM experiments WHERE id = ?1) OR "
+      "(SELECT count(*) FROM trials WHERE experiment_id = ?1 AND "
+      "contender = 1) >= ?2");
   if (!stmt.ok()) return stmt.error();
-  return QueryTrials(stmt.value());
+  auto row = stmt.value().Bind(1, experiment).Bind(2, limit).Step();
+  if (!row.ok()) return row.error();
+  return row.value() && stmt.value().Int(0) != 0;
 }
 
 core::Result<Statement> TrialStore::PrepareBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  LastOrderColumn column =
+      last_keys_ ? LastOrderColumn::kLastKey : LastOrderColumn::kLastValue;
+  if (by == BestBy::kLast && boards_) {
+    auto holds = BoardHolds(experiment.id, limit);
+    if (!holds.ok()) return holds.error();
+    if (holds.value()) column = LastOrderColumn::kBoard;
+  }
   auto stmt = db_->Prepare(
       std::string("SELECT ") + TrialColumns(exit_times_) + " FROM trials " +
-      BestTrialsWhereOrder(experiment.mode, by,
-                           last_keys_ ? LastOrderColumn::kLastKey
-                                      : LastOrderColumn::kLastValue));
+      BestTrialsWhereOrder(experiment.mode, by, column));
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);
   return stmt;
@@ -391,6 +445,8 @@ std::string BestTrialsWhereOrder(core::Mode mode, BestBy by,
   if (by == BestBy::kBest) {
     where_order = "best_value IS NOT NULL ORDER BY " + finite("best_value") +
                   ", best_value " + order;
+  } else if (column == LastOrderColumn::kBoard) {
+    where_order = "contender = 1 AND " + ranked("last_key", "");
   } else if (column == LastOrderColumn::kLastKey) {
     where_order = ranked("last_key", "");
   } else {
@@ -428,12 +484,11 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
 
 core::Status TrialStore::FlushLastValues() {
   for (const auto& [trial, last] : pending_last_) {
-    TUNER_RETURN_IF_ERROR(statements_->update_last.Bind(1, trial)
-                              .Bind(2, last.time)
-                              .Bind(3, last.value)
-                              .Bind(4, core::ToString(last.mode))
-                              .Bind(5, last.best)
-                              .Run());
+    TUNER_RETURN_IF_ERROR(RunAndRank(trial, statements_->update_last.Bind(1, trial)
+                                         .Bind(2, last.time)
+                                         .Bind(3, last.value)
+                                         .Bind(4, core::ToString(last.mode))
+                                         .Bind(5, last.best)));
   }
   pending_last_.clear();
   return core::Status::Ok();

@@ -15,6 +15,7 @@
 #include "storage/best_order.h"
 #include "storage/records.h"
 #include "storage/sqlite.h"
+#include "storage/leaderboard.h"
 #include "storage/trial_counts.h"
 
 namespace tuner::storage {
@@ -46,9 +47,10 @@ namespace tuner::storage {
 class TrialStore {
  public:
   // Opens or creates the database at `path` (":memory:" for a private
-  // in-memory one) and migrates its schema.
+  // in-memory one) and migrates its schema. `board`: the size of the
+  // leaderboards this writer keeps (storage/leaderboard.h).
   static core::Result<std::unique_ptr<TrialStore>> Open(
-      const std::string& path);
+      const std::string& path, BoardLimits board = {});
   // Opens an existing database for reading only. Fails if it does not exist.
   static core::Result<std::unique_ptr<TrialStore>> OpenReadOnly(
       const std::string& path);
@@ -245,9 +247,10 @@ class TrialStore {
   TrialStore(std::unique_ptr<Database> db, bool read_only);
   core::Status BeginIfNeeded();
   // Runs `update` (bound) on `trial`'s row, which sets its status to
-  // `status`, and counts the move.
+  // `status`, and counts the move; `ranks`: it may change the trial's
+  // last values (RunAndRank).
   core::Status ChangeTrial(core::TrialId trial, const std::string& status,
-                           Statement& update);
+                           Statement& update, bool ranks = false);
   core::Status PrepareStatements();
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
@@ -255,8 +258,16 @@ class TrialStore {
   // The largest seq of the experiment's reports (0 without any).
   // The distinct milestones of the experiment's rung decisions.
   core::Result<std::set<double>> RungMilestones(ExperimentId experiment);
+  // REQUIRES: a read transaction for the statement's life (the board's
+  // size and its rows are read in one snapshot).
   core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,
                                       int64_t limit, BestBy by);
+  // Whether the leaderboard's first `limit` trials are the experiment's
+  // best by the last value.
+  core::Result<bool> BoardHolds(ExperimentId experiment, int64_t limit);
+  // Runs `update` (bound), an update of `trial`'s last values, and has the
+  // leaderboard place the trial by its new rank.
+  core::Status RunAndRank(core::TrialId trial, Statement& update);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with
   // its params to `visit`.
   core::Status VisitTrials(
@@ -285,11 +296,15 @@ class TrialStore {
   bool read_only_;
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts
   std::optional<TrialCounts> counts_;     // the writer's; none read-only
+  std::optional<Leaderboard> board_;      // likewise
+  BoardLimits board_limits_;
   // The trials table has exited_at (schema 10): always once migrated; a
   // database opened read-only may predate it.
   bool exit_times_ = true;
   // The trials table has last_key (schema 12), likewise.
   bool last_keys_ = true;
+  // The trials table has contender (schema 13: the leaderboard), likewise.
+  bool boards_ = true;
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
   int commit_every_ = 1;     // see HoldCommits

@@ -13,6 +13,7 @@ core::Status TrialStore::BeginIfNeeded() {
   // SQLite ends a transaction by itself on some errors (a full disk).
   if (batch_open_) batch_lost_ = true;
   if (counts_) counts_->Discard();  // changes of a transaction that ended
+  if (board_) board_->Discard();
   if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
     return core::IoError("cannot write to the database: " + s.message());
   }
@@ -40,6 +41,7 @@ core::Status TrialStore::Commit() {
   }
   pending_last_.clear();
   if (counts_) counts_->Discard();
+  if (board_) board_->Discard();
   if (!status.ok()) {
     return core::IoError("cannot commit to the database: " + status.message());
   }

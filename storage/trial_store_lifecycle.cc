@@ -77,6 +77,7 @@ core::Status TrialStore::DeleteExperiment(
     if (!stmt.ok()) return stmt.error();
     TUNER_RETURN_IF_ERROR(stmt.value().Bind(1, experiment).Run());
   }
+  board_->Drop(experiment);
   return counts_->Drop(experiment);
 }
 

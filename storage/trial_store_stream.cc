@@ -49,9 +49,12 @@ core::Status TrialStore::ForEachTrial(
 core::Status TrialStore::ForEachBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by,
     const std::function<core::Status(const TrialRecord&)>& visit) {
-  auto stmt = PrepareBest(experiment, limit, by);
-  if (!stmt.ok()) return stmt.error();
-  return InReadTransaction([&] { return VisitTrials(stmt.value(), visit); });
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  return InReadTransaction([&]() -> core::Status {
+    auto stmt = PrepareBest(experiment, limit, by);
+    if (!stmt.ok()) return stmt.status();
+    return VisitTrials(stmt.value(), visit);
+  });
 }
 
 core::Status TrialStore::VisitTrials(

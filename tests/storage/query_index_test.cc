@@ -48,6 +48,13 @@ class TempDb {
   std::string path_;
 };
 
+// SQL that makes a migrated database what schema 12 left: every trial in
+// the best index, no leaderboard.
+constexpr const char* kUndoBoard =
+    "DROP INDEX trials_board; "
+    "ALTER TABLE trials DROP COLUMN contender; "
+    "ALTER TABLE experiments DROP COLUMN board_complete; ";
+
 // The counts by a scan of the trials, what trial_counts must agree with.
 std::map<TrialStatus, int64_t> Recount(TrialStore& store, ExperimentId e) {
   std::map<TrialStatus, int64_t> out;
@@ -145,8 +152,8 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
   {
     // Make it what version 7 left: no counts, no best indexes.
     auto db = Database::Open(file.path(), false).value();
-    REQUIRE(db->Execute("DROP TABLE trial_counts; "
-                        "DROP INDEX trials_best_last; "
+    REQUIRE(db->Execute(std::string(kUndoBoard) +
+                        "DROP TABLE trial_counts; "
                         // and what migration 12 added
                         "ALTER TABLE trials DROP COLUMN last_key; "
                         "DROP TABLE reserve; "
@@ -218,7 +225,7 @@ TEST_CASE(
     // Make it what schema 11 left: a best index per mode, no last_key.
     auto db = Database::Open(file.path(), false).value();
     REQUIRE(db->Execute(
-                  "DROP INDEX trials_best_last; "
+                  std::string(kUndoBoard) +
                   "ALTER TABLE trials DROP COLUMN last_key; "
                   "DROP TABLE reserve; "
                   "CREATE INDEX trials_best_last_max ON trials (experiment_id, "
@@ -249,7 +256,7 @@ TEST_CASE("best trials (by the last value) come from an index in each mode",
   REQUIRE(Migrate(*db).ok());
   for (auto mode : {core::Mode::kMax, core::Mode::kMin}) {
     for (auto by : {BestBy::kLast}) {
-      std::string expected = "trials_best_last";
+      std::string expected = "trials_board";
       auto plan = db->Prepare("EXPLAIN QUERY PLAN SELECT * FROM trials " +
                               BestTrialsWhereOrder(mode, by));
       REQUIRE(plan.ok());

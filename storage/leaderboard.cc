@@ -1,0 +1,194 @@
+#include "storage/leaderboard.h"
+
+#include <cmath>
+#include <tuple>
+#include <utility>
+
+namespace tuner::storage {
+
+namespace {
+
+// The ORDER BY of a rank, best first, and its reverse; the columns of
+// the index trials_board (schema migration 13).
+constexpr const char* kBestFirst =
+    "(abs(last_key) <= 1.7976931348623157e308) DESC, "
+    "(abs(last_time) <= 1.7976931348623157e308) DESC, "
+    "last_time DESC, last_key, id";
+constexpr const char* kWorstFirst =
+    "(abs(last_key) <= 1.7976931348623157e308), "
+    "(abs(last_time) <= 1.7976931348623157e308), "
+    "last_time, last_key DESC, id DESC";
+
+// 2 for a finite time, 1 for an infinite one, 0 for none.
+int TimeClass(const std::optional<double>& time) {
+  if (!time) return 0;
+  return std::isfinite(*time) ? 2 : 1;
+}
+
+}  // namespace
+
+bool RanksBefore(const Rank& a, const Rank& b) {
+  bool a_finite = std::isfinite(a.key), b_finite = std::isfinite(b.key);
+  if (a_finite != b_finite) return a_finite;
+  int a_class = TimeClass(a.time), b_class = TimeClass(b.time);
+  if (a_class != b_class) return a_class > b_class;
+  if (a.time && b.time && *a.time != *b.time) return *a.time > *b.time;
+  if (a.key != b.key) return a.key < b.key;
+  return a.id < b.id;
+}
+
+core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
+                                               BoardLimits limits) {
+  const std::string queries[] = {
+      "SELECT count(*) FROM trials WHERE experiment_id = ?1 AND contender = 1",
+      "SELECT board_complete FROM experiments WHERE id = ?1",
+      std::string("SELECT last_key, last_time, id FROM trials WHERE "
+                  "experiment_id = ?1 AND contender = 1 AND id != ?2 "
+                  "ORDER BY ") +
+          kWorstFirst + " LIMIT 1",
+      "UPDATE trials SET contender = ?2 WHERE id = ?1",
+      "UPDATE experiments SET board_complete = ?2 WHERE id = ?1",
+      std::string("UPDATE trials SET contender = 1 WHERE id IN (SELECT id "
+                  "FROM trials WHERE experiment_id = ?1 AND contender = 0 "
+                  "AND last_key IS NOT NULL ORDER BY ") +
+          kBestFirst + " LIMIT ?2)",
+  };
+  std::vector<Statement> prepared;
+  for (const auto& sql : queries) {
+    auto stmt = db.Prepare(sql);
+    if (!stmt.ok()) return stmt.error();
+    prepared.push_back(std::move(stmt).value());
+  }
+  return Leaderboard(db, limits, std::move(prepared[0]),
+                     std::move(prepared[1]), std::move(prepared[2]),
+                     std::move(prepared[3]), std::move(prepared[4]),
+                     std::move(prepared[5]));
+}
+
+Leaderboard::Leaderboard(Database& db, BoardLimits limits, Statement size,
+                         Statement complete, Statement worst,
+                         Statement set_on_board, Statement set_complete,
+                         Statement fill)
+    : db_(&db),
+      limits_(limits),
+      size_(std::move(size)),
+      complete_(std::move(complete)),
+      worst_(std::move(worst)),
+      set_on_board_(std::move(set_on_board)),
+      set_complete_(std::move(set_complete)),
+      fill_(std::move(fill)) {}
+
+core::Status Leaderboard::Ranked(ExperimentId experiment, const Rank& rank,
+                                 bool on_board) {
+  auto board = Load(experiment);
+  if (!board.ok()) return board.status();
+  Board& b = *board.value();
+  TUNER_RETURN_IF_ERROR(on_board ? KeepOn(experiment, b, rank)
+                                 : TryOn(experiment, b, rank));
+  if (!b.complete && b.size < limits_.low) return Fill(experiment, b);
+  return core::Status::Ok();
+}
+
+core::Result<Leaderboard::Board*> Leaderboard::Load(ExperimentId experiment) {
+  auto found = boards_.find(experiment);
+  if (found != boards_.end()) return &found->second;
+  Board board;
+  auto row = size_.Bind(1, experiment).Step();
+  if (!row.ok()) return row.error();
+  board.size = size_.Int(0);
+  size_.Reset();
+  row = complete_.Bind(1, experiment).Step();
+  if (!row.ok()) return row.error();
+  board.complete = !row.value() || complete_.Int(0) != 0;
+  complete_.Reset();
+  return &boards_.emplace(experiment, board).first->second;
+}
+
+core::Result<std::optional<Rank>> Leaderboard::Worst(ExperimentId experiment,
+                                                     core::TrialId except) {
+  auto row = worst_.Bind(1, experiment).Bind(2, except).Step();
+  if (!row.ok()) return row.error();
+  std::optional<Rank> worst;
+  if (row.value()) {
+    worst = Rank{worst_.Double(0), worst_.OptionalDouble(1), worst_.Int(2)};
+  }
+  worst_.Reset();
+  return worst;
+}
+
+core::Status Leaderboard::SetOnBoard(core::TrialId trial, bool on_board) {
+  return set_on_board_.Bind(1, trial)
+      .Bind(2, static_cast<int64_t>(on_board))
+      .Run();
+}
+
+core::Status Leaderboard::SetComplete(ExperimentId experiment, Board& board,
+                                      bool complete) {
+  if (board.complete == complete) return core::Status::Ok();
+  board.complete = complete;
+  return set_complete_.Bind(1, experiment)
+      .Bind(2, static_cast<int64_t>(complete))
+      .Run();
+}
+
+// A trial on the board: it stays while it ranks before every other trial
+// on it (those rank before every trial off it), or while the board is
+// complete.
+core::Status Leaderboard::KeepOn(ExperimentId experiment, Board& board,
+                                 const Rank& rank) {
+  board.worst_known = false;  // it may have become, or ceased to be, it
+  if (board.complete) return core::Status::Ok();
+  auto others = Worst(experiment, rank.id);
+  if (!others.ok()) return others.status();
+  if (others.value() && RanksBefore(rank, *others.value())) {
+    return core::Status::Ok();
+  }
+  --board.size;
+  return SetOnBoard(rank.id, false);
+}
+
+// A trial off the board: it goes on when it ranks before the board's worst
+// (who leaves a board grown past `high`), or when the board is complete and
+// has room; else the board is no longer complete.
+core::Status Leaderboard::TryOn(ExperimentId experiment, Board& board,
+                                const Rank& rank) {
+  if (board.complete && board.size < limits_.high) {
+    if (board.worst_known &&
+        (!board.worst || RanksBefore(*board.worst, rank))) {
+      board.worst = rank;  // it is the new worst
+    } else {
+      board.worst_known = false;
+    }
+    ++board.size;
+    return SetOnBoard(rank.id, true);
+  }
+  if (!board.worst_known) {
+    auto worst = Worst(experiment, 0);
+    if (!worst.ok()) return worst.status();
+    board.worst = worst.value();
+    board.worst_known = true;
+  }
+  if (!board.worst || !RanksBefore(rank, *board.worst)) {
+    return SetComplete(experiment, board, false);
+  }
+  TUNER_RETURN_IF_ERROR(SetOnBoard(rank.id, true));
+  board.worst_known = false;
+  if (++board.size <= limits_.high) return core::Status::Ok();
+  --board.size;
+  TUNER_RETURN_IF_ERROR(SetOnBoard(board.worst->id, false));
+  return SetComplete(experiment, board, false);
+}
+
+// Puts the best trials off the board on it, up to `target`: they rank
+// after every trial on it, by the invariant. Fewer than asked for: every
+// trial with a value is on it.
+core::Status Leaderboard::Fill(ExperimentId experiment, Board& board) {
+  int64_t wanted = limits_.target - board.size;
+  TUNER_RETURN_IF_ERROR(fill_.Bind(1, experiment).Bind(2, wanted).Run());
+  int64_t added = db_->Changes();
+  board.size += added;
+  board.worst_known = false;
+  return SetComplete(experiment, board, added < wanted);
+}
+
+}  // namespace tuner::storage

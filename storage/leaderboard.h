@@ -1,0 +1,97 @@
+// Leaderboard: the indexed prefix of an experiment's ranking by the last
+// value (BestBy::kLast), kept by the one writer in its own transactions.
+//
+// Indexing every trial's rank made each report's update an insert at a
+// random place in that index, so each commit wrote most of its pages
+// again. Only the board is indexed (trials.contender = 1, index
+// trials_board), and the writer keeps this invariant, per experiment:
+//
+//   every trial on the board ranks better than every trial with a value
+//   that is not on it,
+//
+// so the board's first N rows are the experiment's best N whenever the
+// board holds N trials or every trial with a value (experiments.
+// board_complete). A reader that needs more scans (TrialStore::BestTrials).
+#ifndef TUNER_STORAGE_LEADERBOARD_H_
+#define TUNER_STORAGE_LEADERBOARD_H_
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+
+#include "core/result.h"
+#include "storage/records.h"
+#include "storage/sqlite.h"
+
+namespace tuner::storage {
+
+// Where a trial with a value ranks: the ORDER BY of BestTrialsWhereOrder
+// for BestBy::kLast on last_key, as a value. `key` is last_value signed
+// so that lower is better in either mode; a NULL time is nullopt.
+struct Rank {
+  double key = 0;
+  std::optional<double> time;
+  core::TrialId id = 0;
+};
+
+// Whether `a` ranks before `b` in the order SQLite sorts them: a finite
+// key first, then a finite time, then an infinite one, then none; then
+// the larger time; then the lower key; then the lower id.
+bool RanksBefore(const Rank& a, const Rank& b);
+
+// How many trials the board holds: it is filled up to `target` from the
+// trials off it when it falls below `low` (a scan of the experiment's
+// trials with a value, so rare), and its worst leaves above `high`.
+struct BoardLimits {
+  int64_t low = 64;
+  int64_t target = 128;  // schema migration 13 filled boards to 128
+  int64_t high = 256;
+};
+
+// The writer's side. Not thread-safe; Discard() at every transaction's end.
+class Leaderboard {
+ public:
+  static core::Result<Leaderboard> Prepare(Database& db,
+                                           BoardLimits limits = {});
+
+  // `rank`, of a trial of `experiment`, is its rank as its row now says
+  // (just updated in this transaction); `on_board` its contender flag.
+  // Moves it on or off the board as the invariant needs.
+  core::Status Ranked(ExperimentId experiment, const Rank& rank,
+                      bool on_board);
+  // The transaction ended: what was read in it may be stale.
+  void Discard() { boards_.clear(); }
+  // The experiment's rows are gone.
+  void Drop(ExperimentId experiment) { boards_.erase(experiment); }
+
+ private:
+  // An experiment's board as this transaction knows it.
+  struct Board {
+    int64_t size = 0;
+    bool complete = true;
+    std::optional<Rank> worst;  // when worst_known; nullopt: empty
+    bool worst_known = false;
+  };
+  Leaderboard(Database& db, BoardLimits limits, Statement size,
+              Statement complete, Statement worst, Statement set_on_board,
+              Statement set_complete, Statement fill);
+  core::Result<Board*> Load(ExperimentId experiment);
+  // The worst trial on the board other than `except` (0: none excepted).
+  core::Result<std::optional<Rank>> Worst(ExperimentId experiment,
+                                          core::TrialId except);
+  core::Status SetOnBoard(core::TrialId trial, bool on_board);
+  core::Status SetComplete(ExperimentId experiment, Board& board,
+                           bool complete);
+  core::Status KeepOn(ExperimentId experiment, Board& board, const Rank& rank);
+  core::Status TryOn(ExperimentId experiment, Board& board, const Rank& rank);
+  core::Status Fill(ExperimentId experiment, Board& board);
+
+  Database* db_;
+  BoardLimits limits_;
+  Statement size_, complete_, worst_, set_on_board_, set_complete_, fill_;
+  std::unordered_map<ExperimentId, Board> boards_;
+};
+
+}  // namespace tuner::storage
+
+#endif  // TUNER_STORAGE_LEADERBOARD_H_

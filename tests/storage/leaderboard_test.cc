@@ -1,0 +1,226 @@
+// The leaderboard: the writer keeps a prefix of each experiment's ranking
+// indexed, and `best` reads the same trials from it as from a scan of all.
+#include "storage/leaderboard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "storage/best_order.h"
+#include "storage/schema.h"
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+#include "tests/support/fresh_dir.h"
+
+namespace tuner::storage {
+namespace {
+
+using core::Mode;
+
+ExperimentRecord Experiment(const std::string& name, Mode mode) {
+  ExperimentRecord e;
+  e.name = name;
+  e.status = "running";
+  e.metric = "acc";
+  e.mode = mode;
+  e.time_attr = "epoch";
+  e.config_json = "{}";
+  return e;
+}
+
+TEST_CASE("RanksBefore orders ranks as SQLite sorts the board's index",
+          "[storage][leaderboard]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double keys[] = {-inf, -2.0, -0.0, 0.0, 0.5, 3.0, inf};
+  const std::optional<double> times[] = {std::nullopt, -inf, 1.0, 2.0, inf};
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(db->Execute("CREATE TABLE trials (id INTEGER PRIMARY KEY, "
+                      "last_key REAL, last_time REAL)")
+              .ok());
+  auto insert = db->Prepare("INSERT INTO trials VALUES (?1, ?2, ?3)").value();
+  std::vector<Rank> ranks;
+  std::mt19937 random(7);
+  for (double key : keys) {
+    for (const auto& time : times) {
+      for (int copy = 0; copy < 2; ++copy) {
+        Rank rank{key, time, static_cast<core::TrialId>(random() % 100000)};
+        insert.Bind(1, rank.id).Bind(2, key).Bind(3, time);
+        if (!insert.Run().ok()) continue;  // an id drawn twice
+        ranks.push_back(rank);
+      }
+    }
+  }
+  std::vector<core::TrialId> by_sql;
+  // BestTrialsWhereOrder filters on experiment_id: query without it.
+  auto plain = db->Prepare(
+                     "SELECT id FROM trials ORDER BY "
+                     "(abs(last_key) <= 1.7976931348623157e308) DESC, "
+                     "(abs(last_time) <= 1.7976931348623157e308) DESC, "
+                     "last_time DESC, last_key, id")
+                   .value();
+  while (plain.Step().value()) by_sql.push_back(plain.Int(0));
+  std::sort(ranks.begin(), ranks.end(), RanksBefore);
+  std::vector<core::TrialId> by_rank;
+  for (const auto& rank : ranks) by_rank.push_back(rank.id);
+  CHECK(by_rank == by_sql);
+  CHECK(by_rank.size() > 50);
+}
+
+// The experiment's trials with a value, best first, by a scan that does
+// not use the board.
+std::vector<core::TrialId> ScannedBest(Database& db, ExperimentId e,
+                                       Mode mode) {
+  auto stmt = db.Prepare("SELECT id FROM trials " +
+                         BestTrialsWhereOrder(mode, BestBy::kLast,
+                                              LastOrderColumn::kLastKey))
+                  .value();
+  stmt.Bind(1, e).Bind(2, int64_t{1} << 40);
+  std::vector<core::TrialId> ids;
+  while (stmt.Step().value()) ids.push_back(stmt.Int(0));
+  return ids;
+}
+
+std::vector<core::TrialId> BoardBest(TrialStore& store,
+                                     const ExperimentRecord& e,
+                                     int64_t limit) {
+  auto best = store.BestTrials(e, limit);
+  REQUIRE(best.ok());
+  std::vector<core::TrialId> ids;
+  for (const auto& t : best.value()) ids.push_back(t.id);
+  return ids;
+}
+
+// Every trial on the board ranks before every trial with a value off it,
+// and the board holds at most `high` of them.
+void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
+  auto ranked = db.Prepare(
+                      "SELECT contender FROM trials WHERE experiment_id = ?1 "
+                      "AND last_key IS NOT NULL ORDER BY "
+                      "(abs(last_key) <= 1.7976931348623157e308) DESC, "
+                      "(abs(last_time) <= 1.7976931348623157e308) DESC, "
+                      "last_time DESC, last_key, id")
+                    .value();
+  ranked.Bind(1, e);
+  bool off_seen = false;
+  int64_t on_board = 0;
+  while (ranked.Step().value()) {
+    bool on = ranked.Int(0) != 0;
+    CHECK_FALSE((on && off_seen));
+    off_seen = off_seen || !on;
+    on_board += on;
+  }
+  CHECK(on_board <= high);
+}
+
+TEST_CASE("the board reads the same best trials as a scan, through any "
+          "sequence of reports, ends and commits",
+          "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard");
+  std::string path = (dir / "t.db").string();
+  // A small board, so that it fills, overflows, falls short and refills.
+  auto store = TrialStore::Open(path, BoardLimits{2, 4, 6}).value();
+  auto reader = Database::Open(path, true).value();
+  std::mt19937 random(GENERATE(1, 2, 3));
+  std::map<Mode, ExperimentRecord> experiments;
+  for (auto mode : {Mode::kMax, Mode::kMin}) {
+    auto record = Experiment(std::string(core::ToString(mode)), mode);
+    record.id = store->CreateExperiment(record).value();
+    experiments[mode] = record;
+  }
+  std::map<Mode, std::vector<core::TrialId>> trials;
+  std::map<core::TrialId, int64_t> seqs;
+  for (int step = 0; step < 600; ++step) {
+    Mode mode = random() % 2 ? Mode::kMax : Mode::kMin;
+    auto& ids = trials[mode];
+    int action = random() % 10;
+    if (ids.empty() || action == 0) {
+      ids.push_back(store
+                        ->AddTrial(experiments[mode].id,
+                                   static_cast<int64_t>(ids.size()), {})
+                        .value());
+      continue;
+    }
+    core::TrialId t = ids[random() % ids.size()];
+    // Times go up and down (a retried trial starts over), values repeat.
+    double time = static_cast<double>(random() % 6);
+    double value = static_cast<double>(random() % 9) / 4 - 1;
+    if (action <= 6) {
+      REQUIRE(store->AppendReport({t, ++seqs[t], time, value, {}}, mode).ok());
+    } else if (action == 7) {
+      std::optional<double> end_time;
+      if (random() % 2) end_time = time;
+      REQUIRE(store
+                  ->FinishTrial(t, {core::TrialStatus::kCompleted, 0, "",
+                                    end_time})
+                  .ok());
+    } else {
+      REQUIRE(store->Commit().ok());
+      for (auto& [m, e] : experiments) {
+        CheckInvariant(*reader, e.id, 6);
+        auto all = ScannedBest(*reader, e.id, m);
+        for (int64_t n : {1, 2, 3, 5, 8}) {
+          auto want = all;
+          if (static_cast<int64_t>(want.size()) > n) want.resize(n);
+          INFO("mode " << core::ToString(m) << " top " << n << " step "
+                       << step);
+          CHECK(BoardBest(*store, e, n) == want);
+          auto read_only = TrialStore::OpenReadOnly(path).value();
+          CHECK(BoardBest(*read_only, e, n) == want);
+        }
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
+          "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard-migration");
+  std::string path = (dir / "t.db").string();
+  std::vector<core::TrialId> before;
+  {
+    auto store = TrialStore::Open(path).value();
+    auto e = store->CreateExperiment(Experiment("e", Mode::kMax)).value();
+    for (int64_t i = 0; i < 300; ++i) {
+      auto t = store->AddTrial(e, i, {}).value();
+      double value = static_cast<double>((i * 37) % 300);
+      REQUIRE(store->AppendReport({t, 1, 1.0 + i % 3, value, {}}, Mode::kMax)
+                  .ok());
+    }
+    REQUIRE(store->Commit().ok());
+    auto db = Database::Open(path, false).value();
+    before = ScannedBest(*db, e, Mode::kMax);
+    REQUIRE(db->Execute("DROP INDEX trials_board; "
+                        "ALTER TABLE trials DROP COLUMN contender; "
+                        "ALTER TABLE experiments DROP COLUMN board_complete; "
+                        "CREATE INDEX trials_best_last ON trials "
+                        "(experiment_id, last_key) WHERE last_key IS NOT NULL; "
+                        "PRAGMA user_version = 12")
+                .ok());
+  }
+  auto store = TrialStore::Open(path).value();
+  auto e = store->FindExperiment("e").value().value();
+  auto db = Database::Open(path, true).value();
+  auto on_board = db->Prepare(
+                        "SELECT count(*), (SELECT board_complete FROM "
+                        "experiments) FROM trials WHERE contender = 1")
+                      .value();
+  REQUIRE(on_board.Step().value());
+  CHECK(on_board.Int(0) == 128);
+  CHECK(on_board.Int(1) == 0);
+  CheckInvariant(*db, e.id, 256);
+  for (int64_t n : {1, 10, 128, 129, 300}) {
+    auto want = before;
+    want.resize(std::min<size_t>(n, want.size()));
+    CHECK(BoardBest(*store, e, n) == want);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::storage
