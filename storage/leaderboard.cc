@@ -59,10 +59,9 @@ core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
     if (!stmt.ok()) return stmt.error();
     prepared.push_back(std::move(stmt).value());
   }
-  return Leaderboard(db, limits, std::move(prepared[0]),
-                     std::move(prepared[1]), std::move(prepared[2]),
-                     std::move(prepared[3]), std::move(prepared[4]),
-                     std::move(prepared[5]));
+  return Leaderboard(db, limits, std::move(prepared[0]), std::move(prepared[1]),
+                     std::move(prepared[2]), std::move(prepared[3]),
+                     std::move(prepared[4]), std::move(prepared[5]));
 }
 
 Leaderboard::Leaderboard(Database& db, BoardLimits limits, Statement size,

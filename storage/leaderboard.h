@@ -57,8 +57,7 @@ class Leaderboard {
   // `rank`, of a trial of `experiment`, is its rank as its row now says
   // (just updated in this transaction); `on_board` its contender flag.
   // Moves it on or off the board as the invariant needs.
-  core::Status Ranked(ExperimentId experiment, const Rank& rank,
-                      bool on_board);
+  core::Status Ranked(ExperimentId experiment, const Rank& rank, bool on_board);
   // The transaction ended: what was read in it may be stale.
   void Discard() { boards_.clear(); }
   // The experiment's rows are gone.

@@ -125,14 +125,15 @@ core::Result<Statement> Database::Prepare(std::string_view sql) {
   // $now becomes a numbered parameter: a named one takes the next free
   // number where it first appears, which could collide with a later ?1.
   std::string text(sql);
-  for (size_t at; (at = text.find("$now")) != std::string::npos;)
+  bool now = false;
+  for (size_t at; (at = text.find("$now")) != std::string::npos; now = true)
     text.replace(at, 4, "?" + std::to_string(Statement::kNowParameter));
   if (sqlite3_get_autocommit(db_)) TUNER_RETURN_IF_ERROR(CheckFiles());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
   if (rc != SQLITE_OK) return LastError("prepare");
-  return Statement(stmt, this);
+  return Statement(stmt, this, now);
 }
 
 int64_t Database::LastInsertRowId() const {
@@ -202,13 +203,11 @@ Statement& Statement::BindNull(int index) {
   return *this;
 }
 
-Statement::Statement(sqlite3_stmt* stmt, Database* db)
+Statement::Statement(sqlite3_stmt* stmt, Database* db, bool binds_now)
     : stmt_(stmt),
       owner_(db),
       db_(db->handle()),
-      now_index_(stmt && sqlite3_bind_parameter_count(stmt) == kNowParameter
-                     ? kNowParameter
-                     : 0) {}
+      now_index_(binds_now ? kNowParameter : 0) {}
 
 core::Result<bool> Statement::Step() {
   // Inside an explicit transaction, BEGIN checked and COMMIT will: SQLite

@@ -100,7 +100,8 @@ class Statement {
  public:
   static constexpr int kNowParameter = 20;
 
-  Statement(sqlite3_stmt* stmt, Database* db);
+  // `binds_now`: the SQL had $now (parameter kNowParameter).
+  Statement(sqlite3_stmt* stmt, Database* db, bool binds_now);
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   ~Statement();

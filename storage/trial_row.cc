@@ -43,17 +43,19 @@ TrialRecord ReadTrialRow(const Statement& s) {
   return r;
 }
 
-void BindParamValue(Statement& s, int index, const core::ParamValue& value) {
-  if (auto* b = std::get_if<bool>(&value)) {
-    s.Bind(index, "b").Bind(index + 1, static_cast<int64_t>(*b));
-  } else if (auto* i = std::get_if<int64_t>(&value)) {
-    s.Bind(index, "i").Bind(index + 1, *i);
-  } else if (auto* d = std::get_if<double>(&value)) {
-    s.Bind(index, "f").Bind(index + 1, *d);
-  } else {
-    // As bytes: the column's NUMERIC affinity would store "010" as 10.
-    s.Bind(index, "s").BindBytes(index + 1, std::get<std::string>(value));
-  }
+RowBatch::Value ParamKind(const core::ParamValue& value) {
+  if (std::holds_alternative<bool>(value)) return std::string("b");
+  if (std::holds_alternative<int64_t>(value)) return std::string("i");
+  if (std::holds_alternative<double>(value)) return std::string("f");
+  return std::string("s");
+}
+
+RowBatch::Value ParamColumn(const core::ParamValue& value) {
+  if (auto* b = std::get_if<bool>(&value)) return static_cast<int64_t>(*b);
+  if (auto* i = std::get_if<int64_t>(&value)) return *i;
+  if (auto* d = std::get_if<double>(&value)) return *d;
+  // As bytes: the column's NUMERIC affinity would store "010" as 10.
+  return RowBatch::Blob{std::get<std::string>(value)};
 }
 
 std::optional<double> ReportValue(std::optional<double> column,

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "storage/records.h"
+#include "storage/row_batch.h"
 #include "storage/sqlite.h"
 
 namespace tuner::storage {
@@ -15,9 +16,10 @@ namespace tuner::storage {
 const char* TrialColumns(bool exit_times);
 // The current row of a statement that selected TrialColumns() (no params).
 TrialRecord ReadTrialRow(const Statement& s);
-// Binds a param's value as its kind (b, i, f or s) at `index` and the value
-// itself at `index + 1`.
-void BindParamValue(Statement& s, int index, const core::ParamValue& value);
+// The params table's `kind` and `value` of a value (ReadParamValue reads
+// them back).
+RowBatch::Value ParamKind(const core::ParamValue& value);
+RowBatch::Value ParamColumn(const core::ParamValue& value);
 // A report's objective as reported: its `value` column, or for NULL (SQLite
 // stores a NaN so) the objective `metric` in its metrics, NaN included;
 // nullopt when the report has none.

@@ -31,9 +31,8 @@ ExperimentRecord ReadExperiment(const Statement& s) {
 }  // namespace
 
 struct TrialStore::Statements {
-  Statement insert_trial, insert_param, mark_running, finish_trial;
-  Statement insert_report, update_last, insert_decision, select_params;
-  Statement trial_state, trial_rank;
+  Statement insert_trial, mark_running, finish_trial;
+  Statement update_last, select_params, trial_state, trial_rank;
 };
 
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
@@ -132,8 +131,6 @@ core::Status TrialStore::PrepareStatements() {
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
       "VALUES (?1, ?2, 'pending', $now)",
-      "INSERT INTO params (trial_id, position, name, kind, value) "
-      "VALUES (?1, ?2, ?3, ?4, ?5)",
       "UPDATE trials SET status = 'running', attempts = attempts + 1, "
       "started_at = $now, ended_at = NULL, exit_code = NULL, reason = '' "
       "WHERE id = ?1",
@@ -151,13 +148,8 @@ core::Status TrialStore::PrepareStatements() {
                  "WHEN status = 'paused' THEN COALESCE(exited_at, ended_at) "
                  "END WHERE id = ?1"
                : " WHERE id = ?1"),
-      "INSERT INTO reports (trial_id, seq, time, value, metrics, attempt, "
-      "offset, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now)",
       "UPDATE trials SET " + LastValuesAssignments("?2", 3, 4, 5, last_keys_) +
           " WHERE id = ?1",
-      "INSERT INTO decisions (trial_id, rung, milestone, value, rank, n, "
-      "decision, bracket, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-      "$now)",
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
       "SELECT experiment_id, status FROM trials WHERE id = ?1",
@@ -176,8 +168,7 @@ core::Status TrialStore::PrepareStatements() {
   statements_.reset(new Statements{
       std::move(prepared[0]), std::move(prepared[1]), std::move(prepared[2]),
       std::move(prepared[3]), std::move(prepared[4]), std::move(prepared[5]),
-      std::move(prepared[6]), std::move(prepared[7]), std::move(prepared[8]),
-      std::move(prepared[9])});
+      std::move(prepared[6])});
   if (read_only_) return core::Status::Ok();
   auto counts = TrialCounts::Prepare(*db_);
   if (!counts.ok()) return counts.error();
@@ -185,6 +176,16 @@ core::Status TrialStore::PrepareStatements() {
   auto board = Leaderboard::Prepare(*db_, board_limits_);
   if (!board.ok()) return board.error();
   board_.emplace(std::move(board).value());
+  params_.emplace(
+      *db_, "INSERT INTO params (trial_id, position, name, kind, value)", 5);
+  reports_.emplace(*db_,
+                   "INSERT INTO reports (trial_id, seq, time, value, metrics, "
+                   "attempt, offset, created_at)",
+                   8);
+  decisions_.emplace(*db_,
+                     "INSERT INTO decisions (trial_id, rung, milestone, value, "
+                     "rank, n, decision, bracket, created_at)",
+                     9);
   return core::Status::Ok();
 }
 
@@ -276,12 +277,10 @@ core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
       statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
   core::TrialId trial = db_->LastInsertRowId();
   counts_->Move(trial, experiment, std::nullopt, "pending");
-  Statement& insert = statements_->insert_param;
   for (size_t i = 0; i < params.size(); ++i) {
-    insert.Bind(1, trial).Bind(2, static_cast<int64_t>(i));
-    insert.Bind(3, params[i].first);
-    BindParamValue(insert, 4, params[i].second);
-    TUNER_RETURN_IF_ERROR(insert.Run());
+    TUNER_RETURN_IF_ERROR(params_->Add(
+        trial, static_cast<int64_t>(i), params[i].first,
+        ParamKind(params[i].second), ParamColumn(params[i].second)));
   }
   return trial;
 }
@@ -362,7 +361,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
 
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
     ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
@@ -372,7 +371,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
 
 core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
     core::TrialId trial) {
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
@@ -386,7 +385,7 @@ core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   std::vector<TrialRecord> out;
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  TUNER_RETURN_IF_ERROR(FlushPending());
   TUNER_RETURN_IF_ERROR(InReadTransaction([&]() -> core::Status {
     auto stmt = PrepareBest(experiment, limit, by);
     if (!stmt.ok()) return stmt.status();
@@ -419,9 +418,9 @@ core::Result<Statement> TrialStore::PrepareBest(
     if (!holds.ok()) return holds.error();
     if (holds.value()) column = LastOrderColumn::kBoard;
   }
-  auto stmt = db_->Prepare(
-      std::string("SELECT ") + TrialColumns(exit_times_) + " FROM trials " +
-      BestTrialsWhereOrder(experiment.mode, by, column));
+  auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
+                           " FROM trials " +
+                           BestTrialsWhereOrder(experiment.mode, by, column));
   if (!stmt.ok()) return stmt.error();
   stmt.value().Bind(1, experiment.id).Bind(2, limit);
   return stmt;
@@ -458,16 +457,12 @@ std::string BestTrialsWhereOrder(core::Mode mode, BestBy by,
 core::Status TrialStore::AppendReport(const ReportRecord& report,
                                       core::Mode mode) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  TUNER_RETURN_IF_ERROR(statements_->insert_report.Bind(1, report.trial)
-                            .Bind(2, report.seq)
-                            .Bind(3, report.time)
-                            .Bind(4, report.value)
-                            .Bind(5, MetricsToJson(report.metrics))
-                            .Bind(6, report.attempt)
-                            .Bind(7, report.offset
-                                         ? std::optional<double>(*report.offset)
-                                         : std::nullopt)
-                            .Run());
+  TUNER_RETURN_IF_ERROR(reports_->Add(
+      report.trial, report.seq, RowBatch::Optional(report.time),
+      RowBatch::Optional(report.value), MetricsToJson(report.metrics),
+      report.attempt,
+      report.offset ? RowBatch::Value(*report.offset) : RowBatch::Value(),
+      db_->NowSeconds()));
   if (!report.time || !report.value || !std::isfinite(*report.value)) {
     return core::Status::Ok();
   }
@@ -482,13 +477,30 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
   return core::Status::Ok();
 }
 
+core::Status TrialStore::FlushPending() {
+  if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
+  if (reports_) TUNER_RETURN_IF_ERROR(reports_->Flush());
+  if (decisions_) TUNER_RETURN_IF_ERROR(decisions_->Flush());
+  return FlushLastValues();
+}
+
+void TrialStore::DiscardPending() {
+  pending_last_.clear();
+  if (params_) params_->Discard();
+  if (reports_) reports_->Discard();
+  if (decisions_) decisions_->Discard();
+  if (counts_) counts_->Discard();
+  if (board_) board_->Discard();
+}
+
 core::Status TrialStore::FlushLastValues() {
   for (const auto& [trial, last] : pending_last_) {
-    TUNER_RETURN_IF_ERROR(RunAndRank(trial, statements_->update_last.Bind(1, trial)
-                                         .Bind(2, last.time)
-                                         .Bind(3, last.value)
-                                         .Bind(4, core::ToString(last.mode))
-                                         .Bind(5, last.best)));
+    TUNER_RETURN_IF_ERROR(
+        RunAndRank(trial, statements_->update_last.Bind(1, trial)
+                              .Bind(2, last.time)
+                              .Bind(3, last.value)
+                              .Bind(4, core::ToString(last.mode))
+                              .Bind(5, last.best)));
   }
   pending_last_.clear();
   return core::Status::Ok();
@@ -497,15 +509,10 @@ core::Status TrialStore::FlushLastValues() {
 core::Status TrialStore::AppendDecision(const DecisionRecord& record) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
   const core::RungDecision& d = record.decision;
-  return statements_->insert_decision.Bind(1, record.trial)
-      .Bind(2, static_cast<int64_t>(d.rung))
-      .Bind(3, d.milestone)
-      .Bind(4, d.value)
-      .Bind(5, d.rank)
-      .Bind(6, d.n)
-      .Bind(7, core::ToString(d.verdict))
-      .Bind(8, static_cast<int64_t>(d.bracket))
-      .Run();
+  return decisions_->Add(record.trial, static_cast<int64_t>(d.rung),
+                         d.milestone, RowBatch::Optional(d.value), d.rank, d.n,
+                         std::string(core::ToString(d.verdict)),
+                         static_cast<int64_t>(d.bracket), db_->NowSeconds());
 }
 
 }  // namespace tuner::storage

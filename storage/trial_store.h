@@ -13,9 +13,10 @@
 
 #include "core/result.h"
 #include "storage/best_order.h"
-#include "storage/records.h"
-#include "storage/sqlite.h"
 #include "storage/leaderboard.h"
+#include "storage/records.h"
+#include "storage/row_batch.h"
+#include "storage/sqlite.h"
 #include "storage/trial_counts.h"
 
 namespace tuner::storage {
@@ -49,8 +50,8 @@ class TrialStore {
   // Opens or creates the database at `path` (":memory:" for a private
   // in-memory one) and migrates its schema. `board`: the size of the
   // leaderboards this writer keeps (storage/leaderboard.h).
-  static core::Result<std::unique_ptr<TrialStore>> Open(
-      const std::string& path, BoardLimits board = {});
+  static core::Result<std::unique_ptr<TrialStore>> Open(const std::string& path,
+                                                        BoardLimits board = {});
   // Opens an existing database for reading only. Fails if it does not exist.
   static core::Result<std::unique_ptr<TrialStore>> OpenReadOnly(
       const std::string& path);
@@ -289,6 +290,11 @@ class TrialStore {
     core::Mode mode = core::Mode::kMax;
   };
   core::Status FlushLastValues();
+  // Writes every row and value gathered in memory (params, reports,
+  // decisions, last values): before a read and before a commit.
+  core::Status FlushPending();
+  // The transaction ended: forgets what it gathered and read.
+  void DiscardPending();
 
   std::unique_ptr<Database> db_;
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
@@ -297,6 +303,7 @@ class TrialStore {
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts
   std::optional<TrialCounts> counts_;     // the writer's; none read-only
   std::optional<Leaderboard> board_;      // likewise
+  std::optional<RowBatch> params_, reports_, decisions_;  // likewise
   BoardLimits board_limits_;
   // The trials table has exited_at (schema 10): always once migrated; a
   // database opened read-only may predate it.

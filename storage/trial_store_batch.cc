@@ -12,8 +12,7 @@ core::Status TrialStore::BeginIfNeeded() {
   }
   // SQLite ends a transaction by itself on some errors (a full disk).
   if (batch_open_) batch_lost_ = true;
-  if (counts_) counts_->Discard();  // changes of a transaction that ended
-  if (board_) board_->Discard();
+  DiscardPending();  // what a transaction that ended had not written
   if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
     return core::IoError("cannot write to the database: " + s.message());
   }
@@ -33,15 +32,13 @@ core::Status TrialStore::Commit() {
   batch_open_ = batch_lost_ = false;
   core::Status status;
   if (db_->InTransaction()) {
-    status = FlushLastValues();
+    status = FlushPending();
     if (status.ok() && counts_) status = counts_->Flush();
     if (status.ok()) status = db_->ExecuteRetrying("COMMIT");
     // Whatever failed, the write lock is given back: other writers go on.
     if (!status.ok() && db_->InTransaction()) (void)db_->Execute("ROLLBACK");
   }
-  pending_last_.clear();
-  if (counts_) counts_->Discard();
-  if (board_) board_->Discard();
+  DiscardPending();
   if (!status.ok()) {
     return core::IoError("cannot commit to the database: " + status.message());
   }

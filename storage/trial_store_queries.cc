@@ -9,6 +9,7 @@ namespace tuner::storage {
 
 core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     core::TrialId trial, int64_t after_seq, int64_t limit) {
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto stmt = db_->Prepare(
       "SELECT r.seq, r.time, r.value, r.metrics, r.attempt, r.offset, "
       "e.metric FROM reports r JOIN trials t ON t.id = r.trial_id "

@@ -54,7 +54,7 @@ void AppendThinned(const std::vector<CurvePoint>& trial,
 
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
     ExperimentId experiment, double since) {
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto rows =
       db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                    " FROM trials t" + kChangedTrials + " ORDER BY t.id");
@@ -87,6 +87,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
 
 core::Result<std::set<double>> TrialStore::RungMilestones(
     ExperimentId experiment) {
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto stmt = db_->Prepare(
       "SELECT DISTINCT d.milestone FROM decisions d JOIN trials t ON t.id = "
       "d.trial_id WHERE t.experiment_id = ?1");
@@ -104,6 +105,7 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
     ExperimentId experiment, double since, const std::string& metric,
     std::optional<int64_t> overview_above, bool* thinned) {
   if (thinned) *thinned = false;
+  TUNER_RETURN_IF_ERROR(FlushPending());
   // The metric's JSON path ($."name"); the API refuses names with quotes.
   std::string column =
       metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
@@ -152,6 +154,7 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
 
 core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
     ExperimentId experiment, double since) {
+  TUNER_RETURN_IF_ERROR(FlushPending());
   auto stmt = db_->Prepare(
       "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
       "d.decision, d.bracket FROM decisions d JOIN trials t ON t.id = "

@@ -86,8 +86,7 @@ std::vector<core::TrialId> ScannedBest(Database& db, ExperimentId e,
 }
 
 std::vector<core::TrialId> BoardBest(TrialStore& store,
-                                     const ExperimentRecord& e,
-                                     int64_t limit) {
+                                     const ExperimentRecord& e, int64_t limit) {
   auto best = store.BestTrials(e, limit);
   REQUIRE(best.ok());
   std::vector<core::TrialId> ids;
@@ -117,9 +116,10 @@ void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
   CHECK(on_board <= high);
 }
 
-TEST_CASE("the board reads the same best trials as a scan, through any "
-          "sequence of reports, ends and commits",
-          "[storage][leaderboard]") {
+TEST_CASE(
+    "the board reads the same best trials as a scan, through any "
+    "sequence of reports, ends and commits",
+    "[storage][leaderboard]") {
   auto dir = testing::FreshDir("leaderboard");
   std::string path = (dir / "t.db").string();
   // A small board, so that it fills, overflows, falls short and refills.
@@ -154,10 +154,10 @@ TEST_CASE("the board reads the same best trials as a scan, through any "
     } else if (action == 7) {
       std::optional<double> end_time;
       if (random() % 2) end_time = time;
-      REQUIRE(store
-                  ->FinishTrial(t, {core::TrialStatus::kCompleted, 0, "",
-                                    end_time})
-                  .ok());
+      REQUIRE(
+          store
+              ->FinishTrial(t, {core::TrialStatus::kCompleted, 0, "", end_time})
+              .ok());
     } else {
       REQUIRE(store->Commit().ok());
       for (auto& [m, e] : experiments) {
@@ -189,8 +189,8 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
     for (int64_t i = 0; i < 300; ++i) {
       auto t = store->AddTrial(e, i, {}).value();
       double value = static_cast<double>((i * 37) % 300);
-      REQUIRE(store->AppendReport({t, 1, 1.0 + i % 3, value, {}}, Mode::kMax)
-                  .ok());
+      REQUIRE(
+          store->AppendReport({t, 1, 1.0 + i % 3, value, {}}, Mode::kMax).ok());
     }
     REQUIRE(store->Commit().ok());
     auto db = Database::Open(path, false).value();

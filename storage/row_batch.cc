@@ -1,0 +1,55 @@
+#include "storage/row_batch.h"
+
+#include <utility>
+
+namespace tuner::storage {
+
+RowBatch::RowBatch(Database& db, std::string insert, int columns)
+    : db_(&db), insert_(std::move(insert)), columns_(columns) {
+  values_.reserve(static_cast<size_t>(kRows * columns_));
+}
+
+core::Status RowBatch::Flush() {
+  if (values_.empty()) return core::Status::Ok();
+  int rows = static_cast<int>(values_.size()) / columns_;
+  auto insert = InsertOf(rows);
+  if (!insert.ok()) return insert.status();
+  Statement& stmt = *insert.value();
+  int index = 1;
+  for (Value& value : values_) {
+    if (auto* i = std::get_if<int64_t>(&value)) {
+      stmt.Bind(index, *i);
+    } else if (auto* d = std::get_if<double>(&value)) {
+      stmt.Bind(index, *d);
+    } else if (auto* s = std::get_if<std::string>(&value)) {
+      stmt.Bind(index, std::string_view(*s));
+    } else if (auto* b = std::get_if<Blob>(&value)) {
+      stmt.BindBytes(index, b->bytes);
+    } else {
+      stmt.BindNull(index);
+    }
+    ++index;
+  }
+  values_.clear();
+  return stmt.Run();
+}
+
+core::Result<Statement*> RowBatch::InsertOf(int rows) {
+  auto found = inserts_.find(rows);
+  if (found != inserts_.end()) return &found->second;
+  std::string sql = insert_ + " VALUES ";
+  int index = 1;
+  for (int row = 0; row < rows; ++row) {
+    sql += row == 0 ? "(" : ", (";
+    for (int column = 0; column < columns_; ++column) {
+      if (column > 0) sql += ", ";
+      sql += "?" + std::to_string(index++);
+    }
+    sql += ")";
+  }
+  auto stmt = db_->Prepare(sql);
+  if (!stmt.ok()) return stmt.error();
+  return &inserts_.emplace(rows, std::move(stmt).value()).first->second;
+}
+
+}  // namespace tuner::storage

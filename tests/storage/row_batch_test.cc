@@ -1,0 +1,122 @@
+// Rows gathered in memory and inserted 32 at a time: every value as it was
+// added, and every read on the writer's connection sees them at once.
+#include "storage/row_batch.h"
+
+#include <filesystem>
+#include <string>
+
+#include "storage/trial_store.h"
+#include "tests/catch.h"
+#include "tests/support/fresh_dir.h"
+
+namespace tuner::storage {
+namespace {
+
+int64_t CountRows(Database& db, const std::string& table) {
+  auto stmt = db.Prepare("SELECT count(*) FROM " + table).value();
+  REQUIRE(stmt.Step().value());
+  return stmt.Int(0);
+}
+
+TEST_CASE("a row batch inserts 32 rows at a time and the rest on Flush",
+          "[storage][row_batch]") {
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(db->Execute("CREATE TABLE t (a, b, c, d)").ok());
+  RowBatch batch(*db, "INSERT INTO t (a, b, c, d)", 4);
+  for (int64_t i = 0; i < 70; ++i) {
+    REQUIRE(batch
+                .Add(i, 0.5 * i, std::string("text ") + std::to_string(i),
+                     i % 2 ? RowBatch::Value(RowBatch::Blob{"010"})
+                           : RowBatch::Value())
+                .ok());
+    int64_t inserted = (i + 1) / RowBatch::kRows * RowBatch::kRows;
+    CHECK(CountRows(*db, "t") == inserted);
+  }
+  REQUIRE(batch.Flush().ok());
+  CHECK(batch.empty());
+  CHECK(CountRows(*db, "t") == 70);
+  auto rows = db->Prepare(
+                    "SELECT a, b, c, typeof(d), quote(d) FROM t ORDER BY "
+                    "rowid")
+                  .value();
+  for (int64_t i = 0; i < 70; ++i) {
+    REQUIRE(rows.Step().value());
+    CHECK(rows.Int(0) == i);
+    CHECK(rows.Double(1) == 0.5 * i);
+    CHECK(rows.Text(2) == "text " + std::to_string(i));
+    CHECK(rows.Text(3) == (i % 2 ? "blob" : "null"));
+    if (i % 2) CHECK(rows.Text(4) == "X'303130'");
+  }
+}
+
+TEST_CASE("a row batch forgets the rows of a transaction that ended",
+          "[storage][row_batch]") {
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(db->Execute("CREATE TABLE t (a)").ok());
+  RowBatch batch(*db, "INSERT INTO t (a)", 1);
+  REQUIRE(batch.Add(int64_t{1}).ok());
+  batch.Discard();
+  REQUIRE(batch.Flush().ok());
+  CHECK(CountRows(*db, "t") == 0);
+}
+
+TEST_CASE(
+    "the writer reads its gathered params, reports and decisions "
+    "before it commits, and a deleted experiment leaves none",
+    "[storage][row_batch]") {
+  auto dir = testing::FreshDir("row-batch");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path).value();
+  ExperimentRecord record;
+  record.name = "e";
+  record.status = "running";
+  record.metric = "loss";
+  record.mode = core::Mode::kMin;
+  record.time_attr = "step";
+  record.config_json = "{}";
+  auto e = store->CreateExperiment(record).value();
+  auto t = store->AddTrial(e, 0, {{"lr", 0.1}, {"opt", std::string("adam")}})
+               .value();
+  REQUIRE(store->MarkRunning(t).ok());
+  REQUIRE(store
+              ->AppendReport({t, 1, 1.0, 0.5, {{"loss", 0.5}}, 1, 120},
+                             core::Mode::kMin)
+              .ok());
+  core::RungDecision rung;
+  rung.milestone = 1;
+  rung.value = 0.5;
+  rung.rank = 1;
+  rung.n = 1;
+  rung.verdict = core::RungVerdict::kContinue;
+  REQUIRE(store->AppendDecision({t, rung}).ok());
+  REQUIRE(store->InTransaction());
+
+  CHECK(store->ParamNames(e).value() == std::vector<std::string>{"lr", "opt"});
+  auto trial = store->FindTrial(t).value();
+  REQUIRE(trial);
+  CHECK(trial->params.size() == 2);
+  CHECK(trial->last_value == 0.5);
+  CHECK(store->ListReports(t).value().size() == 1);
+  CHECK(store->ListCurves(e).value().size() == 1);
+  CHECK(store->LastOffset(t, 1).value() == 120);
+  CHECK(store->ListDecisions(e).value().size() == 1);
+  CHECK(store->MetricNames(e, 10).value() == std::vector<std::string>{"loss"});
+
+  REQUIRE(store
+              ->AppendReport({t, 2, 2.0, 0.4, {{"loss", 0.4}}, 1, 200},
+                             core::Mode::kMin)
+              .ok());
+  REQUIRE(store->DeleteExperiment(e, "e", {}).ok());
+  REQUIRE(store->Commit().ok());
+  auto db = Database::Open(path, true).value();
+  for (const char* table : {"trials", "params", "reports", "decisions"}) {
+    INFO(table);
+    CHECK(CountRows(*db, table) == 0);
+  }
+  store.reset();
+  db.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tuner::storage
