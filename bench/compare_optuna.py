@@ -31,13 +31,17 @@ def main():
     p.add_argument("--trials", type=int, default=1000)
     p.add_argument("--reports", type=int, default=27)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--commit-every", type=int, default=1000,
+                   help="ours: trials per transaction (1: a commit before "
+                        "each launch and each stop)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--peer", default=os.path.join(
         ROOT, "..", "shared", "peers", "optuna_overhead.py"))
     a = p.parse_args()
     ours_bin = os.path.join(a.build, "bench", "bookkeeping")
     tmp = tempfile.mkdtemp(prefix="tuner-bench-")
-    result = {"trials": a.trials, "reports": a.reports}
+    result = {"trials": a.trials, "reports": a.reports,
+              "commit_every": a.commit_every}
     for storage in ("sqlite", "memory"):
         peer_arg = ("sqlite:///" + os.path.join(tmp, "optuna.db")
                     if storage == "sqlite" else "memory")
@@ -51,7 +55,8 @@ def main():
         peer["reports_per_s"] = statistics.median(
             r["reports_per_s"] for r in peer_runs)
         ours = [run_json([ours_bin, "--trials", str(a.trials), "--reports",
-                          str(a.reports), "--storage", ours_arg])
+                          str(a.reports), "--storage", ours_arg,
+                          "--commit-every", str(a.commit_every)])
                 for _ in range(a.repeat)]
         ours_rate = statistics.median(r["reports_per_s"] for r in ours)
         result[storage] = {

@@ -1,5 +1,7 @@
 #include "storage/json_codec.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -7,19 +9,54 @@
 
 namespace tuner::storage {
 
+namespace {
+
+// Whether `name` is a JSON string's contents as it is: printable ASCII
+// other than the quote and the backslash (what metric names almost always
+// are).
+bool IsPlainName(const std::string& name) {
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+}
+
+}  // namespace
+
 std::string MetricsToJson(const core::Metrics& metrics) {
-  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  // Written piece by piece: a report is stored at every metric line, and
+  // building a JSON object to dump it was a tenth of a sweep's bookkeeping.
+  std::string out = "{";
+  char number[32];
   for (const auto& [name, value] : metrics) {
-    if (std::isfinite(value)) {
-      object[name] = value;
+    if (out.size() > 1) out += ',';
+    if (IsPlainName(name)) {
+      out += '"';
+      out += name;
+      out += '"';
     } else {
-      object[name] = core::FormatDouble(value);
+      // Names are valid UTF-8 when they come from MetricStream; should one
+      // not be, it is stored with U+FFFD rather than failing the report.
+      out += nlohmann::json(name).dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    out += ':';
+    auto [end, ec] =
+        std::isfinite(value)
+            ? std::to_chars(number, number + sizeof(number), value)
+            : std::to_chars_result{number, std::errc::invalid_argument};
+    if (ec == std::errc()) {
+      out.append(number, end);
+      // A real, as nlohmann writes it: "3.0", and "-0.0" keeps its sign.
+      if (std::find_if(number, end,
+                       [](char c) { return c == '.' || c == 'e'; }) == end) {
+        out += ".0";
+      }
+    } else {
+      out += '"' + core::FormatDouble(value) + '"';
     }
   }
-  // Names are valid UTF-8 when they come from MetricStream; should one not
-  // be, it is stored with U+FFFD rather than failing the report.
-  return object.dump(-1, ' ', false,
-                     nlohmann::ordered_json::error_handler_t::replace);
+  out += '}';
+  return out;
 }
 
 core::Metrics MetricsFromJson(const std::string& text) {

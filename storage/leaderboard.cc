@@ -40,14 +40,14 @@ bool RanksBefore(const Rank& a, const Rank& b) {
 core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
                                                BoardLimits limits) {
   const std::string queries[] = {
-      "SELECT count(*) FROM trials WHERE experiment_id = ?1 AND contender = 1",
-      "SELECT board_complete FROM experiments WHERE id = ?1",
+      "SELECT board_size, board_complete FROM experiments WHERE id = ?1",
       std::string("SELECT last_key, last_time, id FROM trials WHERE "
                   "experiment_id = ?1 AND contender = 1 AND id != ?2 "
                   "ORDER BY ") +
           kWorstFirst + " LIMIT 1",
       "UPDATE trials SET contender = ?2 WHERE id = ?1",
-      "UPDATE experiments SET board_complete = ?2 WHERE id = ?1",
+      "UPDATE experiments SET board_size = ?2, board_complete = ?3 WHERE id = "
+      "?1",
       std::string("UPDATE trials SET contender = 1 WHERE id IN (SELECT id "
                   "FROM trials WHERE experiment_id = ?1 AND contender = 0 "
                   "AND last_key IS NOT NULL ORDER BY ") +
@@ -61,20 +61,18 @@ core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
   }
   return Leaderboard(db, limits, std::move(prepared[0]), std::move(prepared[1]),
                      std::move(prepared[2]), std::move(prepared[3]),
-                     std::move(prepared[4]), std::move(prepared[5]));
+                     std::move(prepared[4]));
 }
 
-Leaderboard::Leaderboard(Database& db, BoardLimits limits, Statement size,
-                         Statement complete, Statement worst,
-                         Statement set_on_board, Statement set_complete,
-                         Statement fill)
+Leaderboard::Leaderboard(Database& db, BoardLimits limits, Statement load,
+                         Statement worst, Statement set_on_board,
+                         Statement store, Statement fill)
     : db_(&db),
       limits_(limits),
-      size_(std::move(size)),
-      complete_(std::move(complete)),
+      load_(std::move(load)),
       worst_(std::move(worst)),
       set_on_board_(std::move(set_on_board)),
-      set_complete_(std::move(set_complete)),
+      store_(std::move(store)),
       fill_(std::move(fill)) {}
 
 core::Status Leaderboard::Ranked(ExperimentId experiment, const Rank& rank,
@@ -92,15 +90,26 @@ core::Result<Leaderboard::Board*> Leaderboard::Load(ExperimentId experiment) {
   auto found = boards_.find(experiment);
   if (found != boards_.end()) return &found->second;
   Board board;
-  auto row = size_.Bind(1, experiment).Step();
+  auto row = load_.Bind(1, experiment).Step();
   if (!row.ok()) return row.error();
-  board.size = size_.Int(0);
-  size_.Reset();
-  row = complete_.Bind(1, experiment).Step();
-  if (!row.ok()) return row.error();
-  board.complete = !row.value() || complete_.Int(0) != 0;
-  complete_.Reset();
+  if (row.value()) {
+    board.size = load_.Int(0);
+    board.complete = load_.Int(1) != 0;
+  }
+  load_.Reset();
   return &boards_.emplace(experiment, board).first->second;
+}
+
+core::Status Leaderboard::Flush() {
+  for (auto& [experiment, board] : boards_) {
+    if (!board.changed) continue;
+    TUNER_RETURN_IF_ERROR(store_.Bind(1, experiment)
+                              .Bind(2, board.size)
+                              .Bind(3, static_cast<int64_t>(board.complete))
+                              .Run());
+    board.changed = false;
+  }
+  return core::Status::Ok();
 }
 
 core::Result<std::optional<Rank>> Leaderboard::Worst(ExperimentId experiment,
@@ -115,19 +124,18 @@ core::Result<std::optional<Rank>> Leaderboard::Worst(ExperimentId experiment,
   return worst;
 }
 
-core::Status Leaderboard::SetOnBoard(core::TrialId trial, bool on_board) {
+core::Status Leaderboard::Move(Board& board, core::TrialId trial,
+                               bool on_board) {
+  board.size += on_board ? 1 : -1;
+  board.changed = true;
   return set_on_board_.Bind(1, trial)
       .Bind(2, static_cast<int64_t>(on_board))
       .Run();
 }
 
-core::Status Leaderboard::SetComplete(ExperimentId experiment, Board& board,
-                                      bool complete) {
-  if (board.complete == complete) return core::Status::Ok();
+void Leaderboard::SetComplete(Board& board, bool complete) {
+  board.changed = board.changed || board.complete != complete;
   board.complete = complete;
-  return set_complete_.Bind(1, experiment)
-      .Bind(2, static_cast<int64_t>(complete))
-      .Run();
 }
 
 // A trial on the board: it stays while it ranks before every other trial
@@ -142,8 +150,7 @@ core::Status Leaderboard::KeepOn(ExperimentId experiment, Board& board,
   if (others.value() && RanksBefore(rank, *others.value())) {
     return core::Status::Ok();
   }
-  --board.size;
-  return SetOnBoard(rank.id, false);
+  return Move(board, rank.id, false);
 }
 
 // A trial off the board: it goes on when it ranks before the board's worst
@@ -158,8 +165,7 @@ core::Status Leaderboard::TryOn(ExperimentId experiment, Board& board,
     } else {
       board.worst_known = false;
     }
-    ++board.size;
-    return SetOnBoard(rank.id, true);
+    return Move(board, rank.id, true);
   }
   if (!board.worst_known) {
     auto worst = Worst(experiment, 0);
@@ -168,14 +174,14 @@ core::Status Leaderboard::TryOn(ExperimentId experiment, Board& board,
     board.worst_known = true;
   }
   if (!board.worst || !RanksBefore(rank, *board.worst)) {
-    return SetComplete(experiment, board, false);
+    SetComplete(board, false);
+    return core::Status::Ok();
   }
-  TUNER_RETURN_IF_ERROR(SetOnBoard(rank.id, true));
+  TUNER_RETURN_IF_ERROR(Move(board, rank.id, true));
   board.worst_known = false;
-  if (++board.size <= limits_.high) return core::Status::Ok();
-  --board.size;
-  TUNER_RETURN_IF_ERROR(SetOnBoard(board.worst->id, false));
-  return SetComplete(experiment, board, false);
+  if (board.size <= limits_.high) return core::Status::Ok();
+  SetComplete(board, false);
+  return Move(board, board.worst->id, false);
 }
 
 // Puts the best trials off the board on it, up to `target`: they rank
@@ -186,8 +192,10 @@ core::Status Leaderboard::Fill(ExperimentId experiment, Board& board) {
   TUNER_RETURN_IF_ERROR(fill_.Bind(1, experiment).Bind(2, wanted).Run());
   int64_t added = db_->Changes();
   board.size += added;
+  board.changed = true;
   board.worst_known = false;
-  return SetComplete(experiment, board, added < wanted);
+  SetComplete(board, added < wanted);
+  return core::Status::Ok();
 }
 
 }  // namespace tuner::storage

@@ -10,8 +10,9 @@
 //   that is not on it,
 //
 // so the board's first N rows are the experiment's best N whenever the
-// board holds N trials or every trial with a value (experiments.
-// board_complete). A reader that needs more scans (TrialStore::BestTrials).
+// board holds N trials (experiments.board_size) or every trial with a value
+// (experiments.board_complete). A reader that needs more scans
+// (TrialStore::BestTrials).
 #ifndef TUNER_STORAGE_LEADERBOARD_H_
 #define TUNER_STORAGE_LEADERBOARD_H_
 
@@ -58,6 +59,9 @@ class Leaderboard {
   // (just updated in this transaction); `on_board` its contender flag.
   // Moves it on or off the board as the invariant needs.
   core::Status Ranked(ExperimentId experiment, const Rank& rank, bool on_board);
+  // Writes the boards' sizes and completeness that changed; must run in
+  // their transaction (before a read of them, and before it commits).
+  core::Status Flush();
   // The transaction ended: what was read in it may be stale.
   void Discard() { boards_.clear(); }
   // The experiment's rows are gone.
@@ -68,26 +72,26 @@ class Leaderboard {
   struct Board {
     int64_t size = 0;
     bool complete = true;
+    bool changed = false;       // size or complete, since Load
     std::optional<Rank> worst;  // when worst_known; nullopt: empty
     bool worst_known = false;
   };
-  Leaderboard(Database& db, BoardLimits limits, Statement size,
-              Statement complete, Statement worst, Statement set_on_board,
-              Statement set_complete, Statement fill);
+  Leaderboard(Database& db, BoardLimits limits, Statement load, Statement worst,
+              Statement set_on_board, Statement store, Statement fill);
   core::Result<Board*> Load(ExperimentId experiment);
   // The worst trial on the board other than `except` (0: none excepted).
   core::Result<std::optional<Rank>> Worst(ExperimentId experiment,
                                           core::TrialId except);
-  core::Status SetOnBoard(core::TrialId trial, bool on_board);
-  core::Status SetComplete(ExperimentId experiment, Board& board,
-                           bool complete);
+  // Puts `trial` on or off `board`.
+  core::Status Move(Board& board, core::TrialId trial, bool on_board);
+  void SetComplete(Board& board, bool complete);
   core::Status KeepOn(ExperimentId experiment, Board& board, const Rank& rank);
   core::Status TryOn(ExperimentId experiment, Board& board, const Rank& rank);
   core::Status Fill(ExperimentId experiment, Board& board);
 
   Database* db_;
   BoardLimits limits_;
-  Statement size_, complete_, worst_, set_on_board_, set_complete_, fill_;
+  Statement load_, worst_, set_on_board_, store_, fill_;
   std::unordered_map<ExperimentId, Board> boards_;
 };
 

@@ -211,10 +211,11 @@ CREATE INDEX trials_best_last ON trials (experiment_id,
       // every trial: each report's update inserted into that index at a
       // random place, so each commit wrote most of its pages again. Now
       // only a short prefix of the ranking is indexed: the trials with
-      // contender = 1, kept by the writer; board_complete says that every
-      // trial with a value is on the board.
+      // contender = 1, kept by the writer, board_size of them;
+      // board_complete says that every trial with a value is on the board.
       R"sql(
 ALTER TABLE trials ADD COLUMN contender INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE experiments ADD COLUMN board_size INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE experiments ADD COLUMN board_complete INTEGER NOT NULL DEFAULT 1;
 DROP INDEX trials_best_last;
 UPDATE trials SET contender = 1 WHERE id IN (
@@ -224,9 +225,12 @@ UPDATE trials SET contender = 1 WHERE id IN (
         last_time DESC, last_key, id) AS place
     FROM trials WHERE last_key IS NOT NULL)
   WHERE place <= 128);
-UPDATE experiments SET board_complete = NOT EXISTS (SELECT 1 FROM trials
-  WHERE experiment_id = experiments.id AND last_key IS NOT NULL
-    AND contender = 0);
+UPDATE experiments SET
+  board_size = (SELECT count(*) FROM trials
+    WHERE experiment_id = experiments.id AND contender = 1),
+  board_complete = NOT EXISTS (SELECT 1 FROM trials
+    WHERE experiment_id = experiments.id AND last_key IS NOT NULL
+      AND contender = 0);
 CREATE INDEX trials_board ON trials (experiment_id,
   (abs(last_key) <= 1.7976931348623157e308) DESC,
   (abs(last_time) <= 1.7976931348623157e308) DESC,

@@ -87,8 +87,9 @@ core::Status Database::ExecuteRetrying(std::string_view sql) {
   const auto deadline = Clock::now() + busy_.total;
   auto pause = std::chrono::milliseconds(2);
   for (;;) {
-    core::Status status = Execute(sql);
-    int code = sqlite3_extended_errcode(db_) & 0xff;
+    int code = SQLITE_OK;
+    core::Status status = ExecuteSaved(sql, &code);
+    code &= 0xff;
     if (status.ok() || (code != SQLITE_BUSY && code != SQLITE_LOCKED)) {
       return status;
     }
@@ -104,7 +105,31 @@ core::Status Database::ExecuteRetrying(std::string_view sql) {
 
 Database::~Database() {
   (void)CheckFiles();
+  for (auto& [sql, stmt] : saved_) sqlite3_finalize(stmt);
   sqlite3_close_v2(db_);
+}
+
+core::Status Database::ExecuteSaved(std::string_view sql, int* code) {
+  TUNER_RETURN_IF_ERROR(CheckFiles());
+  auto found = saved_.find(std::string(sql));
+  if (found == saved_.end()) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      *code = sqlite3_extended_errcode(db_);
+      return LastError("prepare");
+    }
+    found = saved_.emplace(std::string(sql), stmt).first;
+  }
+  int rc;
+  while ((rc = sqlite3_step(found->second)) == SQLITE_ROW) {
+  }
+  *code = sqlite3_extended_errcode(db_);
+  core::Status status = rc == SQLITE_DONE ? core::Status::Ok()
+                                          : core::IoError(sqlite3_errmsg(db_));
+  sqlite3_reset(found->second);
+  return status;
 }
 
 core::Status Database::Execute(std::string_view sql) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,9 +60,9 @@ class Database {
 
   // Runs one or more statements without results.
   core::Status Execute(std::string_view sql);
-  // Execute(), retried on SQLITE_BUSY (and SQLITE_LOCKED) per the busy
-  // policy. For statements that may run again whole: BEGIN IMMEDIATE,
-  // COMMIT, PRAGMA journal_mode.
+  // One statement, retried on SQLITE_BUSY (and SQLITE_LOCKED) per the busy
+  // policy, and prepared once per connection. For statements that may run
+  // again whole: BEGIN IMMEDIATE, COMMIT, PRAGMA journal_mode.
   core::Status ExecuteRetrying(std::string_view sql);
   void set_busy_policy(const BusyPolicy& policy);
   const BusyPolicy& busy_policy() const { return busy_; }
@@ -85,7 +86,12 @@ class Database {
 
  private:
   Database(sqlite3* db, std::string path);
+  // Runs one statement (its rows, if any, ignored), prepared once per
+  // connection and kept; `code` gets SQLite's extended result code.
+  core::Status ExecuteSaved(std::string_view sql, int* code);
+
   sqlite3* db_;
+  std::map<std::string, sqlite3_stmt*, std::less<>> saved_;
   BusyPolicy busy_;
   std::string path_;                   // empty: in memory, nothing to check
   std::vector<std::string> writable_;  // its files writable at Open

@@ -400,9 +400,8 @@ core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
 core::Result<bool> TrialStore::BoardHolds(ExperimentId experiment,
                                           int64_t limit) {
   auto stmt = db_->Prepare(
-      "SELECT (SELECT board_complete FROM experiments WHERE id = ?1) OR "
-      "(SELECT count(*) FROM trials WHERE experiment_id = ?1 AND "
-      "contender = 1) >= ?2");
+      "SELECT board_complete OR board_size >= ?2 FROM experiments WHERE id = "
+      "?1");
   if (!stmt.ok()) return stmt.error();
   auto row = stmt.value().Bind(1, experiment).Bind(2, limit).Step();
   if (!row.ok()) return row.error();
@@ -481,7 +480,8 @@ core::Status TrialStore::FlushPending() {
   if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
   if (reports_) TUNER_RETURN_IF_ERROR(reports_->Flush());
   if (decisions_) TUNER_RETURN_IF_ERROR(decisions_->Flush());
-  return FlushLastValues();
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  return board_ ? board_->Flush() : core::Status::Ok();
 }
 
 void TrialStore::DiscardPending() {

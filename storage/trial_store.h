@@ -291,7 +291,8 @@ class TrialStore {
   };
   core::Status FlushLastValues();
   // Writes every row and value gathered in memory (params, reports,
-  // decisions, last values): before a read and before a commit.
+  // decisions, last values, the boards' sizes): before a read and before a
+  // commit.
   core::Status FlushPending();
   // The transaction ended: forgets what it gathered and read.
   void DiscardPending();

@@ -95,7 +95,7 @@ std::vector<core::TrialId> BoardBest(TrialStore& store,
 }
 
 // Every trial on the board ranks before every trial with a value off it,
-// and the board holds at most `high` of them.
+// the board holds at most `high` of them, and its size is stored.
 void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
   auto ranked = db.Prepare(
                       "SELECT contender FROM trials WHERE experiment_id = ?1 "
@@ -114,6 +114,10 @@ void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
     on_board += on;
   }
   CHECK(on_board <= high);
+  auto size =
+      db.Prepare("SELECT board_size FROM experiments WHERE id = ?1").value();
+  REQUIRE(size.Bind(1, e).Step().value());
+  CHECK(size.Int(0) == on_board);
 }
 
 TEST_CASE(
@@ -198,6 +202,7 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
     REQUIRE(db->Execute("DROP INDEX trials_board; "
                         "ALTER TABLE trials DROP COLUMN contender; "
                         "ALTER TABLE experiments DROP COLUMN board_complete; "
+                        "ALTER TABLE experiments DROP COLUMN board_size; "
                         "CREATE INDEX trials_best_last ON trials "
                         "(experiment_id, last_key) WHERE last_key IS NOT NULL; "
                         "PRAGMA user_version = 12")
@@ -208,11 +213,13 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
   auto db = Database::Open(path, true).value();
   auto on_board = db->Prepare(
                         "SELECT count(*), (SELECT board_complete FROM "
-                        "experiments) FROM trials WHERE contender = 1")
+                        "experiments), (SELECT board_size FROM experiments) "
+                        "FROM trials WHERE contender = 1")
                       .value();
   REQUIRE(on_board.Step().value());
   CHECK(on_board.Int(0) == 128);
   CHECK(on_board.Int(1) == 0);
+  CHECK(on_board.Int(2) == 128);
   CheckInvariant(*db, e.id, 256);
   for (int64_t n : {1, 10, 128, 129, 300}) {
     auto want = before;

@@ -53,7 +53,8 @@ class TempDb {
 constexpr const char* kUndoBoard =
     "DROP INDEX trials_board; "
     "ALTER TABLE trials DROP COLUMN contender; "
-    "ALTER TABLE experiments DROP COLUMN board_complete; ";
+    "ALTER TABLE experiments DROP COLUMN board_complete; "
+    "ALTER TABLE experiments DROP COLUMN board_size; ";
 
 // The counts by a scan of the trials, what trial_counts must agree with.
 std::map<TrialStatus, int64_t> Recount(TrialStore& store, ExperimentId e) {
