@@ -37,8 +37,8 @@ bool RanksBefore(const Rank& a, const Rank& b) {
   return a.id < b.id;
 }
 
-core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
-                                               BoardLimits limits) {
+core::Result<Leaderboard> Leaderboard::Prepare(Database& db, BoardLimits limits,
+                                               Placed placed) {
   const std::string queries[] = {
       "SELECT board_size, board_complete FROM experiments WHERE id = ?1",
       std::string("SELECT last_key, last_time, id FROM trials WHERE "
@@ -59,16 +59,18 @@ core::Result<Leaderboard> Leaderboard::Prepare(Database& db,
     if (!stmt.ok()) return stmt.error();
     prepared.push_back(std::move(stmt).value());
   }
-  return Leaderboard(db, limits, std::move(prepared[0]), std::move(prepared[1]),
-                     std::move(prepared[2]), std::move(prepared[3]),
-                     std::move(prepared[4]));
+  return Leaderboard(db, limits, std::move(placed), std::move(prepared[0]),
+                     std::move(prepared[1]), std::move(prepared[2]),
+                     std::move(prepared[3]), std::move(prepared[4]));
 }
 
-Leaderboard::Leaderboard(Database& db, BoardLimits limits, Statement load,
-                         Statement worst, Statement set_on_board,
-                         Statement store, Statement fill)
+Leaderboard::Leaderboard(Database& db, BoardLimits limits, Placed placed,
+                         Statement load, Statement worst,
+                         Statement set_on_board, Statement store,
+                         Statement fill)
     : db_(&db),
       limits_(limits),
+      placed_(std::move(placed)),
       load_(std::move(load)),
       worst_(std::move(worst)),
       set_on_board_(std::move(set_on_board)),
@@ -128,9 +130,11 @@ core::Status Leaderboard::Move(Board& board, core::TrialId trial,
                                bool on_board) {
   board.size += on_board ? 1 : -1;
   board.changed = true;
-  return set_on_board_.Bind(1, trial)
-      .Bind(2, static_cast<int64_t>(on_board))
-      .Run();
+  TUNER_RETURN_IF_ERROR(set_on_board_.Bind(1, trial)
+                            .Bind(2, static_cast<int64_t>(on_board))
+                            .Run());
+  placed_(trial, on_board);
+  return core::Status::Ok();
 }
 
 void Leaderboard::SetComplete(Board& board, bool complete) {
@@ -191,6 +195,7 @@ core::Status Leaderboard::Fill(ExperimentId experiment, Board& board) {
   int64_t wanted = limits_.target - board.size;
   TUNER_RETURN_IF_ERROR(fill_.Bind(1, experiment).Bind(2, wanted).Run());
   int64_t added = db_->Changes();
+  placed_(0, true);
   board.size += added;
   board.changed = true;
   board.worst_known = false;

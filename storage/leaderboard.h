@@ -17,6 +17,7 @@
 #define TUNER_STORAGE_LEADERBOARD_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 
@@ -52,8 +53,12 @@ struct BoardLimits {
 // The writer's side. Not thread-safe; Discard() at every transaction's end.
 class Leaderboard {
  public:
-  static core::Result<Leaderboard> Prepare(Database& db,
-                                           BoardLimits limits = {});
+  // Told of each contender flag the board sets: (trial, on board), or
+  // (0, true) when a refill may have put any trial of the experiment on.
+  using Placed = std::function<void(core::TrialId trial, bool on_board)>;
+
+  static core::Result<Leaderboard> Prepare(Database& db, BoardLimits limits,
+                                           Placed placed);
 
   // `rank`, of a trial of `experiment`, is its rank as its row now says
   // (just updated in this transaction); `on_board` its contender flag.
@@ -76,8 +81,9 @@ class Leaderboard {
     std::optional<Rank> worst;  // when worst_known; nullopt: empty
     bool worst_known = false;
   };
-  Leaderboard(Database& db, BoardLimits limits, Statement load, Statement worst,
-              Statement set_on_board, Statement store, Statement fill);
+  Leaderboard(Database& db, BoardLimits limits, Placed placed, Statement load,
+              Statement worst, Statement set_on_board, Statement store,
+              Statement fill);
   core::Result<Board*> Load(ExperimentId experiment);
   // The worst trial on the board other than `except` (0: none excepted).
   core::Result<std::optional<Rank>> Worst(ExperimentId experiment,
@@ -91,6 +97,7 @@ class Leaderboard {
 
   Database* db_;
   BoardLimits limits_;
+  Placed placed_;
   Statement load_, worst_, set_on_board_, store_, fill_;
   std::unordered_map<ExperimentId, Board> boards_;
 };

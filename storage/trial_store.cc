@@ -152,10 +152,12 @@ core::Status TrialStore::PrepareStatements() {
           " WHERE id = ?1",
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
-      "SELECT experiment_id, status FROM trials WHERE id = ?1",
+      boards_ ? "SELECT experiment_id, status, contender, last_time, last_key "
+                "FROM trials WHERE id = ?1"
+              : "SELECT experiment_id, status FROM trials WHERE id = ?1",
       // A trial's rank, for the leaderboard (not RETURNING: its temporary
       // table costs more than this lookup of a row in the cache).
-      boards_ ? "SELECT experiment_id, last_key, last_time, contender FROM "
+      boards_ ? "SELECT experiment_id, contender, last_time, last_key FROM "
                 "trials WHERE id = ?1"
               : "SELECT 1",
   };
@@ -173,7 +175,14 @@ core::Status TrialStore::PrepareStatements() {
   auto counts = TrialCounts::Prepare(*db_);
   if (!counts.ok()) return counts.error();
   counts_.emplace(std::move(counts).value());
-  auto board = Leaderboard::Prepare(*db_, board_limits_);
+  auto board = Leaderboard::Prepare(
+      *db_, board_limits_, [this](core::TrialId trial, bool on_board) {
+        if (trial == 0) {
+          ranks_.clear();
+        } else if (auto it = ranks_.find(trial); it != ranks_.end()) {
+          it->second.on_board = on_board;
+        }
+      });
   if (!board.ok()) return board.error();
   board_.emplace(std::move(board).value());
   params_.emplace(
@@ -189,21 +198,44 @@ core::Status TrialStore::PrepareStatements() {
   return core::Status::Ok();
 }
 
-core::Status TrialStore::RunAndRank(core::TrialId trial, Statement& update) {
-  TUNER_RETURN_IF_ERROR(update.Run());
-  if (!boards_) return core::Status::Ok();
-  Statement& rank = statements_->trial_rank;
-  auto row = rank.Bind(1, trial).Step();
-  if (!row.ok()) return row.status();
-  if (!row.value() || rank.IsNull(1)) {
-    rank.Reset();
-    return core::Status::Ok();
+core::Result<TrialStore::RankState*> TrialStore::RankOf(core::TrialId trial) {
+  auto found = ranks_.find(trial);
+  if (found != ranks_.end()) return &found->second;
+  Statement& s = statements_->trial_rank;
+  auto row = s.Bind(1, trial).Step();
+  if (!row.ok()) return row.error();
+  RankState* state = nullptr;
+  if (row.value()) {
+    state = &ranks_[trial];
+    *state = {s.Int(0), s.Int(1) != 0, s.OptionalDouble(2),
+              s.OptionalDouble(3)};
   }
-  ExperimentId experiment = rank.Int(0);
-  Rank ranked{rank.Double(1), rank.OptionalDouble(2), trial};
-  bool on_board = rank.Int(3) != 0;
-  rank.Reset();
-  return board_->Ranked(experiment, ranked, on_board);
+  s.Reset();
+  return state;
+}
+
+namespace {
+
+// A time or value as its column stores it: NaN binds as NULL.
+std::optional<double> Stored(std::optional<double> value) {
+  if (value && std::isnan(*value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+core::Status TrialStore::Rerank(core::TrialId trial, std::optional<double> time,
+                                std::optional<double> value, core::Mode mode) {
+  if (!boards_) return core::Status::Ok();
+  auto state = RankOf(trial);
+  if (!state.ok()) return state.status();
+  RankState* rank = state.value();
+  if (!rank) return core::Status::Ok();
+  if (Stored(time)) rank->time = Stored(time);
+  if (Stored(value)) rank->key = mode == core::Mode::kMax ? -*value : *value;
+  if (!rank->key) return core::Status::Ok();
+  return board_->Ranked(rank->experiment, Rank{*rank->key, rank->time, trial},
+                        rank->on_board);
 }
 
 core::Result<ExperimentId> TrialStore::CreateExperiment(
@@ -277,6 +309,7 @@ core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,
       statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
   core::TrialId trial = db_->LastInsertRowId();
   counts_->Move(trial, experiment, std::nullopt, "pending");
+  ranks_[trial] = RankState{experiment};
   for (size_t i = 0; i < params.size(); ++i) {
     TUNER_RETURN_IF_ERROR(params_->Add(
         trial, static_cast<int64_t>(i), params[i].first,
@@ -293,16 +326,23 @@ core::Status TrialStore::MarkRunning(core::TrialId trial) {
 
 core::Status TrialStore::ChangeTrial(core::TrialId trial,
                                      const std::string& status,
-                                     Statement& update, bool ranks) {
+                                     Statement& update) {
   std::optional<TrialCounts::TrialState> was = counts_->Moved(trial);
   if (!was) {
     Statement& state = statements_->trial_state;
     auto row = state.Bind(1, trial).Step();
     if (!row.ok()) return row.error();
-    if (row.value()) was.emplace(state.Int(0), state.Text(1));
+    if (row.value()) {
+      was.emplace(state.Int(0), state.Text(1));
+      if (boards_) {
+        ranks_.try_emplace(
+            trial, RankState{state.Int(0), state.Int(2) != 0,
+                             state.OptionalDouble(3), state.OptionalDouble(4)});
+      }
+    }
     state.Reset();
   }
-  TUNER_RETURN_IF_ERROR(ranks ? RunAndRank(trial, update) : update.Run());
+  TUNER_RETURN_IF_ERROR(update.Run());
   if (was) counts_->Move(trial, was->first, was->second, status);
   return core::Status::Ok();
 }
@@ -326,10 +366,21 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     s.Bind(7, last.time).Bind(8, last.value);
     s.Bind(9, core::ToString(last.mode)).Bind(10, last.best);
   }
-  TUNER_RETURN_IF_ERROR(ChangeTrial(
-      trial, std::string(core::ToString(end.status)), s, /*ranks=*/true));
-  if (pending != pending_last_.end()) pending_last_.erase(pending);
-  return core::Status::Ok();
+  TUNER_RETURN_IF_ERROR(
+      ChangeTrial(trial, std::string(core::ToString(end.status)), s));
+  // As the UPDATE: last_time = COALESCE(end, pending, its own), last_key
+  // the pending value's, or its own.
+  std::optional<double> time = Stored(end.last_time);
+  std::optional<double> value;
+  core::Mode mode = core::Mode::kMax;
+  if (pending != pending_last_.end()) {
+    if (!time) time = pending->second.time;
+    value = pending->second.value;
+    mode = pending->second.mode;
+    pending_last_.erase(pending);
+  }
+  if (!time && !value) return core::Status::Ok();
+  return Rerank(trial, time, value, mode);
 }
 
 core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
@@ -491,16 +542,18 @@ void TrialStore::DiscardPending() {
   if (decisions_) decisions_->Discard();
   if (counts_) counts_->Discard();
   if (board_) board_->Discard();
+  ranks_.clear();
 }
 
 core::Status TrialStore::FlushLastValues() {
   for (const auto& [trial, last] : pending_last_) {
-    TUNER_RETURN_IF_ERROR(
-        RunAndRank(trial, statements_->update_last.Bind(1, trial)
+    TUNER_RETURN_IF_ERROR(statements_->update_last.Bind(1, trial)
                               .Bind(2, last.time)
                               .Bind(3, last.value)
                               .Bind(4, core::ToString(last.mode))
-                              .Bind(5, last.best)));
+                              .Bind(5, last.best)
+                              .Run());
+    TUNER_RETURN_IF_ERROR(Rerank(trial, last.time, last.value, last.mode));
   }
   pending_last_.clear();
   return core::Status::Ok();

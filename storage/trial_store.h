@@ -248,10 +248,9 @@ class TrialStore {
   TrialStore(std::unique_ptr<Database> db, bool read_only);
   core::Status BeginIfNeeded();
   // Runs `update` (bound) on `trial`'s row, which sets its status to
-  // `status`, and counts the move; `ranks`: it may change the trial's
-  // last values (RunAndRank).
+  // `status`, and counts the move.
   core::Status ChangeTrial(core::TrialId trial, const std::string& status,
-                           Statement& update, bool ranks = false);
+                           Statement& update);
   core::Status PrepareStatements();
   core::Result<core::Params> LoadParams(core::TrialId trial);
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
@@ -266,9 +265,19 @@ class TrialStore {
   // Whether the leaderboard's first `limit` trials are the experiment's
   // best by the last value.
   core::Result<bool> BoardHolds(ExperimentId experiment, int64_t limit);
-  // Runs `update` (bound), an update of `trial`'s last values, and has the
-  // leaderboard place the trial by its new rank.
-  core::Status RunAndRank(core::TrialId trial, Statement& update);
+  // Where a trial ranks as this transaction left its row (read once per
+  // transaction, then kept as the writes change it).
+  struct RankState {
+    ExperimentId experiment = 0;
+    bool on_board = false;
+    std::optional<double> time;  // last_time
+    std::optional<double> key;   // last_key
+  };
+  core::Result<RankState*> RankOf(core::TrialId trial);
+  // `trial`'s last values were just written: `time` and `value` (nullopt:
+  // the row kept its own). Has the leaderboard place it.
+  core::Status Rerank(core::TrialId trial, std::optional<double> time,
+                      std::optional<double> value, core::Mode mode);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with
   // its params to `visit`.
   core::Status VisitTrials(
@@ -304,6 +313,7 @@ class TrialStore {
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts
   std::optional<TrialCounts> counts_;     // the writer's; none read-only
   std::optional<Leaderboard> board_;      // likewise
+  std::unordered_map<core::TrialId, RankState> ranks_;    // see RankOf
   std::optional<RowBatch> params_, reports_, decisions_;  // likewise
   BoardLimits board_limits_;
   // The trials table has exited_at (schema 10): always once migrated; a

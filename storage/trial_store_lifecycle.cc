@@ -79,6 +79,7 @@ core::Status TrialStore::DeleteExperiment(
     TUNER_RETURN_IF_ERROR(stmt.value().Bind(1, experiment).Run());
   }
   board_->Drop(experiment);
+  ranks_.clear();
   return counts_->Drop(experiment);
 }
 

@@ -113,7 +113,7 @@ TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
   bool shim_killed = shim_status >= 0 && WIFSIGNALED(shim_status);
   if (!status.is_object() || shim_killed || !StatusSaysHow(status)) {
     // Never invent a cause: the trial may well have exited 0.
-    exit.lost = true;
+    exit.cause = EndCause::kLost;
     if (shim_killed) {
       exit.lost_why = "its shim was killed by signal " +
                       std::to_string(WTERMSIG(shim_status));
@@ -138,9 +138,13 @@ TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
   };
   exit.exit_code = integer("exit_code");
   exit.signal = integer("signal").value_or(0);
-  exit.timed_out = flag("timed_out");
-  exit.idle = flag("idle");
-  exit.orphaned = flag("orphaned");
+  if (flag("timed_out")) {
+    exit.cause = EndCause::kTimedOut;
+  } else if (flag("idle")) {
+    exit.cause = EndCause::kIdle;
+  } else if (flag("orphaned")) {
+    exit.cause = EndCause::kOrphaned;
+  }
   exit.stop_requested = flag("stop_requested");
   if (auto it = status.find("ended_at");
       it != status.end() && it->is_number() && std::isfinite(it->get<double>()))

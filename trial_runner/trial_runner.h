@@ -51,21 +51,32 @@ struct TrialLaunch {
   std::optional<TrainerStateSource> trainer_state;
 };
 
+// Why an attempt ended, as its runner learnt it: exactly one.
+enum class EndCause {
+  kExited,    // its process ended: exit_code or signal says how
+  kTimedOut,  // its wall-clock timeout expired: its shim ended it
+  kIdle,      // it printed nothing for idle_timeout: its shim ended it
+  kOrphaned,  // no tuner held the lock for too long: its shim ended it
+  // How it ended is unknown, and lost_why says why:
+  kLost,        // its shim left no status (e.g. "its shim was killed by
+                // signal 9")
+  kNodeFailed,  // its node failed or was drained under it (a cluster
+                // runner): not the trial's doing, so it runs again
+  kCancelled,   // the cluster cancelled it (e.g. `scancel` by a user)
+};
+
+// Whether how the trial's process ended is unknown.
+inline bool StatusLost(EndCause cause) {
+  return cause == EndCause::kLost || cause == EndCause::kNodeFailed ||
+         cause == EndCause::kCancelled;
+}
+
 struct TrialExit {
   std::optional<int> exit_code;  // set when the process exited
   int signal = 0;                // set when a signal ended it
-  bool timed_out = false;        // its wall-clock timeout expired
-  bool idle = false;             // it printed nothing for idle_timeout
-  bool orphaned = false;         // no tuner held the lock for too long
-  bool stop_requested = false;   // Stop() was called for it
-  bool lost = false;             // its shim left no status: what ended
-  std::string lost_why;          // it is unknown (then why, e.g. "its
-                                 // shim was killed by signal 9")
-  // Its node failed or was drained under it (a cluster runner): not the
-  // trial's fault, so it is retried elsewhere; lost_why says what happened.
-  bool node_failed = false;
-  // The cluster cancelled it (e.g. `scancel` by a user); lost_why says so.
-  bool cancelled = false;
+  EndCause cause = EndCause::kExited;
+  bool stop_requested = false;  // Stop() was called for it (whatever ended it)
+  std::string lost_why;         // for a StatusLost cause: what happened
   // When its shim saw it end (Unix seconds), where the shim's status says.
   std::optional<double> ended_at;
 };

@@ -94,6 +94,24 @@ std::vector<core::TrialId> BoardBest(TrialStore& store,
   return ids;
 }
 
+// The experiment's trials with a value, best first, as RanksBefore orders
+// the rows the store lists (its own connection: uncommitted writes too).
+std::vector<core::TrialId> OwnRanking(TrialStore& store,
+                                      const ExperimentRecord& e) {
+  std::vector<Rank> ranks;
+  auto trials = store.ListTrials(e.id);
+  REQUIRE(trials.ok());
+  for (const auto& t : trials.value()) {
+    if (!t.last_value) continue;
+    double key = e.mode == Mode::kMax ? -*t.last_value : *t.last_value;
+    ranks.push_back({key, t.last_time, t.id});
+  }
+  std::sort(ranks.begin(), ranks.end(), RanksBefore);
+  std::vector<core::TrialId> ids;
+  for (const auto& rank : ranks) ids.push_back(rank.id);
+  return ids;
+}
+
 // Every trial on the board ranks before every trial with a value off it,
 // the board holds at most `high` of them, and its size is stored.
 void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
@@ -127,7 +145,8 @@ TEST_CASE(
   auto dir = testing::FreshDir("leaderboard");
   std::string path = (dir / "t.db").string();
   // A small board, so that it fills, overflows, falls short and refills.
-  auto store = TrialStore::Open(path, BoardLimits{2, 4, 6}).value();
+  BoardLimits limits = GENERATE(BoardLimits{2, 4, 6}, BoardLimits{1, 2, 3});
+  auto store = TrialStore::Open(path, limits).value();
   auto reader = Database::Open(path, true).value();
   std::mt19937 random(GENERATE(1, 2, 3));
   std::map<Mode, ExperimentRecord> experiments;
@@ -162,10 +181,22 @@ TEST_CASE(
           store
               ->FinishTrial(t, {core::TrialStatus::kCompleted, 0, "", end_time})
               .ok());
+    } else if (action == 8) {
+      // Inside the transaction: the writer's own reads see its writes.
+      for (auto& [m, e] : experiments) {
+        auto all = OwnRanking(*store, e);
+        for (int64_t n : {1, 3, 8}) {
+          auto want = all;
+          if (static_cast<int64_t>(want.size()) > n) want.resize(n);
+          INFO("mode " << core::ToString(m) << " top " << n << " step " << step
+                       << " (uncommitted)");
+          CHECK(BoardBest(*store, e, n) == want);
+        }
+      }
     } else {
       REQUIRE(store->Commit().ok());
       for (auto& [m, e] : experiments) {
-        CheckInvariant(*reader, e.id, 6);
+        CheckInvariant(*reader, e.id, limits.high);
         auto all = ScannedBest(*reader, e.id, m);
         for (int64_t n : {1, 2, 3, 5, 8}) {
           auto want = all;
@@ -179,6 +210,46 @@ TEST_CASE(
       }
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a trial the board put back on in a refill moves from there",
+          "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard-refill");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
+  auto record = Experiment("e", Mode::kMax);
+  record.id = store->CreateExperiment(record).value();
+  std::map<char, core::TrialId> t;
+  std::map<char, int64_t> seq;
+  auto report = [&](char name, double time, double value) {
+    REQUIRE(
+        store->AppendReport({t[name], ++seq[name], time, value, {}}, Mode::kMax)
+            .ok());
+    REQUIRE(store->ListTrials(record.id).ok());  // writes it at once
+  };
+  for (char name : {'a', 'b', 'c', 'd'})
+    t[name] = store->AddTrial(record.id, name, {}).value();
+  report('a', 1, 3);
+  report('b', 1, 2);
+  report('c', 1, 1);
+  report('d', 1, 0.5);  // the board is full: d stays off
+  REQUIRE(store->Commit().ok());
+  // a, b, c fall behind d one by one; the last leaves the board empty,
+  // and the refill puts d and a on.
+  report('a', 0, 3);
+  report('b', 0, 2);
+  report('c', 0, 1);
+  report('a', 2, 1);  // a, on the board again, moves to the top
+  auto reader = Database::Open(path, true).value();
+  REQUIRE(store->Commit().ok());
+  CheckInvariant(*reader, record.id, 3);
+  CHECK(BoardBest(*store, record, 2) ==
+        std::vector<core::TrialId>{t['a'], t['d']});
+  CHECK(BoardBest(*store, record, 4) ==
+        ScannedBest(*reader, record.id, Mode::kMax));
+  store.reset();
+  reader.reset();
   std::filesystem::remove_all(dir);
 }
 

@@ -153,7 +153,7 @@ TEST_CASE("a trial whose status.json is lost is not said to be killed",
   REQUIRE(recorder.exits_.count(1));
   const TrialExit& exit = recorder.exits_[1];
   INFO(exit.lost_why);
-  CHECK(exit.lost);
+  CHECK(exit.cause == EndCause::kLost);
   CHECK(exit.signal == 0);  // no cause invented
   CHECK_FALSE(exit.exit_code.has_value());
   CHECK(exit.lost_why.find("no " + gone.status_path) == 0);
@@ -176,7 +176,7 @@ TEST_CASE(
         R"({"timed_out": true})"}) {
     INFO(text);
     TrialExit exit = read(text);
-    CHECK(exit.lost);
+    CHECK(exit.cause == EndCause::kLost);
     CHECK_FALSE(exit.exit_code);
     CHECK(exit.signal == 0);
   }
@@ -184,10 +184,8 @@ TEST_CASE(
   TrialExit odd = read(
       R"({"exit_code": 0, "timed_out": 1, "idle": "yes",
           "stop_requested": [true], "ended_at": "soon"})");
-  CHECK_FALSE(odd.lost);
+  CHECK(odd.cause == EndCause::kExited);
   CHECK(odd.exit_code == 0);
-  CHECK_FALSE(odd.timed_out);
-  CHECK_FALSE(odd.idle);
   CHECK_FALSE(odd.stop_requested);
   CHECK_FALSE(odd.ended_at);
   TrialExit fine = read(
@@ -197,7 +195,7 @@ TEST_CASE(
   CHECK(fine.ended_at == 1700000000.5);
   // The shim died by SIGKILL: a status there was written by the trial.
   TrialExit planted = read(R"({"exit_code": 0})", SIGKILL);
-  CHECK(planted.lost);
+  CHECK(planted.cause == EndCause::kLost);
   CHECK_FALSE(planted.exit_code);
   CHECK(planted.lost_why == "its shim was killed by signal 9");
 }
@@ -232,7 +230,7 @@ TEST_CASE("runner stops and escalates to SIGKILL and times out",
   CHECK(recorder.exits_[1].signal == SIGTERM);
   CHECK(recorder.exits_[1].stop_requested);
   CHECK(recorder.exits_[2].signal == SIGKILL);  // after the 200 ms grace
-  CHECK(recorder.exits_[3].timed_out);
+  CHECK(recorder.exits_[3].cause == EndCause::kTimedOut);
   CHECK(recorder.exits_[3].signal == SIGTERM);
   // Well within io.run_for's 20 s: the grace and the timeout were enforced.
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
@@ -295,7 +293,7 @@ TEST_CASE("a shim whose tuner is gone stops its trial after orphan_timeout",
   auto start = std::chrono::steady_clock::now();
   io.run_for(std::chrono::seconds(20));
   REQUIRE(recorder.exits_.count(1));
-  CHECK(recorder.exits_[1].orphaned);
+  CHECK(recorder.exits_[1].cause == EndCause::kOrphaned);
   CHECK(recorder.exits_[1].signal == SIGTERM);
   // The trial hangs forever: only the 300 ms orphan stop ends it.
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
@@ -388,8 +386,7 @@ TEST_CASE(
   io.run_for(std::chrono::seconds(30));
   REQUIRE(recorder.exits_.count(1));
   CHECK(recorder.exits_[1].exit_code == 0);
-  CHECK_FALSE(recorder.exits_[1].orphaned);
-  CHECK_FALSE(recorder.exits_[1].lost);
+  CHECK(recorder.exits_[1].cause == EndCause::kExited);
   CHECK(recorder.metrics_[1].size() == 8);
   CHECK_FALSE(fs::exists(before));  // nothing written at the old place
   waitpid(shim, nullptr, 0);

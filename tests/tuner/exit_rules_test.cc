@@ -102,8 +102,7 @@ TEST_CASE(
   CHECK(oom.reason.find("out of memory") != std::string::npos);
 
   runner::TrialExit node;
-  node.node_failed = true;
-  node.lost = true;
+  node.cause = runner::EndCause::kNodeFailed;
   node.lost_why = "node n2 failed";
   ExitRoute moved = r.Route(trial, node);
   CHECK(moved.kind == Kind::kRetryElsewhere);
@@ -119,10 +118,9 @@ TEST_CASE(
   ExitingTrial trial = In(TrialPhase::kRunning);
   runner::TrialExit exit;
   exit.signal = 9;
-  exit.timed_out = true;
+  exit.cause = runner::EndCause::kTimedOut;
   CHECK(r.Route(trial, exit).reason == "timed out after 1.5 s");
-  exit.timed_out = false;
-  exit.cancelled = true;
+  exit.cause = runner::EndCause::kCancelled;
   exit.lost_why = "scancel";
   CHECK(r.Route(trial, exit).reason == "cancelled through Slurm: scancel");
   CHECK(r.Route(trial, Code(0)).status == TrialStatus::kCompleted);
@@ -153,7 +151,7 @@ TEST_CASE(
   CHECK(stopped.kind == Kind::kRequeue);
   CHECK(stopped.reason == "interrupted (a tuner stopped it)");
   runner::TrialExit lost;
-  lost.lost = true;
+  lost.cause = runner::EndCause::kLost;
   lost.lost_why = "its shim was killed by signal 9";
   CHECK(r.Route(adopted, lost).reason ==
         "interrupted (exit status lost: its shim was killed by signal 9)");

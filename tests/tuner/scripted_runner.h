@@ -41,7 +41,7 @@ struct TrialScript {
   std::optional<int> exit_code = 0;
   std::string stderr_text;  // what it printed on stderr
   // Instead of its exit code: its cluster node failed under it (a
-  // SlurmRunner's TrialExit::node_failed) or someone cancelled its step.
+  // SlurmRunner's EndCause::kNodeFailed) or someone cancelled its step.
   bool node_failed = false;
   bool cancelled = false;
 };
@@ -107,7 +107,7 @@ class ScriptedRunner : public runner::TrialRunner {
       attempt.timeout_timer->Schedule(launch.timeout, [this, t = launch.trial] {
         runner::TrialExit exit;
         exit.signal = 9;
-        exit.timed_out = true;
+        exit.cause = runner::EndCause::kTimedOut;
         End(t, exit);
       });
     }
@@ -164,7 +164,7 @@ class ScriptedRunner : public runner::TrialRunner {
     attempt.idle_timer->Schedule(attempt.launch.idle_timeout, [this, trial] {
       runner::TrialExit exit;
       exit.signal = 9;
-      exit.idle = true;
+      exit.cause = runner::EndCause::kIdle;
       End(trial, exit);
     });
   }
@@ -175,11 +175,11 @@ class ScriptedRunner : public runner::TrialRunner {
                                    [this, trial] { Deliver(trial); });
     } else if (attempt.script.node_failed || attempt.script.cancelled) {
       runner::TrialExit exit;
-      exit.lost = true;
-      exit.node_failed = attempt.script.node_failed;
-      exit.cancelled = attempt.script.cancelled;
-      exit.lost_why = exit.node_failed ? "node n2 failed or was drained (down*)"
-                                       : "*** STEP 7.2 ON n1 CANCELLED ***";
+      exit.cause = attempt.script.node_failed ? runner::EndCause::kNodeFailed
+                                              : runner::EndCause::kCancelled;
+      exit.lost_why = attempt.script.node_failed
+                          ? "node n2 failed or was drained (down*)"
+                          : "*** STEP 7.2 ON n1 CANCELLED ***";
       End(trial, exit);
     } else if (attempt.script.exit_code) {
       runner::TrialExit exit;

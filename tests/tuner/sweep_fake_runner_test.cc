@@ -290,7 +290,7 @@ TEST_CASE("trials a storage failure stopped are relaunched by resume",
     ended[id].stop_requested = true;
   }
   ended[ids[2]] = runner::TrialExit{};
-  ended[ids[2]].lost = true;
+  ended[ids[2]].cause = runner::EndCause::kLost;
   ended[ids[2]].lost_why = "empty or unreadable status.attempt-1.json";
   w.Resume(ended);
   w.Settle();

@@ -57,8 +57,8 @@ void SlurmRunner::DeliverHeld(bool allocation_gone) {
     TrialExit exit = *step->held_exit;
     exit.stop_requested |= step->stop_requested || step->kill_requested;
     if (allocation_gone) {
-      exit.node_failed = true;  // not the trial's doing: it runs again
-      exit.cancelled = false;
+      exit.cause = EndCause::kNodeFailed;  // not the trial's doing: it runs
+                                           // again
       exit.lost_why = "Slurm ended allocation " + options_.job;
     }
     Deliver(trial, exit);
@@ -114,7 +114,7 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
     Step* step = Find(trial);
     if (!step) continue;
     TrialExit exit;
-    exit.lost = true;
+    exit.cause = EndCause::kLost;
     exit.stop_requested = step->stop_requested || step->kill_requested;
     std::string log =
         FileTail(SideLogPath(step->launch.status_path, "srun"), 65536) +
@@ -122,16 +122,19 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
     StepEnd end = ClassifyStepEnd(log);
     auto state = states.find(step->node);
     bool node_down = state != states.end() && NodeUnfit(state->second);
-    exit.node_failed = end.node_failed || node_down;
-    exit.cancelled = end.cancelled && !exit.node_failed;
-    if (exit.node_failed) {
+    if (end.node_failed || node_down) {
+      exit.cause = EndCause::kNodeFailed;
+    } else if (end.cancelled) {
+      exit.cause = EndCause::kCancelled;
+    }
+    if (exit.cause == EndCause::kNodeFailed) {
       exit.lost_why = "node " + step->node + " failed or was drained" +
                       (node_down ? " (" + state->second + ")" : "") +
                       (end.line.empty() ? "" : ": " + end.line);
       Deliver(trial, exit);
       continue;
     }
-    if (exit.cancelled) {
+    if (exit.cause == EndCause::kCancelled) {
       exit.lost_why = end.line;
     } else {
       std::string why = CommandResult{1, false, "", log}.Why();

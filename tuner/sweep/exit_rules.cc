@@ -11,9 +11,11 @@ namespace {
 
 using core::TrialStatus;
 using Kind = ExitRoute::Kind;
+using Cause = runner::EndCause;
 
 std::string DescribeExit(const runner::TrialExit& exit) {
-  if (exit.lost) return "exit status lost: " + exit.lost_why;
+  if (runner::StatusLost(exit.cause))
+    return "exit status lost: " + exit.lost_why;
   if (exit.signal) {
     return "killed by signal " + std::to_string(exit.signal) + " (" +
            sigabbrev_np(exit.signal) + ")";
@@ -24,7 +26,10 @@ std::string DescribeExit(const runner::TrialExit& exit) {
 // Whether a trial ended by itself with a non-zero exit code or a signal
 // (not one the tuner sent it).
 bool EndedBadly(const runner::TrialExit& exit) {
-  if (exit.stop_requested || exit.lost || exit.orphaned) return false;
+  if (exit.stop_requested || runner::StatusLost(exit.cause) ||
+      exit.cause == runner::EndCause::kOrphaned) {
+    return false;
+  }
   return exit.signal != 0 || (exit.exit_code && *exit.exit_code != 0);
 }
 
@@ -45,7 +50,8 @@ std::optional<std::string> ExitRules::Interruption(
   if (trial.phase == TrialPhase::kPreempting && exit.stop_requested) return "";
   if (trial.origin != AttemptOrigin::kEarlierTuner) return std::nullopt;
   if (exit.stop_requested) return "interrupted (a tuner stopped it)";
-  if (exit.lost) return "interrupted (exit status lost: " + exit.lost_why + ")";
+  if (runner::StatusLost(exit.cause))
+    return "interrupted (exit status lost: " + exit.lost_why + ")";
   return std::nullopt;
 }
 
@@ -81,20 +87,20 @@ ExitRoute ExitRules::Failure(
   if (sweep_stopping && !completing && exit.stop_requested)
     return End(TrialStatus::kPending, "interrupted");  // a resume reruns it
   const bool may_retry = !sweep_stopping && !completing;
-  if (exit.node_failed && trial.device_retries < kMaxDeviceRetries &&
-      may_retry) {
+  if (exit.cause == Cause::kNodeFailed &&
+      trial.device_retries < kMaxDeviceRetries && may_retry) {
     return {Kind::kRetryElsewhere, TrialStatus::kPending, exit.lost_why};
   }
-  if (exit.cancelled)  // someone meant it to end: no retry
+  if (exit.cause == Cause::kCancelled)  // someone meant it to end: no retry
     return End(TrialStatus::kFailed,
                "cancelled through Slurm: " + exit.lost_why);
-  if (exit.timed_out)
+  if (exit.cause == Cause::kTimedOut)
     return End(TrialStatus::kFailed,
                "timed out after " + Seconds(config_.trial.timeout));
-  if (exit.idle)
+  if (exit.cause == Cause::kIdle)
     return End(TrialStatus::kFailed,
                "no output for " + Seconds(config_.trial.idle_timeout));
-  if (exit.orphaned)
+  if (exit.cause == Cause::kOrphaned)
     return End(TrialStatus::kFailed, "stopped by its shim: no tuner for " +
                                          Seconds(config_.trial.orphan_timeout));
   if (exit.exit_code == 0) {
