@@ -8,6 +8,7 @@ alternating, and prints one JSON object with both figures and the ratios.
 
 Usage: bench/compare_optuna.py [--trials 1000] [--reports 27]
          [--build build] [--peer ../shared/peers/optuna_overhead.py]
+         [--commit-every 1000]
 """
 import argparse
 import json
