@@ -20,11 +20,38 @@ bool IsPlainName(const std::string& name) {
   });
 }
 
+// Whether two metrics have the same name.
+bool HasDuplicateName(const core::Metrics& metrics) {
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    for (size_t j = i + 1; j < metrics.size(); ++j) {
+      if (metrics[i].first == metrics[j].first) return true;
+    }
+  }
+  return false;
+}
+
+// A JSON object of the metrics: a name once, where it first appears, with
+// its last value.
+std::string ObjectOf(const core::Metrics& metrics) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : metrics) {
+    if (std::isfinite(value)) {
+      object[name] = value;
+    } else {
+      object[name] = core::FormatDouble(value);
+    }
+  }
+  return object.dump(-1, ' ', false,
+                     nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string MetricsToJson(const core::Metrics& metrics) {
-  // Written piece by piece: a report is stored at every metric line, and
-  // building a JSON object to dump it was a tenth of a sweep's bookkeeping.
+  if (HasDuplicateName(metrics)) return ObjectOf(metrics);
+  // Otherwise written piece by piece: a report is stored at every metric
+  // line, and building a JSON object to dump it was a tenth of a sweep's
+  // bookkeeping.
   std::string out = "{";
   char number[32];
   for (const auto& [name, value] : metrics) {

@@ -16,22 +16,41 @@ core::Status RowBatch::Flush() {
   if (!insert.ok()) return insert.status();
   Statement& stmt = *insert.value();
   int index = 1;
-  for (Value& value : values_) {
-    if (auto* i = std::get_if<int64_t>(&value)) {
-      stmt.Bind(index, *i);
-    } else if (auto* d = std::get_if<double>(&value)) {
-      stmt.Bind(index, *d);
-    } else if (auto* s = std::get_if<std::string>(&value)) {
-      stmt.Bind(index, std::string_view(*s));
-    } else if (auto* b = std::get_if<Blob>(&value)) {
-      stmt.BindBytes(index, b->bytes);
-    } else {
-      stmt.BindNull(index);
-    }
-    ++index;
-  }
+  for (const Value& value : values_) Bind(stmt, index++, value);
+  core::Status status = stmt.Run();
+  if (!status.ok() && rows > 1) status = InsertOneByOne();
   values_.clear();
-  return stmt.Run();
+  return status;
+}
+
+core::Status RowBatch::InsertOneByOne() {
+  // SQLite undid the whole statement: each row alone, so that only a row
+  // that fails (a key, a foreign key) is not written.
+  auto insert = InsertOf(1);
+  if (!insert.ok()) return insert.status();
+  core::Status first = core::Status::Ok();
+  for (size_t row = 0; row < values_.size(); row += columns_) {
+    for (int column = 0; column < columns_; ++column) {
+      Bind(*insert.value(), column + 1, values_[row + column]);
+    }
+    core::Status status = insert.value()->Run();
+    if (first.ok()) first = status;
+  }
+  return first;
+}
+
+void RowBatch::Bind(Statement& stmt, int index, const Value& value) {
+  if (auto* i = std::get_if<int64_t>(&value)) {
+    stmt.Bind(index, *i);
+  } else if (auto* d = std::get_if<double>(&value)) {
+    stmt.Bind(index, *d);
+  } else if (auto* s = std::get_if<std::string>(&value)) {
+    stmt.Bind(index, std::string_view(*s));
+  } else if (auto* b = std::get_if<Blob>(&value)) {
+    stmt.BindBytes(index, b->bytes);
+  } else {
+    stmt.BindNull(index);
+  }
 }
 
 core::Result<Statement*> RowBatch::InsertOf(int rows) {

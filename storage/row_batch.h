@@ -17,7 +17,9 @@
 
 namespace tuner::storage {
 
-// Added rows are in the database once Flush() returns: the owner flushes
+// Added rows are in the database once Flush() returns (all but a row that
+// fails: a failed INSERT of many is retried row by row, and Flush() returns
+// the first row's error, as one INSERT per row would): the owner flushes
 // before anything on the connection reads the table, and before it
 // commits. Discard() forgets rows of a transaction SQLite rolled back. Not
 // thread-safe.
@@ -54,6 +56,9 @@ class RowBatch {
  private:
   // The INSERT of `rows` rows, prepared on first use.
   core::Result<Statement*> InsertOf(int rows);
+  // The gathered rows, one INSERT each; the first error.
+  core::Status InsertOneByOne();
+  static void Bind(Statement& stmt, int index, const Value& value);
 
   Database* db_;
   std::string insert_;

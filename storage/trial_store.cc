@@ -224,14 +224,15 @@ std::optional<double> Stored(std::optional<double> value) {
 
 }  // namespace
 
-core::Status TrialStore::Rerank(core::TrialId trial, std::optional<double> time,
+core::Status TrialStore::Rerank(core::TrialId trial, bool replaces_time,
+                                std::optional<double> time,
                                 std::optional<double> value, core::Mode mode) {
   if (!boards_) return core::Status::Ok();
   auto state = RankOf(trial);
   if (!state.ok()) return state.status();
   RankState* rank = state.value();
   if (!rank) return core::Status::Ok();
-  if (Stored(time)) rank->time = Stored(time);
+  if (replaces_time || Stored(time)) rank->time = Stored(time);
   if (Stored(value)) rank->key = mode == core::Mode::kMax ? -*value : *value;
   if (!rank->key) return core::Status::Ok();
   return board_->Ranked(rank->experiment, Rank{*rank->key, rank->time, trial},
@@ -380,7 +381,7 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     pending_last_.erase(pending);
   }
   if (!time && !value) return core::Status::Ok();
-  return Rerank(trial, time, value, mode);
+  return Rerank(trial, /*replaces_time=*/false, time, value, mode);
 }
 
 core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
@@ -463,7 +464,7 @@ core::Result<Statement> TrialStore::PrepareBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   LastOrderColumn column =
       last_keys_ ? LastOrderColumn::kLastKey : LastOrderColumn::kLastValue;
-  if (by == BestBy::kLast && boards_) {
+  if (by == BestBy::kLast && boards_ && limit >= 0) {
     auto holds = BoardHolds(experiment.id, limit);
     if (!holds.ok()) return holds.error();
     if (holds.value()) column = LastOrderColumn::kBoard;
@@ -528,6 +529,12 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
 }
 
 core::Status TrialStore::FlushPending() {
+  // SQLite rolled the transaction back by itself (a full disk): what it
+  // gathered is lost with it, and Commit() says so.
+  if (!db_->InTransaction()) {
+    DiscardPending();
+    return core::Status::Ok();
+  }
   if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
   if (reports_) TUNER_RETURN_IF_ERROR(reports_->Flush());
   if (decisions_) TUNER_RETURN_IF_ERROR(decisions_->Flush());
@@ -553,7 +560,8 @@ core::Status TrialStore::FlushLastValues() {
                               .Bind(4, core::ToString(last.mode))
                               .Bind(5, last.best)
                               .Run());
-    TUNER_RETURN_IF_ERROR(Rerank(trial, last.time, last.value, last.mode));
+    TUNER_RETURN_IF_ERROR(Rerank(trial, /*replaces_time=*/true, last.time,
+                                 last.value, last.mode));
   }
   pending_last_.clear();
   return core::Status::Ok();

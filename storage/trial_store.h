@@ -274,10 +274,12 @@ class TrialStore {
     std::optional<double> key;   // last_key
   };
   core::Result<RankState*> RankOf(core::TrialId trial);
-  // `trial`'s last values were just written: `time` and `value` (nullopt:
-  // the row kept its own). Has the leaderboard place it.
-  core::Status Rerank(core::TrialId trial, std::optional<double> time,
-                      std::optional<double> value, core::Mode mode);
+  // `trial`'s last values were just written: `time` (which replaced the
+  // row's, or with `replaces_time` false, was COALESCEd with it) and
+  // `value` (nullopt: the row kept its own). Has the leaderboard place it.
+  core::Status Rerank(core::TrialId trial, bool replaces_time,
+                      std::optional<double> time, std::optional<double> value,
+                      core::Mode mode);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with
   // its params to `visit`.
   core::Status VisitTrials(

@@ -57,6 +57,13 @@ TEST_CASE("stored metrics are JSON that reads back as the same metrics",
   }
 }
 
+TEST_CASE("a name given twice is stored once, with its last value",
+          "[storage][json]") {
+  std::string text =
+      MetricsToJson({{"loss", 1.0}, {"acc", 0.5}, {"loss", 2.0}});
+  CHECK(text == R"({"loss":2.0,"acc":0.5})");
+}
+
 TEST_CASE("a metric name that is not UTF-8 is stored with U+FFFD",
           "[storage][json]") {
   std::string text = MetricsToJson({{"bad\xff", 1.0}});

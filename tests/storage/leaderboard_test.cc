@@ -253,6 +253,41 @@ TEST_CASE("a trial the board put back on in a refill moves from there",
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE(
+    "a report without a usable time, and best without a limit, rank "
+    "as a scan does",
+    "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard-nan");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
+  auto record = Experiment("e", Mode::kMin);
+  record.id = store->CreateExperiment(record).value();
+  std::vector<core::TrialId> ids;
+  for (int64_t i = 0; i < 6; ++i) {
+    ids.push_back(store->AddTrial(record.id, i, {}).value());
+    REQUIRE(
+        store->AppendReport({ids[i], 1, 5.0, 1.0 * i, {}}, Mode::kMin).ok());
+  }
+  REQUIRE(store->Commit().ok());
+  // The best trial reports again, then with a NaN time: its row's time
+  // becomes NULL, which ranks after every time.
+  REQUIRE(store->AppendReport({ids[0], 2, 6.0, 0.0, {}}, Mode::kMin).ok());
+  REQUIRE(store->ListTrials(record.id).ok());  // written, and ranked
+  REQUIRE(
+      store->AppendReport({ids[0], 3, std::nan(""), 0.0, {}}, Mode::kMin).ok());
+  REQUIRE(store->Commit().ok());
+  auto reader = Database::Open(path, true).value();
+  CheckInvariant(*reader, record.id, 3);
+  auto all = ScannedBest(*reader, record.id, Mode::kMin);
+  CHECK(all.back() == ids[0]);
+  CHECK(BoardBest(*store, record, 2) ==
+        std::vector<core::TrialId>{all[0], all[1]});
+  CHECK(BoardBest(*store, record, -1) == all);
+  store.reset();
+  reader.reset();
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
           "[storage][leaderboard]") {
   auto dir = testing::FreshDir("leaderboard-migration");
