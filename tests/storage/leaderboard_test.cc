@@ -15,6 +15,7 @@
 #include "storage/schema.h"
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/support/experiment_record.h"
 #include "tests/support/fresh_dir.h"
 
 namespace tuner::storage {
@@ -22,15 +23,8 @@ namespace {
 
 using core::Mode;
 
-ExperimentRecord Experiment(const std::string& name, Mode mode) {
-  ExperimentRecord e;
-  e.name = name;
-  e.status = "running";
-  e.metric = "acc";
-  e.mode = mode;
-  e.time_attr = "epoch";
-  e.config_json = "{}";
-  return e;
+ExperimentRecord Experiment(const std::string& name, core::Mode mode) {
+  return testing::ExperimentNamed(name, mode);
 }
 
 TEST_CASE("RanksBefore orders ranks as SQLite sorts the board's index",

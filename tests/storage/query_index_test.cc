@@ -12,6 +12,7 @@
 #include "storage/schema.h"
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/support/experiment_record.h"
 
 namespace tuner::storage {
 namespace {
@@ -19,14 +20,7 @@ namespace {
 using core::TrialStatus;
 
 ExperimentRecord Experiment(const std::string& name, core::Mode mode) {
-  ExperimentRecord e;
-  e.name = name;
-  e.status = "running";
-  e.metric = "acc";
-  e.mode = mode;
-  e.time_attr = "epoch";
-  e.config_json = "{}";
-  return e;
+  return testing::ExperimentNamed(name, mode);
 }
 
 class TempDb {

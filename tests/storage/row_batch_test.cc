@@ -7,6 +7,7 @@
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
+#include "tests/support/experiment_record.h"
 #include "tests/support/fresh_dir.h"
 
 namespace tuner::storage {
@@ -67,13 +68,7 @@ TEST_CASE(
   auto dir = testing::FreshDir("row-batch");
   std::string path = (dir / "t.db").string();
   auto store = TrialStore::Open(path).value();
-  ExperimentRecord record;
-  record.name = "e";
-  record.status = "running";
-  record.metric = "loss";
-  record.mode = core::Mode::kMin;
-  record.time_attr = "step";
-  record.config_json = "{}";
+  ExperimentRecord record = testing::ExperimentNamed("e", core::Mode::kMin);
   auto e = store->CreateExperiment(record).value();
   auto t = store->AddTrial(e, 0, {{"lr", 0.1}, {"opt", std::string("adam")}})
                .value();
