@@ -2,6 +2,7 @@
 // way every TrialStore file uses (trial_row.h).
 #include "storage/trial_row.h"
 
+#include <cmath>
 #include <variant>
 
 #include "core/metrics.h"
@@ -41,6 +42,11 @@ TrialRecord ReadTrialRow(const Statement& s) {
   if (!s.IsNull(13)) r.shim_pid = s.Int(13);
   if (!s.IsNull(14)) r.shim_start = s.Int(14);
   return r;
+}
+
+std::optional<double> AsStored(std::optional<double> value) {
+  if (value && std::isnan(*value)) return std::nullopt;
+  return value;
 }
 
 RowBatch::Value ParamKind(const core::ParamValue& value) {

@@ -4,6 +4,7 @@
 #define TUNER_STORAGE_TRIAL_ROW_H_
 
 #include <functional>
+#include <optional>
 
 #include "storage/records.h"
 #include "storage/row_batch.h"
@@ -16,6 +17,8 @@ namespace tuner::storage {
 const char* TrialColumns(bool exit_times);
 // The current row of a statement that selected TrialColumns() (no params).
 TrialRecord ReadTrialRow(const Statement& s);
+// A time or value as its REAL column stores it: NaN binds as NULL.
+std::optional<double> AsStored(std::optional<double> value);
 // The params table's `kind` and `value` of a value (ReadParamValue reads
 // them back).
 RowBatch::Value ParamKind(const core::ParamValue& value);

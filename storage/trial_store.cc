@@ -198,47 +198,6 @@ core::Status TrialStore::PrepareStatements() {
   return core::Status::Ok();
 }
 
-core::Result<TrialStore::RankState*> TrialStore::RankOf(core::TrialId trial) {
-  auto found = ranks_.find(trial);
-  if (found != ranks_.end()) return &found->second;
-  Statement& s = statements_->trial_rank;
-  auto row = s.Bind(1, trial).Step();
-  if (!row.ok()) return row.error();
-  RankState* state = nullptr;
-  if (row.value()) {
-    state = &ranks_[trial];
-    *state = {s.Int(0), s.Int(1) != 0, s.OptionalDouble(2),
-              s.OptionalDouble(3)};
-  }
-  s.Reset();
-  return state;
-}
-
-namespace {
-
-// A time or value as its column stores it: NaN binds as NULL.
-std::optional<double> Stored(std::optional<double> value) {
-  if (value && std::isnan(*value)) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
-core::Status TrialStore::Rerank(core::TrialId trial, bool replaces_time,
-                                std::optional<double> time,
-                                std::optional<double> value, core::Mode mode) {
-  if (!boards_) return core::Status::Ok();
-  auto state = RankOf(trial);
-  if (!state.ok()) return state.status();
-  RankState* rank = state.value();
-  if (!rank) return core::Status::Ok();
-  if (replaces_time || Stored(time)) rank->time = Stored(time);
-  if (Stored(value)) rank->key = mode == core::Mode::kMax ? -*value : *value;
-  if (!rank->key) return core::Status::Ok();
-  return board_->Ranked(rank->experiment, Rank{*rank->key, rank->time, trial},
-                        rank->on_board);
-}
-
 core::Result<ExperimentId> TrialStore::CreateExperiment(
     const ExperimentRecord& record) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
@@ -371,7 +330,7 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
       ChangeTrial(trial, std::string(core::ToString(end.status)), s));
   // As the UPDATE: last_time = COALESCE(end, pending, its own), last_key
   // the pending value's, or its own.
-  std::optional<double> time = Stored(end.last_time);
+  std::optional<double> time = AsStored(end.last_time);
   std::optional<double> value;
   core::Mode mode = core::Mode::kMax;
   if (pending != pending_last_.end()) {
@@ -525,45 +484,6 @@ core::Status TrialStore::AppendReport(const ReportRecord& report,
   if (!last.best || core::Better(*report.value, *last.best, mode)) {
     last.best = *report.value;
   }
-  return core::Status::Ok();
-}
-
-core::Status TrialStore::FlushPending() {
-  // SQLite rolled the transaction back by itself (a full disk): what it
-  // gathered is lost with it, and Commit() says so.
-  if (!db_->InTransaction()) {
-    DiscardPending();
-    return core::Status::Ok();
-  }
-  if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
-  if (reports_) TUNER_RETURN_IF_ERROR(reports_->Flush());
-  if (decisions_) TUNER_RETURN_IF_ERROR(decisions_->Flush());
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
-  return board_ ? board_->Flush() : core::Status::Ok();
-}
-
-void TrialStore::DiscardPending() {
-  pending_last_.clear();
-  if (params_) params_->Discard();
-  if (reports_) reports_->Discard();
-  if (decisions_) decisions_->Discard();
-  if (counts_) counts_->Discard();
-  if (board_) board_->Discard();
-  ranks_.clear();
-}
-
-core::Status TrialStore::FlushLastValues() {
-  for (const auto& [trial, last] : pending_last_) {
-    TUNER_RETURN_IF_ERROR(statements_->update_last.Bind(1, trial)
-                              .Bind(2, last.time)
-                              .Bind(3, last.value)
-                              .Bind(4, core::ToString(last.mode))
-                              .Bind(5, last.best)
-                              .Run());
-    TUNER_RETURN_IF_ERROR(Rerank(trial, /*replaces_time=*/true, last.time,
-                                 last.value, last.mode));
-  }
-  pending_last_.clear();
   return core::Status::Ok();
 }
 
