@@ -86,20 +86,17 @@ TEST_CASE("how a step ended without its status is read from its logs",
   auto cancelled = ClassifyStepEnd(
       "slurmstepd-n1: error: *** STEP 7.2 ON n1 CANCELLED AT "
       "2026-11-24T07:34:42 ***\n");
-  CHECK(cancelled.cancelled);
-  CHECK_FALSE(cancelled.node_failed);
+  CHECK(cancelled.cause == EndCause::kCancelled);
   CHECK(cancelled.line.find("STEP 7.2") != std::string::npos);
   auto failed = ClassifyStepEnd(
       "srun: error: Node failure on n2\nsrun: error: *** STEP 7.3 CANCELLED "
       "AT 2026-11-24T07:35:00 DUE TO NODE FAILURE ***\n");
-  CHECK(failed.node_failed);
-  CHECK_FALSE(failed.cancelled);
+  CHECK(failed.cause == EndCause::kNodeFailed);
   auto killed = ClassifyStepEnd("srun: error: n1: task 0: Killed\n");
-  CHECK(killed.cancelled);
+  CHECK(killed.cause == EndCause::kCancelled);
   CHECK(killed.line == "srun: error: n1: task 0: Killed");
   auto neither = ClassifyStepEnd("srun: error: n1: task 0: Exited with 3\n");
-  CHECK_FALSE(neither.cancelled);
-  CHECK_FALSE(neither.node_failed);
+  CHECK(neither.cause == EndCause::kLost);
   CHECK(neither.line.empty());
 }
 

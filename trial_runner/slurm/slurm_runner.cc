@@ -49,7 +49,7 @@ SlurmRunner::~SlurmRunner() {
       (void)RunCommand({options_.commands.scancel, "--signal=USR1",
                         options_.job + "." + std::to_string(*step->step_id)},
                        std::chrono::milliseconds(10000));
-    } else if (step->srun > 0 && !step->srun_exited) {
+    } else if (step->phase == StepPhase::kSubmitted) {
       kill(step->srun, SIGKILL);  // its step was never listed
     }
   }
@@ -126,7 +126,8 @@ core::Status SlurmRunner::Start(const TrialLaunch& launch) {
         if (!*alive) return;
         Step* step = Find(trial);
         if (!step || step->srun != pid) return;
-        step->srun_exited = true;
+        if (step->phase == StepPhase::kSubmitted)
+          step->phase = StepPhase::kUnlisted;
         CheckEnded(*step);
       });
   return Follow(std::move(step));
@@ -142,7 +143,8 @@ core::Status SlurmRunner::Adopt(const Adoption& adoption) {
   }
   auto step = std::make_unique<Step>(io_, launch);
   if (adoption.shim_pid >= 0) step->step_id = adoption.shim_pid;
-  step->listed = adoption.shim_pid >= 0;
+  step->phase =
+      adoption.shim_pid >= 0 ? StepPhase::kListed : StepPhase::kUnlisted;
   step->stdout_reader.Seek(adoption.stdout_offset);
   return Follow(std::move(step));
 }
@@ -196,16 +198,16 @@ void SlurmRunner::ReadOutput(Step& step) {
 }
 
 void SlurmRunner::CheckEnded(Step& step) {
-  if (step.held_exit) return;  // decided by the next squeue
+  if (step.phase == StepPhase::kHeld) return;  // decided by the next squeue
   if (access(step.launch.status_path.c_str(), R_OK) != 0) return;
   TrialExit exit = ReadShimStatus(step.launch.status_path, -1);
-  if (exit.signal == SIGTERM && !step.stop_requested && !step.kill_requested) {
+  if (exit.signal == SIGTERM && !step.Requested()) {
     // A SIGTERM the tuner did not send: Slurm ending the allocation (its
     // time limit, `scancel JOB`) unless squeue still lists the job.
-    step.held_exit = exit;
+    step.Hold(exit);
     return;
   }
-  exit.stop_requested |= step.stop_requested || step.kill_requested;
+  exit.stop_requested |= step.Requested();
   Deliver(step.trial, exit);
 }
 
@@ -225,31 +227,34 @@ void SlurmRunner::OnSteps(const CommandResult& result) {
   for (const auto& [trial, step] : steps_) trials.push_back(trial);
   for (core::TrialId trial : trials) {
     Step* step = Find(trial);
-    if (!step || step->ending || step->held_exit) continue;
+    if (!step || step->phase == StepPhase::kEnding ||
+        step->phase == StepPhase::kHeld)
+      continue;
     auto it = by_name.find(step->name);
     if (it != by_name.end()) {
       step->step_id = it->second.step;
       step->node = it->second.node;
-      step->listed = true;
+      step->phase = StepPhase::kListed;
       step->missing = 0;
-      if (step->kill_requested && !step->kill_sent) {
-        Signal(*step, "USR1");
-        step->kill_sent = true;
-      } else if (step->stop_requested && !step->stop_sent) {
-        SendStop(*step);
-      }
+      SendHalt(*step);
       continue;
     }
     // Not listed: not yet created while its srun still runs, else gone.
-    if (step->listed || step->srun < 0 || step->srun_exited) {
+    if (step->phase != StepPhase::kSubmitted) {
       if (++step->missing >= options_.missing_polls) EndWithoutStatus(*step);
     }
   }
 }
 
-void SlurmRunner::SendStop(Step& step) {
-  step.stop_sent = true;
-  Signal(step, "TERM");
+void SlurmRunner::SendHalt(Step& step) {
+  if (!step.step_id) return;  // once squeue lists it
+  if (step.halt == Halt::kKillWanted) {
+    step.halt = Halt::kKillSent;
+    Signal(step, "USR1");
+  } else if (step.halt == Halt::kStopWanted) {
+    step.halt = Halt::kStopSent;
+    Signal(step, "TERM");
+  }
 }
 
 void SlurmRunner::Signal(const Step& step, const char* signal) {
@@ -266,15 +271,15 @@ void SlurmRunner::Signal(const Step& step, const char* signal) {
 
 void SlurmRunner::Stop(core::TrialId trial) {
   Step* step = Find(trial);
-  if (!step || step->stop_requested) return;
-  step->stop_requested = true;
-  if (step->step_id) SendStop(*step);  // else once squeue lists it
+  if (!step || step->Requested()) return;
+  step->halt = Halt::kStopWanted;
+  SendHalt(*step);
 }
 
 void SlurmRunner::StopAfter(core::TrialId trial,
                             std::chrono::milliseconds delay) {
   Step* step = Find(trial);
-  if (!step || step->stop_requested) return;
+  if (!step || step->Requested()) return;
   step->stop_timer.expires_after(delay);
   step->stop_timer.async_wait([this, trial](auto ec) {
     if (!ec) Stop(trial);
@@ -283,11 +288,9 @@ void SlurmRunner::StopAfter(core::TrialId trial,
 
 void SlurmRunner::KillAll() {
   for (auto& [trial, step] : steps_) {
-    step->kill_requested = true;
-    if (step->step_id && !step->kill_sent) {
-      Signal(*step, "USR1");
-      step->kill_sent = true;
-    }
+    if (step->halt >= Halt::kKillWanted) continue;
+    step->halt = Halt::kKillWanted;
+    SendHalt(*step);
   }
 }
 

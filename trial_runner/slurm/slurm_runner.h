@@ -91,7 +91,8 @@ class SlurmRunner : public TrialRunner {
   void OnNodeStates(const CommandResult& result);
   void CheckEnded(Step& step);
   void ReadOutput(Step& step);
-  void SendStop(Step& step);
+  // Carries out the stop or kill the step waits for, once it has an id.
+  void SendHalt(Step& step);
   void Signal(const Step& step, const char* signal);
   void Deliver(core::TrialId trial, TrialExit exit);
   void EndWithoutStatus(Step& step);

@@ -25,8 +25,9 @@ std::string JoinNodes(const std::set<std::string>& nodes) {
 }  // namespace
 
 void SlurmRunner::CheckHeld() {
-  bool held = std::any_of(steps_.begin(), steps_.end(),
-                          [](const auto& s) { return s.second->held_exit; });
+  bool held = std::any_of(steps_.begin(), steps_.end(), [](const auto& s) {
+    return s.second->phase == StepPhase::kHeld;
+  });
   if (!held || job_check_running_) return;
   job_check_running_ = true;
   RunCommandAsync(
@@ -49,13 +50,13 @@ void SlurmRunner::CheckHeld() {
 void SlurmRunner::DeliverHeld(bool allocation_gone) {
   std::vector<core::TrialId> held;
   for (const auto& [trial, step] : steps_) {
-    if (step->held_exit) held.push_back(trial);
+    if (step->phase == StepPhase::kHeld) held.push_back(trial);
   }
   for (core::TrialId trial : held) {
     Step* step = Find(trial);
     if (!step) continue;
     TrialExit exit = *step->held_exit;
-    exit.stop_requested |= step->stop_requested || step->kill_requested;
+    exit.stop_requested |= step->Requested();
     if (allocation_gone) {
       exit.cause = EndCause::kNodeFailed;  // not the trial's doing: it runs
                                            // again
@@ -68,11 +69,12 @@ void SlurmRunner::DeliverHeld(bool allocation_gone) {
 void SlurmRunner::EndWithoutStatus(Step& step) {
   CheckEnded(step);  // the status may have arrived meanwhile
   if (!Find(step.trial)) return;
-  step.ending = true;
+  step.phase = StepPhase::kEnding;
   if (sinfo_running_) return;  // its answer decides this step too
   std::set<std::string> nodes;
   for (const auto& [trial, s] : steps_) {
-    if (s->ending && !s->node.empty()) nodes.insert(s->node);
+    if (s->phase == StepPhase::kEnding && !s->node.empty())
+      nodes.insert(s->node);
   }
   if (nodes.empty()) return OnNodeStates(CommandResult{});
   ReadNodeStates(nodes);
@@ -108,25 +110,21 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
   }
   std::vector<core::TrialId> ending;
   for (const auto& [trial, step] : steps_) {
-    if (step->ending) ending.push_back(trial);
+    if (step->phase == StepPhase::kEnding) ending.push_back(trial);
   }
   for (core::TrialId trial : ending) {
     Step* step = Find(trial);
     if (!step) continue;
     TrialExit exit;
     exit.cause = EndCause::kLost;
-    exit.stop_requested = step->stop_requested || step->kill_requested;
+    exit.stop_requested = step->Requested();
     std::string log =
         FileTail(SideLogPath(step->launch.status_path, "srun"), 65536) +
         FileTail(SideLogPath(step->launch.status_path, "step"), 65536);
     StepEnd end = ClassifyStepEnd(log);
     auto state = states.find(step->node);
     bool node_down = state != states.end() && NodeUnfit(state->second);
-    if (end.node_failed || node_down) {
-      exit.cause = EndCause::kNodeFailed;
-    } else if (end.cancelled) {
-      exit.cause = EndCause::kCancelled;
-    }
+    exit.cause = node_down ? EndCause::kNodeFailed : end.cause;
     if (exit.cause == EndCause::kNodeFailed) {
       exit.lost_why = "node " + step->node + " failed or was drained" +
                       (node_down ? " (" + state->second + ")" : "") +
@@ -147,8 +145,7 @@ void SlurmRunner::OnNodeStates(const CommandResult& result) {
     }
     // Cancelled or lost by no request of ours: the step alone (`scancel
     // JOB.STEP`), or the whole allocation ending; squeue on the job tells.
-    step->ending = false;
-    step->held_exit = exit;
+    step->Hold(exit);
   }
   CheckHeld();
 }

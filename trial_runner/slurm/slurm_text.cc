@@ -177,8 +177,7 @@ StepEnd ClassifyStepEnd(std::string_view srun_log) {
         Contains(line, "NODE_FAIL") || Contains(line, "Node failure") ||
         Contains(line, "node failure") || Contains(line, "DUE TO NODE");
     if (!cancelled && !failed) continue;
-    end.node_failed = failed;
-    end.cancelled = cancelled && !failed;
+    end.cause = failed ? EndCause::kNodeFailed : EndCause::kCancelled;
     end.line = std::string(line.substr(0, 300));
   }
   return end;

@@ -12,6 +12,7 @@
 
 #include "core/result.h"
 #include "trial_runner/spawn.h"
+#include "trial_runner/trial_runner.h"
 
 namespace tuner::runner {
 
@@ -91,12 +92,12 @@ std::optional<std::string> ParseGrantedJob(std::string_view text);
 bool ValidJobId(std::string_view job);
 
 // Why a step ended without its shim's status, from srun's and the step's
-// logs: the line saying it was cancelled ("*** STEP 12.3 ON n1 CANCELLED
-// AT ..." or srun's "task 0: Killed": the shim got SIGKILL, which only
-// Slurm sends it) or that its node failed; "" when it says neither.
+// logs: kCancelled for a line saying it was cancelled ("*** STEP 12.3 ON n1
+// CANCELLED AT ..." or srun's "task 0: Killed": the shim got SIGKILL, which
+// only Slurm sends it), kNodeFailed for one saying its node failed (the
+// last such line decides), else kLost with no line.
 struct StepEnd {
-  bool cancelled = false;
-  bool node_failed = false;
+  EndCause cause = EndCause::kLost;
   std::string line;  // the line that said so
 };
 StepEnd ClassifyStepEnd(std::string_view srun_log);
