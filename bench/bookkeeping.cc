@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   auto start = std::chrono::steady_clock::now();
   storage::ExperimentRecord record;
   record.name = "bookkeeping";
-  record.status = "running";
+  record.status = core::ExperimentStatus::kRunning;
   record.metric = "loss";
   record.mode = core::Mode::kMin;
   record.time_attr = "step";
@@ -152,7 +152,8 @@ int main(int argc, char** argv) {
              commit_every == 1, scheduler_name == "fifo", totals);
     if (commit_every > 1 && (i + 1) % commit_every == 0) Check(store.Commit());
   }
-  Check(store.SetExperimentStatus(experiment.value(), "finished"));
+  Check(store.SetExperimentStatus(experiment.value(),
+                                  tuner::core::ExperimentStatus::kFinished));
   Check(store.Commit());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

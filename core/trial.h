@@ -54,6 +54,36 @@ inline std::optional<TrialStatus> ParseTrialStatus(std::string_view text) {
   return std::nullopt;
 }
 
+// Where an experiment's sweep stands, as stored: running while a tuner (or
+// the service) runs it or until a resume finds nobody does; then finished
+// (its budget spent or every trial ended), interrupted (stopped by a signal,
+// a stop request or a lost tuner: a resume continues it) or failed (the sweep
+// failed; the stored reason says why).
+enum class ExperimentStatus { kRunning, kFinished, kInterrupted, kFailed };
+
+inline std::string_view ToString(ExperimentStatus status) {
+  switch (status) {
+    case ExperimentStatus::kRunning:
+      return "running";
+    case ExperimentStatus::kFinished:
+      return "finished";
+    case ExperimentStatus::kInterrupted:
+      return "interrupted";
+    case ExperimentStatus::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+inline std::optional<ExperimentStatus> ParseExperimentStatus(
+    std::string_view text) {
+  for (auto s : {ExperimentStatus::kRunning, ExperimentStatus::kFinished,
+                 ExperimentStatus::kInterrupted, ExperimentStatus::kFailed}) {
+    if (ToString(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
 // Whether larger or smaller objective values are better.
 enum class Mode { kMax, kMin };
 

@@ -31,7 +31,7 @@ struct Store {
     store = tuner::storage::TrialStore::Open(":memory:").value();
     tuner::storage::ExperimentRecord e;
     e.name = "fuzz";
-    e.status = "running";
+    e.status = tuner::core::ExperimentStatus::kRunning;
     e.metric = "score";
     e.time_attr = "epoch";
     e.config_json = "{}";

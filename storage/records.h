@@ -17,7 +17,7 @@ using ExperimentId = int64_t;
 struct ExperimentRecord {
   ExperimentId id = 0;
   std::string name;
-  std::string status;  // running | finished | interrupted | failed
+  core::ExperimentStatus status = core::ExperimentStatus::kRunning;
   std::string reason;  // failed: why (the sweep's error); else empty
   std::string metric;
   core::Mode mode = core::Mode::kMax;

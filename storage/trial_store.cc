@@ -16,7 +16,10 @@ ExperimentRecord ReadExperiment(const Statement& s) {
   ExperimentRecord r;
   r.id = s.Int(0);
   r.name = s.Text(1);
-  r.status = s.Text(2);
+  // A status this build does not know (a newer tuner's) reads as
+  // interrupted: not running, and a resume may take it up.
+  r.status = core::ParseExperimentStatus(s.Text(2)).value_or(
+      core::ExperimentStatus::kInterrupted);
   r.metric = s.Text(3);
   r.mode = s.Text(4) == "min" ? core::Mode::kMin : core::Mode::kMax;
   r.time_attr = s.Text(5);
@@ -214,7 +217,7 @@ core::Result<ExperimentId> TrialStore::CreateExperiment(
   if (!stmt.ok()) return stmt.error();
   stmt.value()
       .Bind(1, record.name)
-      .Bind(2, record.status)
+      .Bind(2, core::ToString(record.status))
       .Bind(3, record.metric)
       .Bind(4, core::ToString(record.mode))
       .Bind(5, record.time_attr)
@@ -251,14 +254,18 @@ core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
 }
 
 core::Status TrialStore::SetExperimentStatus(ExperimentId id,
-                                             const std::string& status,
+                                             core::ExperimentStatus status,
                                              const std::string& reason) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
   auto stmt = db_->Prepare(
       "UPDATE experiments SET status = ?2, reason = ?3, updated_at = $now "
       "WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
-  return stmt.value().Bind(1, id).Bind(2, status).Bind(3, reason).Run();
+  return stmt.value()
+      .Bind(1, id)
+      .Bind(2, core::ToString(status))
+      .Bind(3, reason)
+      .Run();
 }
 
 core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,

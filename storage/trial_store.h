@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "storage/best_order.h"
+#include "storage/change_feed.h"
 #include "storage/leaderboard.h"
 #include "storage/records.h"
 #include "storage/row_batch.h"
@@ -82,7 +83,8 @@ class TrialStore {
       const std::string& name);
   core::Result<std::vector<ExperimentRecord>> ListExperiments();
   // `reason`: why it failed (status "failed"); cleared by any other status.
-  core::Status SetExperimentStatus(ExperimentId id, const std::string& status,
+  core::Status SetExperimentStatus(ExperimentId id,
+                                   core::ExperimentStatus status,
                                    const std::string& reason = "");
 
   // --- trials
@@ -191,34 +193,11 @@ class TrialStore {
   // Every lease of the experiment's trials, oldest first.
   core::Result<std::vector<LeaseRecord>> ListLeases(ExperimentId experiment);
 
-  // --- incremental reads for the dashboard (trial_store_since.cc)
-  // `since` is a time as written in created_at (Unix seconds); each read
-  // returns what was written or changed after it, so a reader that asks
-  // again with an earlier time gets some rows twice (merge by key).
-  // The trials created, started or ended after `since`, and every trial
-  // that has not ended; with their params, by id.
-  core::Result<std::vector<TrialRecord>> ListTrialsChangedSince(
-      ExperimentId experiment, double since);
-  // The reports made after `since` (by trial, then seq) of trials that had
-  // not ended by then. `metric` empty: the objective as `value`; otherwise
-  // that key of each report's metrics (null where absent or not a number).
-  // With `overview_above`, only the reports with a time and a value, and
-  // when there are more of them than that, each trial's thinned by time
-  // step: of its reports at one time, the last; of its times in order,
-  // the 1st, 4th, 16th, 64th, ..., the last, and every one at a rung
-  // milestone of the experiment (so the values its rungs judged are
-  // there); `*thinned`, where given, says whether they were.
-  core::Result<std::vector<CurvePoint>> ListCurvesSince(
-      ExperimentId experiment, double since, const std::string& metric,
-      std::optional<int64_t> overview_above = std::nullopt,
-      bool* thinned = nullptr);
-  // The rung decisions made after `since`, oldest first.
-  core::Result<std::vector<DecisionRecord>> ListDecisionsSince(
-      ExperimentId experiment, double since);
-  // The leases acquired or released after `since`, and every one still
-  // held, oldest first.
-  core::Result<std::vector<LeaseRecord>> ListLeasesSince(
-      ExperimentId experiment, double since);
+  // --- the dashboard's incremental reads (change_feed.h)
+  // A reader of what changed after a time, over this store's connection
+  // (its uncommitted writes written first). It lives as long as the store
+  // and no longer, and only reads.
+  core::Result<ChangeFeed> Changes();
   // --- the experiment life cycle (trial_store_lifecycle.cc)
   // The trial budget `tuner extend` set; nullopt: the config's num_trials.
   core::Result<std::optional<int64_t>> TrialBudget(ExperimentId experiment);
@@ -256,8 +235,6 @@ class TrialStore {
   core::Result<std::vector<TrialRecord>> QueryTrials(Statement& stmt);
   // The query of BestTrials, bound.
   // The largest seq of the experiment's reports (0 without any).
-  // The distinct milestones of the experiment's rung decisions.
-  core::Result<std::set<double>> RungMilestones(ExperimentId experiment);
   // REQUIRES: a read transaction for the statement's life (the board's
   // size and its rows are read in one snapshot).
   core::Result<Statement> PrepareBest(const ExperimentRecord& experiment,

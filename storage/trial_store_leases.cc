@@ -33,7 +33,10 @@ core::Status TrialStore::CloseLease(int64_t lease) {
 core::Result<std::vector<LeaseRecord>> TrialStore::ListLeases(
     ExperimentId experiment) {
   // Every lease: those acquired after the beginning of time.
-  return ListLeasesSince(experiment, -std::numeric_limits<double>::infinity());
+  auto feed = Changes();
+  if (!feed.ok()) return feed.error();
+  return feed.value().ListLeasesSince(experiment,
+                                      -std::numeric_limits<double>::infinity());
 }
 
 core::Status TrialStore::SetShim(core::TrialId trial,

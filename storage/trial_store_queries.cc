@@ -38,15 +38,19 @@ core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
 core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisions(
     ExperimentId experiment) {
   // Every decision: those made after the beginning of time.
-  return ListDecisionsSince(experiment,
-                            -std::numeric_limits<double>::infinity());
+  auto feed = Changes();
+  if (!feed.ok()) return feed.error();
+  return feed.value().ListDecisionsSince(
+      experiment, -std::numeric_limits<double>::infinity());
 }
 
 core::Result<std::vector<CurvePoint>> TrialStore::ListCurves(
     ExperimentId experiment) {
   // Every report: those made after the beginning of time.
-  return ListCurvesSince(experiment, -std::numeric_limits<double>::infinity(),
-                         "");
+  auto feed = Changes();
+  if (!feed.ok()) return feed.error();
+  return feed.value().ListCurvesSince(
+      experiment, -std::numeric_limits<double>::infinity(), "");
 }
 
 core::Result<bool> TrialStore::HasTrialCounts() {
@@ -81,6 +85,11 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
     return core::Status::Ok();
   }));
   return out;
+}
+
+core::Result<ChangeFeed> TrialStore::Changes() {
+  TUNER_RETURN_IF_ERROR(FlushPending());
+  return ChangeFeed(*db_, exit_times_);
 }
 
 }  // namespace tuner::storage

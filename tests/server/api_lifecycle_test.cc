@@ -31,7 +31,7 @@ void AddStopped(const Service& service, const std::string& name,
   auto store = storage::TrialStore::Open(service.db()).value();
   storage::ExperimentRecord e;
   e.name = name;
-  e.status = status;
+  e.status = core::ParseExperimentStatus(status).value();
   e.metric = "s";
   e.time_attr = "report";
   e.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",

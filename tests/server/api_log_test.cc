@@ -30,7 +30,7 @@ struct Fixture {
     auto store = storage::TrialStore::Open(db).value();
     storage::ExperimentRecord e;
     e.name = name;
-    e.status = "finished";
+    e.status = core::ExperimentStatus::kFinished;
     e.metric = "score";
     e.time_attr = "epoch";
     e.config_json = nlohmann::json{{"trials_root", root.string()}}.dump();

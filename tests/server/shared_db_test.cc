@@ -106,7 +106,7 @@ TEST_CASE("four tuners, the service and readers share one database",
     INFO("experiment " << name);
     auto experiment = store->FindExperiment(name).value();
     REQUIRE(experiment.has_value());
-    CHECK(experiment->status == "finished");
+    CHECK(experiment->status == core::ExperimentStatus::kFinished);
     auto trials = store->ListTrials(experiment->id).value();
     CHECK(trials.size() == 4);
     for (const auto& trial : trials) {

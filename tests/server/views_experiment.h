@@ -52,7 +52,7 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
   REQUIRE(config.ok());
   storage::ExperimentRecord e;
   e.name = name;
-  e.status = "finished";
+  e.status = core::ExperimentStatus::kFinished;
   e.metric = "score";
   e.time_attr = "epoch";
   e.max_t = 4;

@@ -171,7 +171,7 @@ TEST_CASE("a lease's node and the experiment's allocation are stored",
   auto store = storage::TrialStore::Open(":memory:").value();
   storage::ExperimentRecord record;
   record.name = "e";
-  record.status = "running";
+  record.status = core::ExperimentStatus::kRunning;
   record.metric = "score";
   auto experiment = store->CreateExperiment(record).value();
   auto trial = store->AddTrial(experiment, 0, {{"lr", 0.1}}).value();

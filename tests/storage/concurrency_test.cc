@@ -24,7 +24,7 @@ using std::chrono::milliseconds;
 ExperimentRecord Experiment(const std::string& name) {
   ExperimentRecord e;
   e.name = name;
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "acc";
   e.mode = core::Mode::kMax;
   e.time_attr = "epoch";

@@ -11,7 +11,7 @@ namespace {
 ExperimentId AddExperiment(TrialStore& store, const std::string& name) {
   ExperimentRecord e;
   e.name = name;
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "acc";
   e.time_attr = "epoch";
   e.config_json = "{}";

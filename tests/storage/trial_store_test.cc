@@ -21,7 +21,7 @@ namespace {
 ExperimentRecord Experiment(const std::string& name, core::Mode mode) {
   ExperimentRecord e;
   e.name = name;
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "acc";
   e.mode = mode;
   e.time_attr = "epoch";
@@ -64,6 +64,33 @@ TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
   REQUIRE(found.ok());
   CHECK(found.value()->max_t == 9);
   CHECK_FALSE(store->FindExperiment("nope").value().has_value());
+}
+
+TEST_CASE(
+    "an experiment's status round-trips; one this build lacks reads "
+    "as interrupted",
+    "[storage]") {
+  std::string path = std::filesystem::temp_directory_path() /
+                     ("tuner-status-" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  {
+    auto store = TrialStore::Open(path).value();
+    auto id = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+    REQUIRE(id.ok());
+    using S = core::ExperimentStatus;
+    for (S status : {S::kFinished, S::kInterrupted, S::kFailed, S::kRunning}) {
+      REQUIRE(store->SetExperimentStatus(id.value(), status).ok());
+      REQUIRE(store->Commit().ok());
+      CHECK(store->FindExperiment("e").value()->status == status);
+      CHECK(core::ParseExperimentStatus(core::ToString(status)) == status);
+    }
+    auto plain = Database::Open(path, false).value();
+    REQUIRE(plain->Execute("UPDATE experiments SET status = 'paused-v9'").ok());
+    CHECK(store->FindExperiment("e").value()->status == S::kInterrupted);
+    CHECK(store->ListExperiments().value()[0].status == S::kInterrupted);
+  }
+  for (auto suffix : {"", "-wal", "-shm"})
+    std::filesystem::remove(path + suffix);
 }
 
 TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {

@@ -13,7 +13,7 @@ inline storage::ExperimentRecord ExperimentNamed(const std::string& name,
                                                  core::Mode mode) {
   storage::ExperimentRecord e;
   e.name = name;
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "acc";
   e.mode = mode;
   e.time_attr = "epoch";

@@ -15,13 +15,16 @@ inline storage::ExperimentRecord AddFailedExperiment(
     const std::string& reason) {
   storage::ExperimentRecord e;
   e.name = name;
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "score";
   e.time_attr = "epoch";
   e.config_json = "{}";
   auto id = store.CreateExperiment(e);
   REQUIRE(id.ok());
-  REQUIRE(store.SetExperimentStatus(id.value(), "failed", reason).ok());
+  REQUIRE(store
+              .SetExperimentStatus(id.value(), core::ExperimentStatus::kFailed,
+                                   reason)
+              .ok());
   auto row = store.FindExperiment(name);
   REQUIRE(row.ok());
   REQUIRE(row.value());

@@ -140,7 +140,7 @@ TEST_CASE(
     CHECK(Count(dir / (std::string(name) + ".log"), "database is locked") == 0);
     auto experiment = db.FindExperiment(name).value();
     REQUIRE(experiment);
-    CHECK(experiment->status == "finished");
+    CHECK(experiment->status == core::ExperimentStatus::kFinished);
     auto trials = db.ListTrials(experiment->id).value();
     REQUIRE(trials.size() == kTrials);
     for (const auto& trial : trials) {

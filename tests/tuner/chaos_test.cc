@@ -107,7 +107,7 @@ bool ExperimentFinished(const fs::path& db) {
   if (!store.ok()) return false;
   auto experiment = store.value()->FindExperiment("chaos");
   return experiment.ok() && experiment.value() &&
-         experiment.value()->status == "finished";
+         experiment.value()->status == core::ExperimentStatus::kFinished;
 }
 
 // What is stored about one trial, on a few lines, for a failure's message:
@@ -259,7 +259,7 @@ void RunChaos(const std::string& name,
   CHECK(db.IntegrityCheck().value() == "ok");
   auto experiment = db.FindExperiment("chaos").value();
   REQUIRE(experiment);
-  CHECK(experiment->status == "finished");
+  CHECK(experiment->status == core::ExperimentStatus::kFinished);
   auto trials = db.ListTrials(experiment->id).value();
   REQUIRE(trials.size() == 48);
   std::map<core::TrialId, std::vector<storage::ReportRecord>> reports;
@@ -386,7 +386,7 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   REQUIRE(store.ok());
   auto experiment = store.value()->FindExperiment("again").value();
   REQUIRE(experiment);
-  CHECK(experiment->status == "interrupted");
+  CHECK(experiment->status == core::ExperimentStatus::kInterrupted);
   auto rows = store.value()->ListTrials(experiment->id).value();
   for (const auto& t : rows) CHECK(t.status != core::TrialStatus::kRunning);
   fs::remove_all(dir);

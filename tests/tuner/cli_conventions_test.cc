@@ -90,7 +90,7 @@ TEST_CASE("the bash completion completes verbs, flags and experiment names",
     for (const char* name : {"digits-lr", "digits-tpe", "bert"}) {
       storage::ExperimentRecord record;
       record.name = name;
-      record.status = "finished";
+      record.status = core::ExperimentStatus::kFinished;
       record.metric = "acc";
       record.time_attr = "epoch";
       record.config_json = "{}";
@@ -147,7 +147,7 @@ TEST_CASE("the bash completion runs no code stored in experiment names",
                              "ok-name", "o; touch ran-semicolon", "o*"}) {
       storage::ExperimentRecord record;
       record.name = name;
-      record.status = "finished";
+      record.status = core::ExperimentStatus::kFinished;
       record.metric = "acc";
       record.time_attr = "epoch";
       record.config_json = "{}";

@@ -503,7 +503,7 @@ void MakeQueryDb(const std::string& path) {
   auto store = storage::TrialStore::Open(path).value();
   storage::ExperimentRecord e;
   e.name = "q";
-  e.status = "finished";
+  e.status = core::ExperimentStatus::kFinished;
   e.metric = "acc";
   e.time_attr = "epoch";
   e.config_json = "{}";
@@ -588,7 +588,7 @@ void MakeEvilDb(const std::string& path) {
   auto store = storage::TrialStore::Open(path).value();
   storage::ExperimentRecord e;
   e.name = kEvilName;
-  e.status = "finished";
+  e.status = core::ExperimentStatus::kFinished;
   e.metric = "acc\x1b[31m";
   e.time_attr = "ep\x1b[2J";
   e.config_json = "{}";

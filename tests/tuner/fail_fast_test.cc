@@ -41,7 +41,7 @@ TEST_CASE("fail_fast: three trials failing alike end the sweep as failed",
         "'torch'");
   });
   CHECK(result.outcome == SweepOutcome::kFailed);
-  CHECK(result.experiment.status == "failed");
+  CHECK(result.experiment.status == core::ExperimentStatus::kFailed);
   CHECK(result.experiment.reason ==
         "fail_fast: the first 3 trials all failed the same way (exit code 1: "
         "ModuleNotFoundError: No module named 'torch'); nothing more is "

@@ -19,7 +19,7 @@ struct Desk {
     });
     storage::ExperimentRecord record;
     record.name = "j";
-    record.status = "running";
+    record.status = core::ExperimentStatus::kRunning;
     record.metric = "acc";
     auto id = journal->CreateExperiment(record, {});
     REQUIRE(id.ok());

@@ -37,7 +37,7 @@ TEST_CASE("a running sweep launches the trials an extension adds",
       {}, [&store](storage::TrialStore& s) { store = &s; });
   CHECK(extended);
   CHECK(result.outcome == SweepOutcome::kFinished);
-  CHECK(result.experiment.status == "finished");
+  CHECK(result.experiment.status == core::ExperimentStatus::kFinished);
   CHECK(result.trials.size() == 5);
   // One after another on one slot, two reports a second apart each.
   CHECK(result.seconds == 10);
@@ -46,19 +46,19 @@ TEST_CASE("a running sweep launches the trials an extension adds",
 TEST_CASE("a finished experiment extended runs the new trials on resume",
           "[tuner][lifecycle]") {
   auto result = RunStored(Yaml("more", 2));
-  REQUIRE(result.experiment.status == "finished");
+  REQUIRE(result.experiment.status == core::ExperimentStatus::kFinished);
   CHECK_FALSE(HasBudgetLeft(*result.store, result.experiment));
   auto extended = ExtendExperiment(*result.store, DbOf(result), "more", 3);
   INFO(extended.status().message());
   REQUIRE(extended.ok());
   CHECK(extended.value().budget == 5);
   CHECK(extended.value().trials == 2);
-  CHECK(extended.value().status == "finished");
+  CHECK(extended.value().status == core::ExperimentStatus::kFinished);
   CHECK_FALSE(extended.value().running);
   CHECK(HasBudgetLeft(*result.store, result.experiment));
   CHECK(ResumeScripted(result) == SweepOutcome::kFinished);
   CHECK(result.trials.size() == 5);
-  CHECK(result.experiment.status == "finished");
+  CHECK(result.experiment.status == core::ExperimentStatus::kFinished);
   CHECK_FALSE(HasBudgetLeft(*result.store, result.experiment));
   // Bad counts and unknown names.
   CHECK(ExtendExperiment(*result.store, DbOf(result), "more", 0).error().code ==

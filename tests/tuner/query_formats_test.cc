@@ -54,7 +54,7 @@ struct Fixture {
     REQUIRE(config.ok());
     ExperimentRecord record;
     record.name = "formats";
-    record.status = "running";
+    record.status = core::ExperimentStatus::kRunning;
     record.metric = "acc";
     record.time_attr = "epoch";
     record.config_json = StoredConfigJson(config.value(), kYaml, "/base/x.yaml",
@@ -210,7 +210,7 @@ struct TimedFixture {
     store->SetTimeSource([this] { return clock; });
     ExperimentRecord record;
     record.name = "timed";
-    record.status = "running";
+    record.status = core::ExperimentStatus::kRunning;
     record.metric = "acc";
     record.time_attr = "epoch";
     record.config_json = "{}";
@@ -411,7 +411,7 @@ TEST_CASE("reports as CSV: every column named once, none a formula",
   auto store = TrialStore::Open(":memory:").value();
   ExperimentRecord record;
   record.name = "clash";
-  record.status = "finished";
+  record.status = core::ExperimentStatus::kFinished;
   record.metric = "trial";
   record.time_attr = "seq";
   record.config_json = "{}";

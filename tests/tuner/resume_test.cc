@@ -302,7 +302,7 @@ std::string PromotedConfig(int max_t) {
 void PausedAndPromoted(storage::TrialStore& store) {
   storage::ExperimentRecord record;
   record.name = "promoted";
-  record.status = "running";
+  record.status = core::ExperimentStatus::kRunning;
   record.metric = "score";
   record.time_attr = "epoch";
   record.max_t = 2;

@@ -19,7 +19,7 @@ using std::chrono::milliseconds;
 storage::ExperimentRecord OtherExperiment() {
   storage::ExperimentRecord e;
   e.name = "another-tuners";
-  e.status = "running";
+  e.status = core::ExperimentStatus::kRunning;
   e.metric = "score";
   e.time_attr = "epoch";
   e.config_json = "{}";

@@ -258,8 +258,10 @@ TEST_CASE("a replay reads an ended experiment and refuses a running one",
     CHECK(row.steps.size() == 3);
     CHECK_FALSE(row.truncated);
   }
-  REQUIRE(
-      store->SetExperimentStatus(original.value().experiment, "running").ok());
+  REQUIRE(store
+              ->SetExperimentStatus(original.value().experiment,
+                                    core::ExperimentStatus::kRunning)
+              .ok());
   REQUIRE(store->Commit().ok());
   CHECK(TableFromExperiment(*store, "sim", "epoch").message() ==
         "experiment 'sim' is still running (or its tuner died: resume it "
@@ -373,7 +375,7 @@ TEST_CASE("simulated time is bounded: a table or a sweep past it is refused",
         "runs ('sim' is stored as interrupted)");
   auto stored = store->FindExperiment("sim").value();
   REQUIRE(stored);
-  CHECK(stored->status == "interrupted");
+  CHECK(stored->status == core::ExperimentStatus::kInterrupted);
 }
 
 TEST_CASE("a simulated experiment is marked and never resumed",

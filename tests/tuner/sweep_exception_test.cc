@@ -108,7 +108,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   CHECK(good_sweep.outcome() == SweepOutcome::kFinished);
   auto bad_row = store.value()->FindExperiment("bad").value();
   REQUIRE(bad_row);
-  CHECK(bad_row->status == "failed");
+  CHECK(bad_row->status == core::ExperimentStatus::kFailed);
   CHECK(bad_row->reason == bad_sweep.error());
   auto bad_trials = store.value()->ListTrials(bad_row->id).value();
   for (const auto& t : bad_trials) {
@@ -116,7 +116,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   }
   auto good_row = store.value()->FindExperiment("good").value();
   REQUIRE(good_row);
-  CHECK(good_row->status == "finished");
+  CHECK(good_row->status == core::ExperimentStatus::kFinished);
   CHECK(good_row->reason.empty());
   auto trials = store.value()->ListTrials(good_row->id).value();
   REQUIRE(trials.size() == 3);

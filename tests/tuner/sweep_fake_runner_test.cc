@@ -171,7 +171,8 @@ TEST_CASE("asha on the fake runner: stops, completions and rows, in order",
   CHECK(w.Row(c).last_value == 0.97);
   CHECK(w.finished);
   CHECK(w.sweep->outcome() == SweepOutcome::kFinished);
-  CHECK(w.store->FindExperiment("fake").value()->status == "finished");
+  CHECK(w.store->FindExperiment("fake").value()->status ==
+        core::ExperimentStatus::kFinished);
   auto best = w.store->BestTrials(*w.store->FindExperiment("fake").value(), 1);
   REQUIRE(best.ok());
   REQUIRE(best.value().size() == 1);
@@ -268,7 +269,8 @@ TEST_CASE("trials a storage failure stopped are relaunched by resume",
   auto blocker = storage::TrialStore::Open((w.dir / "tuner.db").string());
   REQUIRE(blocker.ok());
   REQUIRE(blocker.value()
-              ->SetExperimentStatus(w.sweep->experiment_id(), "running")
+              ->SetExperimentStatus(w.sweep->experiment_id(),
+                                    core::ExperimentStatus::kRunning)
               .ok());
   w.store->SetBusyPolicy(
       {std::chrono::milliseconds(0), std::chrono::milliseconds(0)});
@@ -332,7 +334,7 @@ TEST_CASE("extend says a sweep launches its trials only if it has not ended",
   auto extended = ExtendExperiment(*other.value(), db, "fake", 1);
   REQUIRE(extended.ok());
   CHECK(extended.value().running);
-  CHECK(extended.value().status == "running");
+  CHECK(extended.value().status == core::ExperimentStatus::kRunning);
   auto finish = [&w](size_t from) {
     for (size_t i = from; i < w.runner->started.size(); ++i) {
       core::TrialId id = w.runner->started[i].trial;
@@ -345,12 +347,13 @@ TEST_CASE("extend says a sweep launches its trials only if it has not ended",
   REQUIRE(w.runner->started.size() == 4);  // the extension, launched
   finish(3);
   REQUIRE(w.finished);
-  CHECK(w.store->FindExperiment("fake").value()->status == "finished");
+  CHECK(w.store->FindExperiment("fake").value()->status ==
+        core::ExperimentStatus::kFinished);
 
   // The sweep has ended; its tuner still holds the lock.
   auto late = ExtendExperiment(*other.value(), db, "fake", 1);
   REQUIRE(late.ok());
-  CHECK(late.value().status == "finished");
+  CHECK(late.value().status == core::ExperimentStatus::kFinished);
   CHECK_FALSE(late.value().running);
   w.Settle();
   CHECK(w.runner->started.size() == 4);

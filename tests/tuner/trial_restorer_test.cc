@@ -36,7 +36,7 @@ struct Stored {
         journal(io, *store, [this](const std::string&) { ++failures; }) {
     storage::ExperimentRecord record;
     record.name = config.name;
-    record.status = "running";
+    record.status = core::ExperimentStatus::kRunning;
     record.metric = config.metric;
     experiment = store->CreateExperiment(record).value();
   }

@@ -38,7 +38,8 @@ int Extend(const ExtendOptions& options) {
   const ExtendOutcome& o = outcome.value();
   std::printf("%s: budget %lld trials (%lld so far, %s)", options.name.c_str(),
               static_cast<long long>(o.budget),
-              static_cast<long long>(o.trials), o.status.c_str());
+              static_cast<long long>(o.trials),
+              std::string(core::ToString(o.status)).c_str());
   if (o.running) {
     std::printf("; the tuner running it launches the new ones\n");
     return kExitOk;

@@ -101,7 +101,7 @@ bool SameAsStored(const storage::ExperimentRecord& experiment,
   const char* name = experiment.name.c_str();
   // A finished one is taken up as stored by adding trials to it.
   std::string as_stored =
-      experiment.status == "finished"
+      experiment.status == core::ExperimentStatus::kFinished
           ? fmt::format(
                 "add trials to it as stored with `tuner extend {} "
                 "--trials N --run`",

@@ -184,8 +184,6 @@ Response ErrorResponse(int status, const std::string& message);
 int HttpStatus(const core::Error& error);
 // The error answer for `error`: its message, with HttpStatus(error).
 Response ErrorResponse(const core::Error& error);
-// `x` as JSON, null when absent or not finite (JSON has no inf or NaN).
-nlohmann::ordered_json FiniteOrNull(std::optional<double> x);
 // Splits "/a/b?x=1&y=%20" into path segments and decoded query values;
 // nullopt when the target is malformed (bad escapes, "..").
 std::optional<

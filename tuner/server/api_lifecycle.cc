@@ -42,11 +42,12 @@ std::optional<Response> Api::Extend(const std::string& name, const Query& query,
                   [reply, name](core::Result<ExtendOutcome> done) {
                     if (!done.ok()) return reply(ErrorResponse(done.error()));
                     const ExtendOutcome& o = done.value();
-                    nlohmann::ordered_json body = {{"name", name},
-                                                   {"budget", o.budget},
-                                                   {"trials", o.trials},
-                                                   {"status", o.status},
-                                                   {"running", o.running}};
+                    nlohmann::ordered_json body = {
+                        {"name", name},
+                        {"budget", o.budget},
+                        {"trials", o.trials},
+                        {"status", std::string(core::ToString(o.status))},
+                        {"running", o.running}};
                     reply(JsonResponse(200, body.dump() + "\n"));
                   });
   return std::nullopt;

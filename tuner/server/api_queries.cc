@@ -6,6 +6,7 @@
 #include "tuner/base/clock.h"
 #include "tuner/config/stored_config.h"
 #include "tuner/server/api.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
 #include "tuner/text/trial_format.h"
@@ -200,12 +201,11 @@ Response Api::GetTrial(int64_t id, const Query& query) const {
   Json list = Json::array();
   for (const auto& r : reports.value()) {
     Json metrics = Json::object();
-    for (const auto& [key, value] : r.metrics)
-      metrics[key] = FiniteOrNull(value);
+    for (const auto& [key, value] : r.metrics) metrics[key] = JsonNumber(value);
     list.push_back({{"seq", r.seq},
                     {"attempt", r.attempt},
-                    {"time", FiniteOrNull(r.time)},
-                    {"value", FiniteOrNull(r.value)},
+                    {"time", JsonNumber(r.time)},
+                    {"value", JsonNumber(r.value)},
                     {"metrics", metrics}});
   }
   out["reports"] = list;

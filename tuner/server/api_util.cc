@@ -66,11 +66,6 @@ Response ErrorResponse(const core::Error& error) {
   return ErrorResponse(HttpStatus(error), error.message);
 }
 
-nlohmann::ordered_json FiniteOrNull(std::optional<double> x) {
-  return x && std::isfinite(*x) ? nlohmann::ordered_json(*x)
-                                : nlohmann::ordered_json();
-}
-
 int HttpStatus(const core::Error& error) {
   switch (error.code) {
     case core::ErrorCode::kInvalidArgument:

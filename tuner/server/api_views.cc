@@ -8,6 +8,7 @@
 
 #include "tuner/base/clock.h"
 #include "tuner/server/api.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/trial_format.h"
 
@@ -35,6 +36,12 @@ std::optional<double> SinceOf(const std::map<std::string, std::string>& query) {
 double CursorNow() {
   constexpr double kOverlapSeconds = 3;
   return UnixNow() - kOverlapSeconds;
+}
+
+// The `since` a view answered for: null when it read from the start (a
+// `since` of -inf), else the cursor it was given.
+Json SinceJson(double since) {
+  return std::isfinite(since) ? Json(since) : Json();
 }
 
 // A metric name the curves may plot: it goes into a JSON path.
@@ -157,24 +164,26 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return ErrorResponse(e.error());
   ExperimentId id = e.value().id;
-  auto trials = store.value()->ListTrialsChangedSince(id, *since);
+  auto feed = store.value()->Changes();
+  if (!feed.ok()) return ErrorResponse(feed.error());
+  auto trials = feed.value().ListTrialsChangedSince(id, *since);
   // The first read (no ?since=) is thinned when it would be big.
   bool overview = false;
-  auto points = store.value()->ListCurvesSince(
+  auto points = feed.value().ListCurvesSince(
       id, *since, metric,
       std::isfinite(*since) ? std::nullopt
                             : std::optional(options_.overview_above),
       &overview);
-  auto decisions = store.value()->ListDecisionsSince(id, *since);
+  auto decisions = feed.value().ListDecisionsSince(id, *since);
   if (!trials.ok()) return ErrorResponse(trials.error());
   if (!points.ok()) return ErrorResponse(points.error());
   if (!decisions.ok()) return ErrorResponse(decisions.error());
   Json out = {{"name", e.value().name},
               {"metric", e.value().metric},
               {"shown", metric.empty() ? e.value().metric : metric},
-              {"mode", e.value().mode == core::Mode::kMax ? "max" : "min"},
+              {"mode", std::string(core::ToString(e.value().mode))},
               {"time_attr", e.value().time_attr},
-              {"since", FiniteOrNull(*since)},
+              {"since", SinceJson(*since)},
               {"cursor", cursor},
               {"overview", overview},
               {"trials", TrialColumns(trials.value(), UnixNow())},
@@ -194,7 +203,9 @@ Response Api::GetLeases(const std::string& name, const Query& query) const {
   if (!store.ok()) return ErrorResponse(store.error());
   auto e = FindExperimentIn(*store.value(), name, "this server");
   if (!e.ok()) return ErrorResponse(e.error());
-  auto leases = store.value()->ListLeasesSince(e.value().id, *since);
+  auto feed = store.value()->Changes();
+  if (!feed.ok()) return ErrorResponse(feed.error());
+  auto leases = feed.value().ListLeasesSince(e.value().id, *since);
   if (!leases.ok()) return ErrorResponse(leases.error());
   Json out = Json::array();
   for (const auto& l : leases.value()) {
@@ -205,7 +216,7 @@ Response Api::GetLeases(const std::string& name, const Query& query) const {
                    {"devices", l.devices},
                    {"cpus", l.cpus},
                    {"acquired_at", l.acquired_at},
-                   {"released_at", FiniteOrNull(l.released_at)}});
+                   {"released_at", JsonNumber(l.released_at)}});
   }
   // Without ?since= the plain list, as before incremental reads existed.
   if (!std::isfinite(*since)) return JsonResponse(200, out.dump() + "\n");

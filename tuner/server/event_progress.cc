@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "tuner/text/number_text.h"
 #include "tuner/text/trial_format.h"
 
 namespace tuner::server {
@@ -10,9 +11,6 @@ namespace tuner::server {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// NaN and infinities are not JSON: null.
-Json Number(double x) { return std::isfinite(x) ? Json(x) : Json(); }
 
 Json Counts(const SweepCounts& c) {
   return {{"started", c.started},     {"total", c.total},
@@ -63,8 +61,8 @@ void EventProgress::TrialReported(const TrialEvent& event, double time,
   if (decision.action == core::Action::kPause) paused_.insert(event.trial);
   Json data = {{"experiment", experiment_},
                {"trial", event.trial},
-               {"time", Number(time)},
-               {"value", Number(value)},
+               {"time", JsonNumber(time)},
+               {"value", JsonNumber(value)},
                {"action", std::string(core::ToString(decision.action))},
                {"rungs", rungs}};
   bus_.Publish("trial_reported", data.dump());

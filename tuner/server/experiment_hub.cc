@@ -95,10 +95,10 @@ core::Status ExperimentHub::Submit(const ExperimentConfig& config,
   auto stored = store_.FindExperiment(config.name);
   if (!stored.ok()) return stored.status();
   if (stored.value()) {
-    bool finished = stored.value()->status == "finished";
+    bool finished = stored.value()->status == core::ExperimentStatus::kFinished;
     return core::AlreadyExists(
         "experiment '" + config.name + "' exists already (" +
-        stored.value()->status + ")" +
+        std::string(core::ToString(stored.value()->status)) + ")" +
         (finished ? "; give the new one another name"
                   : "; POST /api/experiments/" + config.name +
                         "/resume takes it up"));
@@ -157,7 +157,8 @@ std::vector<std::string> ExperimentHub::Unfinished() {
   auto all = store_.ListExperiments();
   if (!all.ok()) return names;
   for (const auto& e : all.value()) {
-    if (e.status == "running" && running_.count(e.name) == 0)
+    if (e.status == core::ExperimentStatus::kRunning &&
+        running_.count(e.name) == 0)
       names.push_back(e.name);
   }
   return names;
@@ -173,11 +174,11 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
       if (!elsewhere.empty()) return core::AlreadyExists(elsewhere);
       // Stored as running with no tuner: one was killed while it ran.
       std::string state =
-          stored.value()->status == "running"
+          stored.value()->status == core::ExperimentStatus::kRunning
               ? "no tuner runs it since its tuner ended without stopping "
                 "it; take it up with POST .../resume (tuner resume " +
                     name + " --server), then stop it"
-              : "it is " + stored.value()->status;
+              : "it is " + std::string(core::ToString(stored.value()->status));
       return core::AlreadyExists("experiment '" + name + "' is not running (" +
                                  state + ")");
     }

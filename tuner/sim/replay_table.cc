@@ -121,7 +121,7 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
   if (!experiment.ok()) return experiment.error();
   if (!experiment.value())
     return core::NotFound("no experiment '" + name + "' in the database");
-  if (experiment.value()->status == "running") {
+  if (experiment.value()->status == core::ExperimentStatus::kRunning) {
     return core::InvalidArgument(
         "experiment '" + name +
         "' is still running (or its tuner died: resume it first); replay it "

@@ -83,7 +83,8 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   // means the sweep had not yet written its end, and it reads the budget
   // once more in the batch that writes it (Sweep::CheckDone). A sweep that
   // has ended launches nothing, even while its tuner still holds the lock.
-  outcome.running = state.held && outcome.status == "running";
+  outcome.running =
+      state.held && outcome.status == core::ExperimentStatus::kRunning;
   outcome.lock_owner = state.owner;
   return outcome;
 }

@@ -107,7 +107,7 @@ inline constexpr int64_t kMaxTrialBudget = 10'000'000;
 struct ExtendOutcome {
   int64_t budget = 0;  // the new trial budget
   int64_t trials = 0;  // trials the experiment has
-  std::string status;  // the experiment's status
+  core::ExperimentStatus status = core::ExperimentStatus::kRunning;
   // A tuner (or the service) holds its lock and the experiment had not
   // ended when the budget was raised: that tuner launches the new trials.
   bool running = false;

@@ -48,12 +48,13 @@ core::Result<storage::ExperimentId> Journal::CreateExperiment(
 }
 
 core::Status Journal::ExperimentResumed(storage::ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(store_.SetExperimentStatus(experiment, "running"));
+  TUNER_RETURN_IF_ERROR(
+      store_.SetExperimentStatus(experiment, core::ExperimentStatus::kRunning));
   return store_.Commit();
 }
 
 void Journal::ExperimentEnded(storage::ExperimentId experiment,
-                              const std::string& status,
+                              core::ExperimentStatus status,
                               const std::string& error) {
   (void)store_.SetExperimentStatus(experiment, status, error);
   (void)store_.Commit();

@@ -48,7 +48,7 @@ class Journal {
   // The sweep's end (finished, interrupted, failed and why); commits,
   // best effort: the sweep ends whatever the store says.
   void ExperimentEnded(storage::ExperimentId experiment,
-                       const std::string& status, const std::string& error);
+                       core::ExperimentStatus status, const std::string& error);
 
   std::optional<core::TrialId> AddTrial(storage::ExperimentId experiment,
                                         int64_t index,

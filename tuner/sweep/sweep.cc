@@ -102,7 +102,7 @@ core::Status Sweep::Resume(const storage::ExperimentRecord& experiment) {
 core::Status Sweep::StartUnguarded() {
   storage::ExperimentRecord record;
   record.name = config_.name;
-  record.status = "running";
+  record.status = core::ExperimentStatus::kRunning;
   record.metric = config_.metric;
   record.mode = config_.mode;
   record.time_attr = config_.time_attr;
@@ -391,11 +391,13 @@ void Sweep::CheckDone() {
   phase_ = phase_ == SweepPhase::kRunning        ? SweepPhase::kFinished
            : phase_ == SweepPhase::kInterrupting ? SweepPhase::kInterrupted
                                                  : SweepPhase::kFailed;
-  std::string status = phase_ == SweepPhase::kFinished ? "finished"
-                       : phase_ == SweepPhase::kFailed ? "failed"
-                                                       : "interrupted";
+  using core::ExperimentStatus;
+  ExperimentStatus status =
+      phase_ == SweepPhase::kFinished ? ExperimentStatus::kFinished
+      : phase_ == SweepPhase::kFailed ? ExperimentStatus::kFailed
+                                      : ExperimentStatus::kInterrupted;
   if (experiment_ != 0) journal_.ExperimentEnded(experiment_, status, error_);
-  progress_.SweepEnded(status, counts_);
+  progress_.SweepEnded(std::string(core::ToString(status)), counts_);
   if (options_.on_finished) options_.on_finished();
 }
 

@@ -11,7 +11,8 @@ namespace tuner {
 
 core::Status CheckResumable(storage::TrialStore& store,
                             const storage::ExperimentRecord& experiment) {
-  if (experiment.status == "finished" && !HasBudgetLeft(store, experiment)) {
+  if (experiment.status == core::ExperimentStatus::kFinished &&
+      !HasBudgetLeft(store, experiment)) {
     return core::AlreadyExists("experiment '" + experiment.name +
                                "' finished already");
   }

@@ -4,14 +4,12 @@
 
 #include <cmath>
 
-#include "core/param_value.h"
+#include "core/json_number.h"
 
 namespace tuner {
 
 nlohmann::ordered_json JsonNumber(const std::optional<double>& value) {
-  if (!value) return nullptr;
-  if (!std::isfinite(*value)) return core::FormatDouble(*value);
-  return *value;
+  return core::JsonNumber<nlohmann::ordered_json>(value);
 }
 
 std::string NumberCell(const std::optional<double>& value) {

@@ -9,8 +9,9 @@
 
 namespace tuner {
 
-// For JSON and YAML: null when absent, "inf", "-inf" or "nan" (a string,
-// since JSON has no such number) when not finite, else the number.
+// For JSON and YAML, by core::JsonNumber's rule: null when absent, "inf",
+// "-inf" or "nan" (a string, since JSON has no such number) when not finite,
+// else the number.
 nlohmann::ordered_json JsonNumber(const std::optional<double>& value);
 
 // For a table cell: six significant digits, "-" when absent.

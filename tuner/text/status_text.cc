@@ -7,6 +7,7 @@
 #include "tuner/base/one_line.h"
 #include "tuner/base/params_text.h"
 #include "tuner/text/csv.h"
+#include "tuner/text/number_text.h"
 #include "tuner/text/query_text.h"
 
 namespace tuner {
@@ -17,10 +18,6 @@ using Json = nlohmann::ordered_json;
 using storage::ExperimentRecord;
 using storage::TrialRecord;
 using storage::TrialStore;
-
-Json Finite(std::optional<double> x) {
-  return x && std::isfinite(*x) ? Json(*x) : Json();
-}
 
 // What the status of one experiment shows.
 struct Line {
@@ -64,10 +61,11 @@ std::string TableHeader() {
 
 std::string TableRow(const ExperimentRecord& e, const Line& l, bool unwatched) {
   using S = core::TrialStatus;
-  std::string out = fmt::format(
-      "{:<24} {:<11} {:>7} {:>7} {:>9} {:>7} {:>6}  {}\n", e.name, e.status,
-      l.Count(S::kPending), l.Count(S::kRunning), l.Count(S::kCompleted),
-      l.Count(S::kStopped), l.Count(S::kFailed), BestCell(e, l));
+  std::string out =
+      fmt::format("{:<24} {:<11} {:>7} {:>7} {:>9} {:>7} {:>6}  {}\n", e.name,
+                  core::ToString(e.status), l.Count(S::kPending),
+                  l.Count(S::kRunning), l.Count(S::kCompleted),
+                  l.Count(S::kStopped), l.Count(S::kFailed), BestCell(e, l));
   if (!e.reason.empty()) out += "  failed because: " + OneLine(e.reason) + "\n";
   if (unwatched) {
     out +=
@@ -87,8 +85,9 @@ std::string CsvHeader() {
 }
 
 std::string CsvRow(const ExperimentRecord& e, const Line& l) {
-  std::vector<std::string> fields = {e.name, e.status, e.metric,
-                                     std::string(core::ToString(e.mode))};
+  std::vector<std::string> fields = {
+      e.name, std::string(core::ToString(e.status)), e.metric,
+      std::string(core::ToString(e.mode))};
   for (auto s : core::kTrialStatuses)
     fields.push_back(std::to_string(l.Count(s)));
   fields.push_back(l.best ? std::to_string(l.best->id) : "");
@@ -105,17 +104,17 @@ Json SummaryOf(const ExperimentRecord& e, const Line& l) {
   Json best;
   if (l.best) {
     best = {{"trial", l.best->id},
-            {"value", Finite(l.best->last_value)},
-            {"time", Finite(l.best->last_time)},
+            {"value", JsonNumber(l.best->last_value)},
+            {"time", JsonNumber(l.best->last_time)},
             {"params", ParamsObject(l.best->params)}};
   }
   return {{"name", e.name},
-          {"status", e.status},
+          {"status", std::string(core::ToString(e.status))},
           {"reason", e.reason},
           {"metric", e.metric},
-          {"mode", e.mode == core::Mode::kMax ? "max" : "min"},
+          {"mode", std::string(core::ToString(e.mode))},
           {"time_attr", e.time_attr},
-          {"max_t", Finite(e.max_t)},
+          {"max_t", JsonNumber(e.max_t)},
           {"created_at", e.created_at},
           {"updated_at", e.updated_at},
           {"counts", counts},
@@ -158,7 +157,8 @@ core::Result<std::string> StatusText(
     if (!line.ok()) return line.error();
     if (format == "json") array.push_back(SummaryOf(e, line.value()));
     if (format == "table") {
-      bool alone = e.status == "running" && unwatched && unwatched(e);
+      bool alone = e.status == core::ExperimentStatus::kRunning && unwatched &&
+                   unwatched(e);
       out += TableRow(e, line.value(), alone);
     }
     if (format == "csv") out += CsvRow(e, line.value());

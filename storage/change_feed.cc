@@ -1,14 +1,14 @@
-// TrialStore's incremental reads for the dashboard: what changed after a
-// time. A report, decision or release is stamped when it is written, and a
-// trial's reports all precede its end, so `ended_at > since` keeps every
-// trial that can have newer reports.
+// ChangeFeed: what changed after a time. A report, decision or release is
+// stamped when it is written, and a trial's reports all precede its end, so
+// `ended_at > since` keeps every trial that can have newer reports.
+#include "storage/change_feed.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "storage/trial_row.h"
-#include "storage/trial_store.h"
 
 namespace tuner::storage {
 
@@ -52,12 +52,10 @@ void AppendThinned(const std::vector<CurvePoint>& trial,
 
 }  // namespace
 
-core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
+core::Result<std::vector<TrialRecord>> ChangeFeed::ListTrialsChangedSince(
     ExperimentId experiment, double since) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
-  auto rows =
-      db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
-                   " FROM trials t" + kChangedTrials + " ORDER BY t.id");
+  auto rows = db_.Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
+                          " FROM trials t" + kChangedTrials + " ORDER BY t.id");
   if (!rows.ok()) return rows.error();
   rows.value().Bind(1, experiment).Bind(2, since);
   std::vector<TrialRecord> out;
@@ -66,7 +64,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
     return core::Status::Ok();
   }));
   // Their params in one read, in the same trial order.
-  auto params = db_->Prepare(
+  auto params = db_.Prepare(
       std::string("SELECT p.trial_id, p.name, p.kind, p.value FROM trials t "
                   "JOIN params p ON p.trial_id = t.id") +
       kChangedTrials + " ORDER BY p.trial_id, p.position");
@@ -85,10 +83,9 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrialsChangedSince(
   }
 }
 
-core::Result<std::set<double>> TrialStore::RungMilestones(
+core::Result<std::set<double>> ChangeFeed::RungMilestones(
     ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
-  auto stmt = db_->Prepare(
+  auto stmt = db_.Prepare(
       "SELECT DISTINCT d.milestone FROM decisions d JOIN trials t ON t.id = "
       "d.trial_id WHERE t.experiment_id = ?1");
   if (!stmt.ok()) return stmt.error();
@@ -101,11 +98,10 @@ core::Result<std::set<double>> TrialStore::RungMilestones(
   return out;
 }
 
-core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
+core::Result<std::vector<CurvePoint>> ChangeFeed::ListCurvesSince(
     ExperimentId experiment, double since, const std::string& metric,
     std::optional<int64_t> overview_above, bool* thinned) {
   if (thinned) *thinned = false;
-  TUNER_RETURN_IF_ERROR(FlushPending());
   // The metric's JSON path ($."name"); the API refuses names with quotes.
   std::string column =
       metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
@@ -119,7 +115,7 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
                        ? "r.time IS NOT NULL AND " + column + " IS NOT NULL"
                        : "1";
   auto stmt =
-      db_->Prepare(CurvesSelect(column, on) + " ORDER BY r.trial_id, r.seq");
+      db_.Prepare(CurvesSelect(column, on) + " ORDER BY r.trial_id, r.seq");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
@@ -128,10 +124,7 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
   // Every point while there are few; else each trial's, thinned.
   std::vector<CurvePoint> every, few, trial;
   int64_t count = 0;
-  for (;;) {
-    auto row = s.Step();
-    if (!row.ok()) return row.error();
-    if (!row.value()) break;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     CurvePoint point{s.Int(0),
                      s.Int(1),
                      s.Int(2),
@@ -139,23 +132,23 @@ core::Result<std::vector<CurvePoint>> TrialStore::ListCurvesSince(
                      s.OptionalDouble(4),
                      s.Double(5)};
     if (!overview_above || ++count <= *overview_above) every.push_back(point);
-    if (!overview_above) continue;
+    if (!overview_above) return core::Status::Ok();
     if (!trial.empty() && trial.back().trial != point.trial) {
       AppendThinned(trial, milestones, few);
       trial.clear();
     }
     trial.push_back(point);
-  }
+    return core::Status::Ok();
+  }));
   if (!overview_above || count <= *overview_above) return every;
   AppendThinned(trial, milestones, few);
   if (thinned) *thinned = true;
   return few;
 }
 
-core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
+core::Result<std::vector<DecisionRecord>> ChangeFeed::ListDecisionsSince(
     ExperimentId experiment, double since) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
-  auto stmt = db_->Prepare(
+  auto stmt = db_.Prepare(
       "SELECT d.trial_id, d.rung, d.milestone, d.value, d.rank, d.n, "
       "d.decision, d.bracket FROM decisions d JOIN trials t ON t.id = "
       "d.trial_id WHERE t.experiment_id = ?1 AND d.created_at > ?2 "
@@ -183,9 +176,9 @@ core::Result<std::vector<DecisionRecord>> TrialStore::ListDecisionsSince(
   return out;
 }
 
-core::Result<std::vector<LeaseRecord>> TrialStore::ListLeasesSince(
+core::Result<std::vector<LeaseRecord>> ChangeFeed::ListLeasesSince(
     ExperimentId experiment, double since) {
-  auto stmt = db_->Prepare(
+  auto stmt = db_.Prepare(
       std::string("SELECT ") + kLeaseColumns +
       " FROM leases WHERE trial_id IN (SELECT id FROM trials WHERE "
       "experiment_id = ?1) AND (acquired_at > ?2 OR released_at IS NULL OR "
