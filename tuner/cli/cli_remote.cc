@@ -1,4 +1,4 @@
-#include "tuner/server/cli_remote.h"
+#include "tuner/cli/cli_remote.h"
 
 #include <chrono>
 #include <cstdio>

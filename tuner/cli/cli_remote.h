@@ -1,7 +1,7 @@
 // The CLI verbs with --server URL: they ask a running `tuner serve` and
 // print what the same verb prints with --db.
-#ifndef TUNER_TUNER_SERVER_CLI_REMOTE_H_
-#define TUNER_TUNER_SERVER_CLI_REMOTE_H_
+#ifndef TUNER_TUNER_CLI_CLI_REMOTE_H_
+#define TUNER_TUNER_CLI_CLI_REMOTE_H_
 
 #include <chrono>
 #include <cstdint>
@@ -62,4 +62,4 @@ int RemoteExtend(const std::string& name, int64_t trials,
 
 }  // namespace tuner::server
 
-#endif  // TUNER_TUNER_SERVER_CLI_REMOTE_H_
+#endif  // TUNER_TUNER_CLI_CLI_REMOTE_H_

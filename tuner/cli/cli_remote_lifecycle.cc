@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/base/one_line.h"
-#include "tuner/server/cli_remote.h"
+#include "tuner/cli/cli_remote.h"
 #include "tuner/server/http_client.h"
 
 namespace tuner::server {
