@@ -23,7 +23,7 @@
 
 #include "bench/percentile.h"
 #include "bench/serve_process.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 #include "tuner/server/http_client.h"
 
 namespace {

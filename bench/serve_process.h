@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 
 namespace tuner::bench {
 

@@ -11,9 +11,9 @@
 
 #include "storage/json_codec.h"
 #include "storage/trial_store.h"
-#include "trial_runner/metric_parser.h"
-#include "trial_runner/metric_stream.h"
-#include "trial_runner/utf8_text.h"
+#include "trial_runner/output/metric_parser.h"
+#include "trial_runner/output/metric_stream.h"
+#include "util/utf8_text.h"
 
 namespace {
 

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Checks every #include against the module map (docs/architecture.md):
 #   core/          the ground floor: the standard library only
+#   util/          core; the small utilities every layer uses (no SQL)
 #   schedulers/    core; no processes, no SQL, no event loop
 #   storage/       core; no processes, no event loop
-#   trial_runner/  core; no SQL
+#   trial_runner/  core, util; no SQL. One library a job:
+#     output/      a trial's output to reports: core, util
+#     processes/   trial processes: ... and output, the seam (trial_runner.h)
+#     devices/     devices and their leases: core, util, processes/spawn.h
+#   The seam trial_runner/trial_runner.h and slurm/ may include all three.
 #   tuner/         the wiring, one folder a role, each using those before it:
-#     base/    core, trial_runner
-#     config/  core, schedulers, trial_runner, base
-#     cluster/ core, trial_runner, base, config (Slurm: not the sweep)
-#     sweep/   core, the three leaves, base, config
+#     base/    core, util
+#     config/  core, util, schedulers, trial_runner, base
+#     cluster/ core, util, trial_runner, base, config (Slurm: not the sweep)
+#     sweep/   core, util, the three leaves, base, config
 #     text/    ... and sweep
 #     sim/     ... and sweep (not text, server or cli)
 #     server/  ... and sweep, text (not sim or cli)
 #     cli/     anything
 # The leaves (schedulers, storage, trial_runner) never include each other,
 # nothing below the wiring includes it, and no role includes one above it.
+# An allowed entry is a folder (anything below it) or one header.
 # Project includes count in quotes or angle brackets; "." and ".." are
 # refused; every source file under tuner/ must sit in a role folder.
 # tests/, fuzz/, bench/ and examples/ may include anything.
@@ -27,17 +33,21 @@ cd "$root" || exit 2
 # The project's folders a module may include from.
 declare -A allowed=(
   [core]="core"
+  [util]="core util"
   [schedulers]="core schedulers"
   [storage]="core storage"
-  [trial_runner]="core trial_runner"
-  [tuner/base]="core trial_runner tuner/base"
-  [tuner/config]="core schedulers trial_runner tuner/base tuner/config"
-  [tuner/cluster]="core trial_runner tuner/base tuner/config tuner/cluster"
-  [tuner/sweep]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep"
-  [tuner/text]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text"
-  [tuner/sim]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/sim"
-  [tuner/server]="core schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text tuner/server"
-  [tuner/cli]="core schedulers storage trial_runner tuner"
+  [trial_runner]="core util trial_runner"
+  [trial_runner/output]="core util trial_runner/output"
+  [trial_runner/processes]="core util trial_runner/output trial_runner/processes trial_runner/trial_runner.h"
+  [trial_runner/devices]="core util trial_runner/devices trial_runner/processes/spawn.h"
+  [tuner/base]="core util tuner/base"
+  [tuner/config]="core util schedulers trial_runner tuner/base tuner/config"
+  [tuner/cluster]="core util trial_runner tuner/base tuner/config tuner/cluster"
+  [tuner/sweep]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep"
+  [tuner/text]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text"
+  [tuner/sim]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/sim"
+  [tuner/server]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text tuner/server"
+  [tuner/cli]="core util schedulers storage trial_runner tuner"
 )
 # System or library headers a module must not include (extended regex on
 # the name between the angle brackets).
@@ -45,11 +55,15 @@ declare -A forbidden=(
   [core]='.'
   [schedulers]='^(spawn\.h|sys/.*|signal\.h|csignal|unistd\.h|fcntl\.h|poll\.h|sqlite3\.h|boost/.*)$'
   [storage]='^(spawn\.h|sys/(wait|epoll|inotify|signalfd|pidfd)\.h|signal\.h|csignal|poll\.h|boost/.*)$'
+  [util]='^(sqlite3\.h)$'
   [trial_runner]='^(sqlite3\.h)$'
+  [trial_runner/output]='^(sqlite3\.h)$'
+  [trial_runner/processes]='^(sqlite3\.h)$'
+  [trial_runner/devices]='^(sqlite3\.h)$'
 )
 # The project's top folders: an include naming one of them, quoted or in
 # angle brackets, is checked against the map.
-project_top='^(core|schedulers|storage|trial_runner|tuner|tests|examples|bench|fuzz)/'
+project_top='^(core|util|schedulers|storage|trial_runner|tuner|tests|examples|bench|fuzz)/'
 roles="base config cluster sweep text sim server cli"
 sources=(--include='*.h' --include='*.hh' --include='*.hpp' --include='*.cc'
          --include='*.cpp' --include='*.cxx' --include='*.inc' --include='*.ipp')
@@ -85,7 +99,7 @@ check() {  # FILE LINE MODULE TARGET QUOTED
   if [[ "$target" =~ $project_top ]]; then
     ok=0
     for a in ${allowed[$module]}; do
-      [[ "$target" == "$a"/* ]] && ok=1
+      [[ "$target" == "$a" || "$target" == "$a"/* ]] && ok=1
     done
     [ "$ok" = 1 ] ||
       report "$file:$line: includes \"$target\": $module/ may include only ${allowed[$module]// /, }"
@@ -102,11 +116,24 @@ check() {  # FILE LINE MODULE TARGET QUOTED
   fi
 }
 
-for module in core schedulers storage trial_runner tuner/base tuner/config \
-  tuner/sweep tuner/text tuner/sim tuner/server tuner/cli; do
+# A module's folder holds its sub-modules' folders: each file is checked
+# against the innermost module it lies in.
+modules=(core util schedulers storage trial_runner trial_runner/output
+         trial_runner/processes trial_runner/devices tuner/base tuner/config
+         tuner/cluster tuner/sweep tuner/text tuner/sim tuner/server tuner/cli)
+inner() {  # FILE MODULE: whether FILE lies in a sub-module of MODULE
+  local m
+  for m in "${modules[@]}"; do
+    [[ "$m" == "$2"/* && "$1" == "$m"/* ]] && return 0
+  done
+  return 1
+}
+
+for module in "${modules[@]}"; do
   [ -d "$module" ] || continue
   while IFS= read -r hit; do
     file="${hit%%:*}"
+    inner "$file" "$module" && continue
     rest="${hit#*:}"
     line="${rest%%:*}"
     text="${rest#*:}"

@@ -15,8 +15,8 @@
 #include "core/metrics.h"
 #include "core/result.h"
 #include "core/trial.h"
-#include "trial_runner/metric_stream.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/output/metric_stream.h"
+#include "trial_runner/processes/spawn.h"
 
 namespace tuner::runner {
 

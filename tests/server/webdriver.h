@@ -23,7 +23,7 @@
 #include <utility>  // before Asio: Boost 1.74 with GCC 12 needs it
 
 #include "tests/support/wait_for.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 #include "tuner/server/http_client.h"
 
 namespace tuner::testing {

@@ -8,9 +8,9 @@
 #include "tests/support/config_text.h"
 #include "tests/support/fresh_dir.h"
 #include "tests/tuner/sweep_harness.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/cluster/slurm_setup.h"
 #include "tuner/config/device_setup.h"
+#include "util/lock_file.h"
 
 namespace tuner {
 namespace {

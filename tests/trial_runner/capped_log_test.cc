@@ -1,7 +1,7 @@
 // CappedLog (the shim's log files): stdout keeps metric-looking lines past
 // the cap, but never more than twice the cap; stderr keeps nothing past the
 // cap except its last 64 KiB, added at the end, so the final error stays.
-#include "trial_runner/shim/capped_log.h"
+#include "trial_runner/processes/shim/capped_log.h"
 
 #include <unistd.h>
 

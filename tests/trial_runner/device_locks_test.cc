@@ -1,7 +1,7 @@
 // The lock directory may be shared with other users: nothing planted in it
 // makes a tuner follow a link, chmod or overwrite a file that is not its
 // own, and exclusion still works when another user created the lock file.
-#include "trial_runner/device_locks.h"
+#include "trial_runner/devices/device_locks.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,8 +13,9 @@
 
 #include "tests/catch.h"
 #include "tests/support/fresh_dir.h"
-#include "trial_runner/device_detect.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_detect.h"
+#include "trial_runner/devices/device_pool.h"
+#include "util/lock_file.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,4 +1,4 @@
-#include "trial_runner/device_parsers.h"
+#include "trial_runner/devices/device_parsers.h"
 
 #include "tests/catch.h"
 

@@ -1,4 +1,4 @@
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "tests/catch.h"
-#include "trial_runner/device_detect.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/devices/device_detect.h"
+#include "trial_runner/processes/spawn.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,6 +1,6 @@
 // The line a failure reason quotes: real stderr tails of Python scripts,
 // torchrun and tqdm.
-#include "trial_runner/failure_line.h"
+#include "trial_runner/output/failure_line.h"
 
 #include <fstream>
 #include <sstream>

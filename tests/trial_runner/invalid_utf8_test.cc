@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/catch.h"
-#include "trial_runner/failure_class.h"
-#include "trial_runner/failure_line.h"
-#include "trial_runner/metric_parser.h"
-#include "trial_runner/metric_stream.h"
-#include "trial_runner/trainer_state.h"
-#include "trial_runner/utf8_text.h"
+#include "trial_runner/output/failure_class.h"
+#include "trial_runner/output/failure_line.h"
+#include "trial_runner/output/metric_parser.h"
+#include "trial_runner/output/metric_stream.h"
+#include "trial_runner/output/trainer_state.h"
+#include "util/utf8_text.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,4 +1,4 @@
-#include "trial_runner/line_reader.h"
+#include "trial_runner/output/line_reader.h"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "tests/catch.h"
-#include "trial_runner/metric_parser.h"
-#include "trial_runner/rank_prefix.h"
+#include "trial_runner/output/metric_parser.h"
+#include "trial_runner/output/rank_prefix.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,4 +1,4 @@
-#include "trial_runner/local_runner.h"
+#include "trial_runner/processes/local_runner.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,8 +14,8 @@
 
 #include "tests/catch.h"
 #include "tests/support/wait_for.h"
-#include "trial_runner/device_locks.h"
-#include "trial_runner/shim_launch.h"
+#include "trial_runner/processes/shim_launch.h"
+#include "util/lock_file.h"
 
 namespace tuner::runner {
 namespace {

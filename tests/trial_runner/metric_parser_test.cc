@@ -1,4 +1,4 @@
-#include "trial_runner/metric_parser.h"
+#include "trial_runner/output/metric_parser.h"
 
 #include <cmath>
 #include <limits>

@@ -1,13 +1,13 @@
 // Real-world lines from training scripts (Hugging Face Trainer, Habana and
 // Neuron tools; their formats are in docs/trainer.md), through the stateful
 // MetricStream.
-#include "trial_runner/metric_stream.h"
+#include "trial_runner/output/metric_stream.h"
 
 #include <cmath>
 #include <vector>
 
 #include "tests/catch.h"
-#include "trial_runner/rank_prefix.h"
+#include "trial_runner/output/rank_prefix.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,5 +1,5 @@
 // Reading /proc files of processes that exit meanwhile.
-#include "trial_runner/proc_file.h"
+#include "util/proc_file.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "trial_runner/local_runner.h"
+#include "trial_runner/processes/local_runner.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,6 +1,6 @@
 // What a spawned process (a shim, a device tool) inherits of the tuner:
 // stdin, stdout, stderr and the fds it is asked to keep, nothing else.
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "tests/catch.h"
-#include "trial_runner/capture.h"
+#include "util/capture.h"
 
 namespace tuner::runner {
 namespace {

@@ -1,6 +1,6 @@
 // TrainerStateRunner: reports read from checkpoints' trainer_state.json,
 // handed over by poll and before the trial's exit, past the resumed ones.
-#include "trial_runner/trainer_state_runner.h"
+#include "trial_runner/processes/trainer_state_runner.h"
 
 #include <boost/asio/io_context.hpp>
 #include <filesystem>

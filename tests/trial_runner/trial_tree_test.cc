@@ -13,8 +13,8 @@
 
 #include "tests/catch.h"
 #include "tests/support/wait_for.h"
-#include "trial_runner/device_pool.h"
-#include "trial_runner/local_runner.h"
+#include "trial_runner/devices/device_pool.h"
+#include "trial_runner/processes/local_runner.h"
 
 namespace tuner::runner {
 namespace {

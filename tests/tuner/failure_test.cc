@@ -3,7 +3,7 @@
 // manual clock) but for the flood, which is about the runner's log cap.
 #include "tests/catch.h"
 #include "tests/tuner/sweep_harness.h"
-#include "trial_runner/failure_class.h"
+#include "trial_runner/output/failure_class.h"
 
 namespace tuner::testing {
 namespace {

@@ -14,8 +14,8 @@
 #include "tests/catch.h"
 #include "tests/support/tuner_cli.h"
 #include "tests/support/wait_for.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/base/tuner_lock.h"
+#include "util/lock_file.h"
 
 namespace tuner {
 namespace {

@@ -14,7 +14,7 @@
 #include "tests/catch.h"
 #include "tests/tuner/fake_runner.h"
 #include "tests/tuner/sweep_harness.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/base/clock.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"

@@ -17,7 +17,7 @@
 #include <optional>
 #include <thread>
 
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 
 namespace tuner::runner {
 

@@ -10,13 +10,13 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "trial_runner/failure_class.h"
-#include "trial_runner/line_reader.h"
-#include "trial_runner/metric_parser.h"
-#include "trial_runner/metric_stream.h"
-#include "trial_runner/shim_launch.h"
+#include "trial_runner/output/failure_class.h"
+#include "trial_runner/output/line_reader.h"
+#include "trial_runner/output/metric_parser.h"
+#include "trial_runner/output/metric_stream.h"
+#include "trial_runner/processes/shim_launch.h"
+#include "trial_runner/processes/trial_output.h"
 #include "trial_runner/slurm/slurm_step.h"
-#include "trial_runner/trial_output.h"
 
 namespace tuner::runner {
 

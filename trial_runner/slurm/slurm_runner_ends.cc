@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "trial_runner/failure_class.h"
-#include "trial_runner/shim_launch.h"
+#include "trial_runner/output/failure_class.h"
+#include "trial_runner/processes/shim_launch.h"
 #include "trial_runner/slurm/slurm_runner.h"
 #include "trial_runner/slurm/slurm_step.h"
 

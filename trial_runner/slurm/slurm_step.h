@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "trial_runner/line_reader.h"
-#include "trial_runner/metric_parser.h"
-#include "trial_runner/metric_stream.h"
+#include "trial_runner/output/line_reader.h"
+#include "trial_runner/output/metric_parser.h"
+#include "trial_runner/output/metric_stream.h"
 #include "trial_runner/slurm/slurm_runner.h"
 
 namespace tuner::runner {

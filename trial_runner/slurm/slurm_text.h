@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/processes/spawn.h"
 #include "trial_runner/trial_runner.h"
 
 namespace tuner::runner {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "trial_runner/proc_file.h"
+#include "util/proc_file.h"
 
 namespace tuner {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "trial_runner/device_locks.h"
+#include "util/lock_file.h"
 
 namespace tuner {
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/cli/cli.h"
 #include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/text/query_text.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trial_runner/device_locks.h"
 #include "tuner/base/small_file.h"
 #include "tuner/cli/cli.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/device_setup.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

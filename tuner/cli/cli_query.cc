@@ -8,7 +8,6 @@
 #include <iostream>
 
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/base/closed_pipe.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/tuner_lock.h"
@@ -17,6 +16,7 @@
 #include "tuner/text/printable_stream.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/reports_text.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
 #include "tuner/base/tuner_lock.h"
@@ -25,6 +24,7 @@
 #include "tuner/sweep/sweep_site.h"
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
 #include "tuner/config/trials_root.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
 #include "tuner/base/clock.h"
 #include "tuner/base/held_signals.h"
 #include "tuner/base/run_contained.h"
@@ -28,6 +27,7 @@
 #include "tuner/text/line_progress.h"
 #include "tuner/text/table_progress.h"
 #include "tuner/text/terminal.h"
+#include "util/lock_file.h"
 
 namespace tuner::cli {
 

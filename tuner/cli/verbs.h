@@ -10,8 +10,8 @@
 #include <string>
 
 #include "tuner/cli/cli.h"
+#include "tuner/cli/cli_remote.h"
 #include "tuner/cli/cli_simulate.h"
-#include "tuner/server/cli_remote.h"
 #include "tuner/server/serve.h"
 
 namespace tuner::cli {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/result.h"
-#include "trial_runner/device.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device.h"
+#include "trial_runner/devices/device_pool.h"
 #include "trial_runner/slurm/slurm_runner.h"
 #include "tuner/config/experiment_config.h"
 

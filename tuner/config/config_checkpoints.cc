@@ -1,5 +1,5 @@
 // The `checkpoints` section and the metrics format of an experiment config.
-#include "trial_runner/metric_stream.h"
+#include "trial_runner/output/metric_stream.h"
 #include "tuner/config/config_sections.h"
 
 namespace tuner::config {

@@ -15,12 +15,12 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "trial_runner/utf8_text.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
 #include "tuner/config/config_overrides.h"
 #include "tuner/config/config_sections.h"
 #include "tuner/config/config_values.h"
+#include "util/utf8_text.h"
 
 namespace tuner {
 

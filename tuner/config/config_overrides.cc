@@ -3,8 +3,8 @@
 #include <optional>
 #include <string_view>
 
-#include "trial_runner/utf8_text.h"
 #include "tuner/config/config_loader.h"
+#include "util/utf8_text.h"
 
 namespace tuner::config {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/result.h"
-#include "trial_runner/device_detect.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_detect.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/config/experiment_config.h"
 
 namespace tuner {

@@ -8,9 +8,9 @@
 #include "core/param_value.h"
 #include "core/result.h"
 #include "core/trial.h"
-#include "trial_runner/device_env.h"
-#include "trial_runner/metric_stream.h"
-#include "trial_runner/spawn.h"
+#include "trial_runner/devices/device_env.h"
+#include "trial_runner/output/metric_stream.h"
+#include "trial_runner/processes/spawn.h"
 #include "tuner/config/experiment_config.h"
 
 namespace tuner {

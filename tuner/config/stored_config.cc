@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "trial_runner/utf8_text.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/config_overrides.h"
 #include "tuner/config/database_place.h"
+#include "util/utf8_text.h"
 
 namespace tuner {
 

@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <string>
 
-#include "trial_runner/utf8_text.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/unique_fd.h"
 #include "tuner/config/trials_root.h"
 #include "tuner/server/api.h"
+#include "util/utf8_text.h"
 
 namespace tuner::server {
 

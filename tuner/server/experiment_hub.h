@@ -16,8 +16,7 @@
 
 #include "core/result.h"
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/server/event_bus.h"
 #include "tuner/server/event_progress.h"
@@ -25,6 +24,7 @@
 #include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_site.h"
+#include "util/lock_file.h"
 
 namespace tuner::server {
 

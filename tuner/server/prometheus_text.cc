@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "trial_runner/utf8_text.h"
+#include "util/utf8_text.h"
 
 namespace tuner::server {
 

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "core/param_value.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
 #include "tuner/sim/sim_runner.h"

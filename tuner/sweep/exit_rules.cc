@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "trial_runner/failure_class.h"
-#include "trial_runner/failure_line.h"
+#include "trial_runner/output/failure_class.h"
+#include "trial_runner/output/failure_line.h"
 
 namespace tuner {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "trial_runner/local_runner.h"
+#include "trial_runner/processes/local_runner.h"
 #include "tuner/base/lexical_path.h"
 #include "tuner/base/remove_tree.h"
 #include "tuner/base/tuner_lock.h"

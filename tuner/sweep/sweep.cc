@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "schedulers/factory.h"
-#include "trial_runner/failure_class.h"
-#include "trial_runner/local_runner.h"
-#include "trial_runner/trainer_state_runner.h"
+#include "trial_runner/output/failure_class.h"
+#include "trial_runner/processes/local_runner.h"
+#include "trial_runner/processes/trainer_state_runner.h"
 #include "tuner/base/one_line.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep_live_trial.h"

@@ -17,8 +17,8 @@
 #include "schedulers/searcher.h"
 #include "schedulers/trial_scheduler.h"
 #include "storage/trial_store.h"
-#include "trial_runner/device_pool.h"
-#include "trial_runner/local_runner.h"  // RunnerOptions: the default runner
+#include "trial_runner/devices/device_pool.h"
+#include "trial_runner/processes/local_runner.h"  // RunnerOptions: the default runner
 #include "trial_runner/trial_runner.h"
 #include "tuner/base/clock.h"
 #include "tuner/base/pinned_folder.h"

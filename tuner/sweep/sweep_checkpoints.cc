@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "schedulers/brackets.h"
-#include "trial_runner/trainer_state.h"
+#include "trial_runner/output/trainer_state.h"
 #include "tuner/base/lexical_path.h"
 #include "tuner/base/one_line.h"
 #include "tuner/base/remove_tree.h"

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trial_runner/device_env.h"
-#include "trial_runner/device_parsers.h"
-#include "trial_runner/trainer_state.h"
+#include "trial_runner/devices/device_env.h"
+#include "trial_runner/devices/device_parsers.h"
+#include "trial_runner/output/trainer_state.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/trial.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/report_intake.h"
 #include "tuner/sweep/trial_life.h"

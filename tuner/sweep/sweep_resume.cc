@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "trial_runner/device_parsers.h"
+#include "trial_runner/devices/device_parsers.h"
 #include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"

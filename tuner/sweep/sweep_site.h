@@ -12,10 +12,10 @@
 
 #include "core/result.h"
 #include "storage/trial_store.h"
-#include "trial_runner/device_locks.h"
-#include "trial_runner/device_pool.h"
+#include "trial_runner/devices/device_pool.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/sweep.h"
+#include "util/lock_file.h"
 
 namespace tuner {
 
