@@ -115,7 +115,7 @@ TEST_CASE("fail_fast: a resumed sweep is judged by the trials it sees end",
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(first, pool);
+  Sweep::Options options = BaseOptions(config.value(), first, pool);
   options.clock = &clock;
   options.make_runner = MakeScriptedRunner(clock, script);
   Sweep sweep(io, config.value(), *first.store, progress, options);

@@ -58,7 +58,7 @@ inline SweepOutcome ResumeScripted(SweepResult& result) {
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool);
+  Sweep::Options options = BaseOptions(config.value(), result, pool);
   options.config_json = result.experiment.config_json;
   options.trials_root = ExperimentTrialsRoot(
       result.experiment.config_json, DbOf(result), result.experiment.name);

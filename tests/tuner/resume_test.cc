@@ -13,6 +13,7 @@
 #include "tests/support/wait_for.h"
 #include "tests/tuner/sweep_harness.h"
 #include "tuner/config/launch_spec.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner {
 namespace {
@@ -57,12 +58,9 @@ class Session {
     REQUIRE(pool.ok());
     boost::asio::io_context io;
     NullProgress progress;
-    Sweep::Options options;
-    options.trials_root = (dir_ / "trials").string();
-    options.config_json = "{}";
-    options.pool = &pool.value();
-    options.runner.shim_path = TUNER_SHIM;
-    options.cpus = 2;
+    Sweep::Options options =
+        SweepSite::Unlocked(config_, "{}", (dir_ / "trials").string())
+            .Options(pool.value(), 2, TUNER_SHIM);
     Sweep sweep(io, config_, *store_, progress, options);
     auto experiment = store_->FindExperiment(config_.name).value();
     REQUIRE((experiment ? sweep.Resume(*experiment) : sweep.Start()).ok());

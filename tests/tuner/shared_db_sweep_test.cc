@@ -9,6 +9,7 @@
 
 #include "tests/catch.h"
 #include "tests/tuner/sweep_harness.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::testing {
 namespace {
@@ -57,11 +58,9 @@ devices: {kind: cpu, slots: 1}
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  Sweep::Options options;
-  options.trials_root = (dir / "trials").string();
-  options.config_json = "{}";
-  options.pool = &pool.value();
-  options.cpus = 2;
+  Sweep::Options options =
+      SweepSite::Unlocked(config.value(), "{}", (dir / "trials").string())
+          .Options(pool.value(), 2, "");
   options.clock = &clock;
   options.make_runner =
       MakeScriptedRunner(clock, [](const runner::TrialLaunch&, int) {

@@ -9,6 +9,7 @@
 
 #include "schedulers/factory.h"
 #include "tests/tuner/sweep_harness.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner {
 namespace {
@@ -77,22 +78,21 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  auto options = [&](runner::DevicePool& pool, const std::string& name) {
-    Sweep::Options o;
-    o.trials_root = dir / name;
-    o.config_json = "{}";
-    o.pool = &pool;
+  auto options = [&](const ExperimentConfig& config, runner::DevicePool& pool,
+                     const std::string& name) {
+    Sweep::Options o = SweepSite::Unlocked(config, "{}", (dir / name).string())
+                           .Options(pool, 1, "");
     o.clock = &clock;
     o.make_runner = testing::MakeScriptedRunner(clock, ThreeEpochs);
     return o;
   };
-  Sweep::Options bad_options = options(bad_pool.value(), "bad");
+  Sweep::Options bad_options = options(bad.value(), bad_pool.value(), "bad");
   bad_options.make_scheduler = [](const core::SchedulerSpec& spec) {
     return std::make_unique<ThrowingScheduler>(spec);
   };
   Sweep bad_sweep(io, bad.value(), *store.value(), progress, bad_options);
   Sweep good_sweep(io, good.value(), *store.value(), progress,
-                   options(good_pool.value(), "good"));
+                   options(good.value(), good_pool.value(), "good"));
   REQUIRE(bad_sweep.Start().ok());
   REQUIRE(good_sweep.Start().ok());
   // The exception ends the bad sweep only: it never leaves io.run().

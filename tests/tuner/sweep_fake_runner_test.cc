@@ -21,6 +21,7 @@
 #include "tuner/config/stored_config.h"
 #include "tuner/sweep/experiment_lifecycle.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::testing {
 namespace {
@@ -68,12 +69,14 @@ struct World {
     store = storage::TrialStore::Open(on_file ? (dir / "tuner.db").string()
                                               : std::string(":memory:"))
                 .value();
-    options.trials_root = dir / "trials";
-    options.config_json =
-        on_file ? StoredConfigJson(config, kConfig, "fake.yaml", dir.string(),
-                                   (dir / "tuner.db").string())
-                : "{}";
-    options.pool = &pool;
+    options = SweepSite::Unlocked(
+                  config,
+                  on_file ? StoredConfigJson(config, kConfig, "fake.yaml",
+                                             dir.string(),
+                                             (dir / "tuner.db").string())
+                          : "{}",
+                  (dir / "trials").string())
+                  .Options(pool, 1, "");
     options.on_finished = [this] { finished = true; };
     options.clock = &clock;  // nothing here waits on the machine's time
     options.make_runner = [this](boost::asio::io_context& loop,

@@ -20,6 +20,7 @@
 #include "tuner/config/device_setup.h"
 #include "tuner/sweep/progress.h"
 #include "tuner/sweep/sweep.h"
+#include "tuner/sweep/sweep_site.h"
 
 namespace tuner::testing {
 
@@ -93,16 +94,15 @@ inline void ReadBack(const ExperimentConfig& config, SweepResult& result) {
   result.trials = result.store->ListTrials(result.experiment.id).value();
 }
 
-// The options every test sweep starts from: its directory, `pool`, 2 CPUs.
-inline Sweep::Options BaseOptions(const SweepResult& result,
+// The options every test sweep starts from, set up where every caller's
+// are (SweepSite): its directory, `pool`, 2 CPUs, the shim, the sweep's own
+// fresh database.
+inline Sweep::Options BaseOptions(const ExperimentConfig& config,
+                                  const SweepResult& result,
                                   runner::DevicePool& pool) {
-  Sweep::Options options;
-  options.trials_root = result.dir / "trials";
-  options.config_json = "{}";
-  options.original_database = true;  // the sweep's own, fresh database
-  options.pool = &pool;
-  options.cpus = 2;
-  return options;
+  return SweepSite::Unlocked(config, "{}", (result.dir / "trials").string(),
+                             /*original_database=*/true)
+      .Options(pool, 2, TUNER_SHIM);
 }
 
 // A fresh directory per call; `yaml` may say TOY for the toy trainer's path
@@ -122,8 +122,7 @@ inline SweepResult RunSweep(
   runner::DevicePool pool = TestPool(config);
   boost::asio::io_context io;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool);
-  options.runner.shim_path = TUNER_SHIM;
+  Sweep::Options options = BaseOptions(config, result, pool);
   options.on_finished = [&io] { io.stop(); };
   if (customize) customize(options);
   if (on_loop) on_loop(options, io);
@@ -158,7 +157,7 @@ inline SweepResult RunScripted(
   boost::asio::io_context io;
   ManualClock clock;
   NullProgress progress;
-  Sweep::Options options = BaseOptions(result, pool);
+  Sweep::Options options = BaseOptions(config, result, pool);
   options.clock = &clock;
   options.make_runner = MakeScriptedRunner(clock, std::move(script));
   if (customize) customize(options);

@@ -46,8 +46,9 @@ core::Result<SweepSite> SweepSite::Take(const ExperimentConfig& config,
 
 SweepSite SweepSite::Unlocked(const ExperimentConfig& config,
                               const std::string& config_json,
-                              const std::string& trials_root) {
-  return SweepSite(config, config_json, trials_root, false);
+                              const std::string& trials_root,
+                              bool original_database) {
+  return SweepSite(config, config_json, trials_root, original_database);
 }
 
 Sweep::Options SweepSite::Options(runner::DevicePool& pool, int cpus,

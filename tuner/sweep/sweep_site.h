@@ -36,11 +36,13 @@ class SweepSite {
                                       const std::string& config_json,
                                       const std::string& db_path,
                                       const std::string& owner);
-  // A site without a lock, in `trials_root` (a simulation's scratch folder:
-  // no trial process runs there).
+  // A site without a lock, in `trials_root` (a simulation's scratch folder,
+  // where no trial process runs; a test's folder). `original_database`: the
+  // database is the sweep's own, not a copy (CheckpointKeeper).
   static SweepSite Unlocked(const ExperimentConfig& config,
                             const std::string& config_json,
-                            const std::string& trials_root);
+                            const std::string& trials_root,
+                            bool original_database = false);
 
   // The options of a sweep here on `pool` (which outlives the sweep), with
   // `cpus` CPUs to pin, launching trials through the shim at `shim_path`.
