@@ -102,9 +102,14 @@ core::Result<std::vector<CurvePoint>> ChangeFeed::ListCurvesSince(
     ExperimentId experiment, double since, const std::string& metric,
     std::optional<int64_t> overview_above, bool* thinned) {
   if (thinned) *thinned = false;
-  // The metric's JSON path ($."name"); the API refuses names with quotes.
-  std::string column =
-      metric.empty() ? "r.value" : "json_extract(r.metrics, ?3)";
+  // The metric at its JSON path ($."name"; the API refuses names with
+  // quotes) when it is a number; NULL otherwise: a non-finite value is
+  // stored as the string "inf", "-inf" or "nan", which is no point.
+  std::string column = metric.empty()
+                           ? "r.value"
+                           : "CASE json_type(r.metrics, ?3) WHEN 'real' THEN "
+                             "json_extract(r.metrics, ?3) WHEN 'integer' THEN "
+                             "json_extract(r.metrics, ?3) END";
   std::set<double> milestones;
   if (overview_above) {
     auto got = RungMilestones(experiment);

@@ -33,7 +33,8 @@ class ChangeFeed {
       ExperimentId experiment, double since);
   // The reports made after `since` (by trial, then seq) of trials that had
   // not ended by then. `metric` empty: the objective as `value`; otherwise
-  // that key of each report's metrics (null where absent or not a number).
+  // that key of each report's metrics (null where absent, not a number or
+  // not finite).
   // With `overview_above`, only the reports with a time and a value, and
   // when there are more of them than that, each trial's thinned by time
   // step: of its reports at one time, the last; of its times in order,

@@ -23,8 +23,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Experiment "diverged": trial 1 reported loss inf at epoch 1 and -inf in
-// a second metric, then ended; trial 2 never reported.
+// Experiment "diverged": trial 1 reported loss inf at epoch 1, -inf in a
+// second metric and 0.5 in a third, then ended; trial 2 never reported.
 struct Fixture {
   Fixture() {
     std::string db = dir.db();
@@ -39,11 +39,15 @@ struct Fixture {
     auto trial = store->AddTrial(id, 0, {}).value();
     REQUIRE(store->AddTrial(id, 1, {}).ok());
     REQUIRE(store->MarkRunning(trial).ok());
-    REQUIRE(store
-                ->AppendReport(
-                    {trial, 1, 1.0, kInf, {{"loss", kInf}, {"grad", -kInf}}},
-                    core::Mode::kMin)
-                .ok());
+    REQUIRE(
+        store
+            ->AppendReport({trial,
+                            1,
+                            1.0,
+                            kInf,
+                            {{"loss", kInf}, {"grad", -kInf}, {"acc", 0.5}}},
+                           core::Mode::kMin)
+            .ok());
     REQUIRE(store
                 ->FinishTrial(trial, {core::TrialStatus::kStopped, 0,
                                       "non-finite", std::nullopt})
@@ -110,6 +114,17 @@ TEST_CASE("the API gives a diverged trial's values as the CLI does",
   REQUIRE(reports.size() == 1);
   CHECK(reports[0]["value"] == "inf");
   CHECK(reports[0]["metrics"]["grad"] == "-inf");
+
+  // A curve draws finite values only: a diverged metric is left out, as a
+  // diverged objective is, never drawn as 0.
+  for (const char* name : {"grad", "loss"}) {
+    Json curves =
+        f.Get(std::string("/api/experiments/diverged/curves?metric=") + name);
+    CHECK(curves["points"]["value"].empty());
+  }
+  Json acc = f.Get("/api/experiments/diverged/curves?metric=acc");
+  CHECK(acc["points"]["value"] == Json::array({0.5}));
+  CHECK(f.Get("/api/experiments/diverged/curves")["points"]["value"].empty());
 }
 
 }  // namespace
