@@ -12,7 +12,8 @@
 #   tuner/         the wiring, one folder a role, each using those before it:
 #     base/    core, util
 #     config/  core, util, schedulers, trial_runner, base
-#     cluster/ core, util, trial_runner, base, config (Slurm: not the sweep)
+#     cluster/ core, util, storage, trial_runner, base, config (Slurm: not
+#              the sweep)
 #     sweep/   core, util, the three leaves, base, config
 #     text/    ... and sweep
 #     sim/     ... and sweep (not text, server or cli)
@@ -42,7 +43,7 @@ declare -A allowed=(
   [trial_runner/devices]="core util trial_runner/devices trial_runner/processes/spawn.h"
   [tuner/base]="core util tuner/base"
   [tuner/config]="core util schedulers trial_runner tuner/base tuner/config"
-  [tuner/cluster]="core util trial_runner tuner/base tuner/config tuner/cluster"
+  [tuner/cluster]="core util storage trial_runner tuner/base tuner/config tuner/cluster"
   [tuner/sweep]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep"
   [tuner/text]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/text"
   [tuner/sim]="core util schedulers storage trial_runner tuner/base tuner/config tuner/sweep tuner/sim"

@@ -5,17 +5,16 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "storage/trial_store.h"
 #include "tuner/base/clock.h"
-#include "tuner/base/held_signals.h"
 #include "tuner/base/run_contained.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
+#include "tuner/cluster/slurm_placement.h"
 #include "tuner/cluster/slurm_setup.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/device_setup.h"
@@ -32,8 +31,6 @@
 namespace tuner::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The table on a terminal that takes escapes, else a line per event
 // (docs: README "Progress").
@@ -78,69 +75,6 @@ int ExitCode(const Sweep& sweep, int signal, const std::string& db_path) {
     return kExitFailure;
   }
   return kExitOk;
-}
-
-// The allocation a Slurm sweep runs in: its stored one when it resumes
-// (stored again if it had to be booked anew).
-core::Result<SlurmAllocation> AcquireSlurm(
-    const ExperimentConfig& config, storage::TrialStore& store,
-    const storage::ExperimentRecord* resume, const std::string& job_name,
-    const runner::KeepGoing& keep_going) {
-  storage::ClusterJob stored;
-  if (resume) {
-    auto job = store.GetClusterJob(resume->id);
-    if (!job.ok()) return job.error();
-    stored = job.value();
-  }
-  auto allocation = AcquireAllocation(config.cluster, stored.job, stored.booked,
-                                      job_name, {}, keep_going);
-  if (!allocation.ok()) return allocation.error();
-  if (resume && allocation.value().job != stored.job) {
-    TUNER_RETURN_IF_ERROR(store.SetClusterJob(
-        resume->id, {allocation.value().job, allocation.value().booked}));
-    TUNER_RETURN_IF_ERROR(store.Commit());
-  }
-  return allocation;
-}
-
-// Releases a booked allocation when the sweep is over, unless `keep` (its
-// trials were left running for a later resume).
-struct AllocationRelease {
-  explicit AllocationRelease(const std::optional<SlurmAllocation>& a)
-      : allocation(a) {}
-  ~AllocationRelease() {
-    if (allocation && !keep) ReleaseAllocation(*allocation);
-  }
-  const std::optional<SlurmAllocation>& allocation;
-  bool keep = false;
-};
-
-std::string SelfPath() {
-  std::error_code ec;
-  return fs::read_symlink("/proc/self/exe", ec).string();
-}
-
-// The Slurm allocation and its nodes' devices, with Ctrl-C and SIGTERM held
-// (a tuner killed while booking would leave the allocation to nobody): on
-// one, what a new sweep booked is cancelled and `interrupted` set to it.
-// Slurm's refusals are kUnavailable (runtime, not the config's fault).
-core::Result<runner::DevicePool> SetUpSlurm(
-    const ExperimentConfig& config, storage::TrialStore& store,
-    const storage::ExperimentRecord* resume, const std::string& trials_root,
-    std::optional<SlurmAllocation>& allocation, int& interrupted) {
-  HeldSignals held;
-  auto keep_going = [&held](const std::string&) { return !held.Pending(); };
-  auto acquired =
-      AcquireSlurm(config, store, resume,
-                   AllocationName(config.name, trials_root), keep_going);
-  interrupted = held.Pending();
-  if (!acquired.ok()) return core::Unavailable("slurm: " + acquired.message());
-  allocation = std::move(acquired).value();
-  auto pool = SetUpClusterDevices(config.devices, *allocation, SelfPath(), {},
-                                  keep_going);
-  interrupted = held.Pending();
-  if (interrupted && !resume) ReleaseAllocation(*allocation);
-  return pool;
 }
 
 }  // namespace
