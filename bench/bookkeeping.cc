@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
       {"trials", trials},
       {"reports", totals.reports},
       {"completed", totals.completed},
-      {"seconds", std::round(seconds * 1000) / 1000},
+      {"seconds", std::round(seconds * 1e6) / 1e6},
       {"reports_per_s", std::round(totals.reports / seconds * 10) / 10},
       {"trials_per_s", std::round(trials / seconds * 100) / 100},
       {"peak_rss_mb", std::round(PeakRssMb() * 10) / 10},

@@ -50,7 +50,9 @@ struct BoardLimits {
   int64_t high = 256;
 };
 
-// The writer's side. Not thread-safe; Discard() at every transaction's end.
+// The writer's side. What it reads of a board it keeps across its own
+// transactions: the owner calls Discard() when a transaction is rolled back
+// or another connection may have written. Not thread-safe.
 class Leaderboard {
  public:
   // Told of each contender flag the board sets: (trial, on board), or
@@ -67,7 +69,8 @@ class Leaderboard {
   // Writes the boards' sizes and completeness that changed; must run in
   // their transaction (before a read of them, and before it commits).
   core::Status Flush();
-  // The transaction ended: what was read in it may be stale.
+  // A transaction was rolled back, or another connection may have
+  // written: what was read may be stale.
   void Discard() { boards_.clear(); }
   // The experiment's rows are gone.
   void Drop(ExperimentId experiment) { boards_.erase(experiment); }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -22,6 +23,14 @@ namespace {
 bool MayWrite(const std::string& file) {
   return faccessat(AT_FDCWD, file.c_str(), W_OK, AT_EACCESS) == 0 ||
          errno == ENOENT;
+}
+
+// SQLite's process-wide settings, before its first connection: no memory
+// statistics (this process never reads them; keeping them takes a global
+// mutex on every allocation).
+void ConfigureSqliteOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
 }
 
 }  // namespace
@@ -50,6 +59,7 @@ core::Status Database::CheckFiles() {
 
 core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
                                                        bool read_only) {
+  ConfigureSqliteOnce();
   sqlite3* db = nullptr;
   int flags = read_only ? SQLITE_OPEN_READONLY
                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -81,6 +91,12 @@ void Database::set_busy_policy(const BusyPolicy& policy) {
 }
 
 bool Database::InTransaction() const { return !sqlite3_get_autocommit(db_); }
+
+uint32_t Database::DataVersion() {
+  unsigned int version = 0;
+  sqlite3_file_control(db_, "main", SQLITE_FCNTL_DATA_VERSION, &version);
+  return version;
+}
 
 core::Status Database::ExecuteRetrying(std::string_view sql) {
   using Clock = std::chrono::steady_clock;

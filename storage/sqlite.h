@@ -72,6 +72,11 @@ class Database {
   double NowSeconds() const;
   // True while a transaction is open on this connection.
   bool InTransaction() const;
+  // A number that changes whenever the main database changes, by this
+  // connection's commits or any other's (SQLITE_FCNTL_DATA_VERSION). Read
+  // right after BEGIN, it says whether anyone committed since it was last
+  // read after a commit of ours.
+  uint32_t DataVersion();
   core::Result<Statement> Prepare(std::string_view sql);
   int64_t LastInsertRowId() const;
   // Rows the last INSERT, UPDATE or DELETE changed.

@@ -1,15 +1,34 @@
 #include "storage/trial_counts.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tuner::storage {
 
 core::Result<TrialCounts> TrialCounts::Prepare(Database& db) {
-  auto add = db.Prepare(
-      "INSERT INTO trial_counts (experiment_id, status, n) VALUES (?1, ?2, "
-      "?3) ON CONFLICT (experiment_id, status) DO UPDATE SET n = n + ?3");
-  if (!add.ok()) return add.error();
   auto drop = db.Prepare("DELETE FROM trial_counts WHERE experiment_id = ?1");
   if (!drop.ok()) return drop.error();
-  return TrialCounts(std::move(add).value(), std::move(drop).value());
+  TrialCounts counts(db, std::move(drop).value());
+  auto add = counts.AddOf(1);
+  if (!add.ok()) return add.error();
+  return counts;
+}
+
+core::Result<Statement*> TrialCounts::AddOf(int rows) {
+  auto found = adds_.find(rows);
+  if (found != adds_.end()) return &found->second;
+  std::string sql =
+      "INSERT INTO trial_counts (experiment_id, status, n) VALUES ";
+  for (int row = 0; row < rows; ++row) {
+    int first = 3 * row + 1;
+    sql += (row == 0 ? "(?" : ", (?") + std::to_string(first) + ", ?" +
+           std::to_string(first + 1) + ", ?" + std::to_string(first + 2) + ")";
+  }
+  sql +=
+      " ON CONFLICT (experiment_id, status) DO UPDATE SET n = n + excluded.n";
+  auto stmt = db_->Prepare(sql);
+  if (!stmt.ok()) return stmt.error();
+  return &adds_.emplace(rows, std::move(stmt).value()).first->second;
 }
 
 void TrialCounts::Move(core::TrialId trial, ExperimentId experiment,
@@ -34,13 +53,27 @@ void TrialCounts::Discard() {
 }
 
 core::Status TrialCounts::Flush() {
+  std::vector<std::pair<const Key*, int64_t>> rows;
   for (const auto& [key, change] : changes_) {
-    if (change == 0) continue;
-    TUNER_RETURN_IF_ERROR(
-        add_.Bind(1, key.first).Bind(2, key.second).Bind(3, change).Run());
+    if (change != 0) rows.emplace_back(&key, change);
+  }
+  core::Status status = core::Status::Ok();
+  for (size_t first = 0; status.ok() && first < rows.size();
+       first += kRowsPerUpsert) {
+    size_t count = std::min(rows.size() - first, kRowsPerUpsert);
+    auto add = AddOf(static_cast<int>(count));
+    if (!add.ok()) return add.status();
+    Statement& stmt = *add.value();
+    for (size_t i = 0; i < count; ++i) {
+      int index = static_cast<int>(3 * i + 1);
+      const auto& [key, change] = rows[first + i];
+      stmt.Bind(index, key->first).Bind(index + 1, key->second);
+      stmt.Bind(index + 2, change);
+    }
+    status = stmt.Run();
   }
   changes_.clear();
-  return core::Status::Ok();
+  return status;
 }
 
 core::Status TrialCounts::Drop(ExperimentId experiment) {

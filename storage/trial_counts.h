@@ -17,11 +17,12 @@
 
 namespace tuner::storage {
 
-// Status changes are gathered in memory and written by Flush() (a few rows
-// per transaction, not one per change), which the writer calls before it
-// commits and before it reads the counts itself: another connection sees
-// the counts and the rows change in the same commit. Discard() forgets
-// changes whose transaction SQLite rolled back. Not thread-safe.
+// Status changes are gathered in memory and written by Flush() (one
+// statement per transaction for all its changed rows, not one per change),
+// which the writer calls before it commits and before it reads the counts
+// itself: another connection sees the counts and the rows change in the same
+// commit. Discard() forgets changes whose transaction SQLite rolled back. Not
+// thread-safe.
 class TrialCounts {
  public:
   // Prepares its statements on `db` (whose schema has trial_counts).
@@ -34,25 +35,37 @@ class TrialCounts {
   // `to`.
   void Move(core::TrialId trial, ExperimentId experiment,
             const std::optional<std::string>& from, const std::string& to);
-  // The state a Move() of this transaction left `trial` in; nullopt if it
-  // did not move since the transaction began. Exact, as the writer holds
-  // the write lock until the transaction ends, so the caller need not read
-  // the row again.
+  // The state the last Move() left `trial` in; nullopt if it did not move
+  // since the last Discard(). Exact while no other connection writes the
+  // trials (the owner calls Discard() when one may have, and when a
+  // transaction is rolled back), so the caller need not read the row again.
   std::optional<TrialState> Moved(core::TrialId trial) const;
+  // How many trials Moved() knows.
+  size_t KnownTrials() const { return moved_.size(); }
   // Writes the gathered changes; must run in the changes' transaction.
   core::Status Flush();
-  // The transaction ended (committed or rolled back): forgets its changes
-  // and the states of Moved().
+  // The transaction was rolled back, or another connection may have
+  // written: forgets the changes not written and the states of Moved().
   void Discard();
   // The experiment's counts are gone (its rows deleted).
   core::Status Drop(ExperimentId experiment);
 
  private:
-  TrialCounts(Statement add, Statement drop)
-      : add_(std::move(add)), drop_(std::move(drop)) {}
+  using Key = std::pair<ExperimentId, std::string>;
+  // At most this many rows per upsert (a batch that touched many
+  // experiments takes several).
+  static constexpr size_t kRowsPerUpsert = 16;
 
-  Statement add_, drop_;
-  std::map<std::pair<ExperimentId, std::string>, int64_t> changes_;
+  TrialCounts(Database& db, Statement drop)
+      : db_(&db), drop_(std::move(drop)) {}
+  // The upsert that adds `rows` (experiment, status, change) rows to the
+  // counts, prepared on first use.
+  core::Result<Statement*> AddOf(int rows);
+
+  Database* db_;
+  Statement drop_;
+  std::map<int, Statement> adds_;
+  std::map<Key, int64_t> changes_;
   std::unordered_map<core::TrialId, TrialState> moved_;
 };
 

@@ -242,8 +242,8 @@ class TrialStore {
   // Whether the leaderboard's first `limit` trials are the experiment's
   // best by the last value.
   core::Result<bool> BoardHolds(ExperimentId experiment, int64_t limit);
-  // Where a trial ranks as this transaction left its row (read once per
-  // transaction, then kept as the writes change it).
+  // Where a trial ranks as this store's writes left its row (read once,
+  // then kept as the writes change it, while it is known: KeepKnownRows).
   struct RankState {
     ExperimentId experiment = 0;
     bool on_board = false;
@@ -282,8 +282,15 @@ class TrialStore {
   // decisions, last values, the boards' sizes): before a read and before a
   // commit.
   core::Status FlushPending();
-  // The transaction ended: forgets what it gathered and read.
+  // The transaction was rolled back, or another connection may have
+  // written: forgets what was gathered and what is known of rows (trial
+  // states, ranks, boards).
   void DiscardPending();
+  // A commit succeeded: what is known of rows stays known (their states,
+  // ranks and boards are as this store left them) until another
+  // connection commits, up to kMaxKnownTrials trials.
+  void KeepKnownRows();
+  static constexpr size_t kMaxKnownTrials = 4096;
 
   std::unique_ptr<Database> db_;
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
@@ -302,6 +309,9 @@ class TrialStore {
   bool last_keys_ = true;
   // The trials table has contender (schema 13: the leaderboard), likewise.
   bool boards_ = true;
+  // The database's DataVersion() after this store's last commit, while it
+  // keeps what it knew in that transaction (KeepKnownRows); none: forgot.
+  std::optional<uint32_t> known_version_;
   bool batch_open_ = false;  // a write began a batch Commit() has not ended
   bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
   int commit_every_ = 1;     // see HoldCommits

@@ -1,6 +1,7 @@
 // TrialStore's write batches: the transaction a write opens, Commit() that
 // ends it, what a transaction gathers before it writes (rows, last values,
-// ranks), and the busy policy (the rest: trial_store.cc).
+// ranks) and what the store knows of its rows between transactions, and the
+// busy policy (the rest: trial_store.cc).
 #include <cmath>
 
 #include "storage/trial_store.h"
@@ -15,9 +16,14 @@ core::Status TrialStore::BeginIfNeeded() {
   }
   // SQLite ends a transaction by itself on some errors (a full disk).
   if (batch_open_) batch_lost_ = true;
-  DiscardPending();  // what a transaction that ended had not written
+  if (batch_lost_) DiscardPending();  // what it had not written
   if (auto s = db_->ExecuteRetrying("BEGIN IMMEDIATE"); !s.ok()) {
     return core::IoError("cannot write to the database: " + s.message());
+  }
+  // What this store knows of its rows from earlier transactions holds
+  // while no other connection committed since.
+  if (!known_version_ || *known_version_ != db_->DataVersion()) {
+    DiscardPending();
   }
   batch_open_ = true;
   return core::Status::Ok();
@@ -41,7 +47,11 @@ core::Status TrialStore::Commit() {
     // Whatever failed, the write lock is given back: other writers go on.
     if (!status.ok() && db_->InTransaction()) (void)db_->Execute("ROLLBACK");
   }
-  DiscardPending();
+  if (status.ok() && !lost) {
+    KeepKnownRows();
+  } else {
+    DiscardPending();
+  }
   if (!status.ok()) {
     return core::IoError("cannot commit to the database: " + status.message());
   }
@@ -51,6 +61,15 @@ core::Status TrialStore::Commit() {
         "writes since the last commit");
   }
   return status;
+}
+
+void TrialStore::KeepKnownRows() {
+  size_t known = ranks_.size() + (counts_ ? counts_->KnownTrials() : 0);
+  if (known > kMaxKnownTrials) {
+    DiscardPending();  // bounded memory: the next transaction reads again
+    return;
+  }
+  known_version_ = db_->DataVersion();
 }
 
 bool TrialStore::InTransaction() const {
@@ -127,6 +146,7 @@ core::Status TrialStore::FlushPending() {
 }
 
 void TrialStore::DiscardPending() {
+  known_version_.reset();
   pending_last_.clear();
   if (params_) params_->Discard();
   if (reports_) reports_->Discard();

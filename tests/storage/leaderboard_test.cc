@@ -134,13 +134,16 @@ void CheckInvariant(Database& db, ExperimentId e, int64_t high) {
 
 TEST_CASE(
     "the board reads the same best trials as a scan, through any "
-    "sequence of reports, ends and commits",
+    "sequence of reports, ends and commits, of one writer or two",
     "[storage][leaderboard]") {
   auto dir = testing::FreshDir("leaderboard");
   std::string path = (dir / "t.db").string();
   // A small board, so that it fills, overflows, falls short and refills.
   BoardLimits limits = GENERATE(BoardLimits{2, 4, 6}, BoardLimits{1, 2, 3});
   auto store = TrialStore::Open(path, limits).value();
+  // Another writer of the file, now and then, between the store's
+  // transactions: what the store kept of the rows it wrote is stale then.
+  auto other = TrialStore::Open(path, limits).value();
   auto reader = Database::Open(path, true).value();
   std::mt19937 random(GENERATE(1, 2, 3));
   std::map<Mode, ExperimentRecord> experiments;
@@ -189,6 +192,17 @@ TEST_CASE(
       }
     } else {
       REQUIRE(store->Commit().ok());
+      if (random() % 3 == 0) {
+        REQUIRE(
+            other->AppendReport({t, ++seqs[t], time, value, {}}, mode).ok());
+        if (random() % 2) {
+          REQUIRE(other
+                      ->FinishTrial(
+                          t, {core::TrialStatus::kStopped, 0, "", std::nullopt})
+                      .ok());
+        }
+        REQUIRE(other->Commit().ok());
+      }
       for (auto& [m, e] : experiments) {
         CheckInvariant(*reader, e.id, limits.high);
         auto all = ScannedBest(*reader, e.id, m);

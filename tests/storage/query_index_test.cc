@@ -137,6 +137,34 @@ TEST_CASE(
   CHECK(reader->CountTrials(e).value().empty());
 }
 
+TEST_CASE(
+    "status counts of many experiments changed in one transaction are all "
+    "written",
+    "[storage][query]") {
+  auto store = TrialStore::Open(":memory:").value();
+  // More experiments than one statement writes the counts of.
+  std::vector<ExperimentId> experiments;
+  for (int i = 0; i < 40; ++i) {
+    auto e = store->CreateExperiment(
+        Experiment("e" + std::to_string(i), core::Mode::kMax));
+    REQUIRE(e.ok());
+    experiments.push_back(e.value());
+  }
+  REQUIRE(store->Commit().ok());
+  for (size_t i = 0; i < experiments.size(); ++i) {
+    for (size_t n = 0; n <= i % 3; ++n) {
+      auto t = store->AddTrial(experiments[i], static_cast<int64_t>(n), {});
+      REQUIRE(t.ok());
+      if (n == 1) REQUIRE(store->MarkRunning(t.value()).ok());
+    }
+  }
+  REQUIRE(store->Commit().ok());
+  for (ExperimentId e : experiments) {
+    INFO("experiment " << e);
+    CHECK(store->CountTrials(e).value() == Recount(*store, e));
+  }
+}
+
 TEST_CASE("a database from before migration 8 gets its counts and indexes",
           "[storage][query]") {
   TempDb file;
