@@ -4,20 +4,15 @@
 
 #include <boost/asio/post.hpp>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 #include "schedulers/factory.h"
 #include "trial_runner/output/failure_class.h"
 #include "trial_runner/processes/local_runner.h"
 #include "trial_runner/processes/trainer_state_runner.h"
 #include "tuner/base/one_line.h"
-#include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep_live_trial.h"
 
 namespace tuner {
-
-namespace fs = std::filesystem;
 
 Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
              storage::TrialStore& store, ProgressSink& progress,
@@ -33,6 +28,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
                      ? options_.make_scheduler(config.scheduler)
                      : schedulers::MakeTrialScheduler(config.scheduler)),
       pool_(*options_.pool),
+      planner_(config, options_.trials_root, options_.cpus),
       own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
       clock_(options_.clock ? *options_.clock : *own_clock_),
       retry_timer_(clock_.MakeTimer()),
@@ -287,7 +283,7 @@ ExitRoute Sweep::RouteExit(const LiveTrial& trial,
   facts.judged = trial.judged;
   facts.verdict_reason = trial.reason;
   facts.seen_keys = trial.intake.seen_keys().Text();
-  std::string stderr_path = TrialDir(trial.id) + "/stderr.log";
+  std::string stderr_path = planner_.TrialDir(trial.id) + "/stderr.log";
   return exit_rules_.Route(facts, exit, !Running(), [&stderr_path] {
     return runner::FileTail(stderr_path, 65536);
   });
@@ -336,16 +332,8 @@ void Sweep::RecordRetries(const LiveTrial& trial) {
   journal_.SetRetries(trial.id, {trial.failures, trial.device_retries});
 }
 
-void Sweep::RotateLogs(const LiveTrial& trial) {
-  std::string dir = TrialDir(trial.id);
-  std::string suffix = ".attempt-" + std::to_string(trial.attempt) + ".log";
-  std::error_code ec;
-  fs::rename(dir + "/stdout.log", dir + "/stdout" + suffix, ec);
-  fs::rename(dir + "/stderr.log", dir + "/stderr" + suffix, ec);
-}
-
 void Sweep::Relaunch(LiveTrial& trial) {
-  RotateLogs(trial);
+  planner_.RotateLogs(trial.id, trial.attempt);
   trial.life.Requeue();
   trial.intake.NewAttempt(trial.last_time);
   trial.reason.clear();

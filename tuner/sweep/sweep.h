@@ -28,6 +28,7 @@
 #include "tuner/sweep/exit_rules.h"
 #include "tuner/sweep/fail_fast.h"
 #include "tuner/sweep/journal.h"
+#include "tuner/sweep/launch_planner.h"
 #include "tuner/sweep/progress.h"
 
 namespace tuner {
@@ -184,8 +185,6 @@ class Sweep : public runner::RunnerObserver {
   // extension committed meanwhile is never lost).
   bool RefreshBudget(bool locked);
   LaunchResult Launch(LiveTrial& trial);
-  // The trial's dir, env and command on its lease (sweep_launch.cc).
-  core::Result<runner::TrialLaunch> PrepareLaunch(LiveTrial& trial);
   // Labels and stores the lease, marks the trial running, commits.
   core::Status RecordLaunch(LiveTrial& trial);
   // Launch(), else queues the trial for a device or ends it as failed.
@@ -203,19 +202,12 @@ class Sweep : public runner::RunnerObserver {
                                             std::chrono::milliseconds(0));
   static constexpr std::chrono::milliseconds kBusyDeviceRest{30000};
   void RecordShim(const LiveTrial& trial);
-  // trials/<id>, and the trial's checkpoints.dir filled in ("" if none).
-  std::string TrialDir(core::TrialId trial) const;
-  std::string OutputDir(core::TrialId trial, const core::Params& params) const;
-  // Where its reports come from under metrics_format trainer_state.
-  std::optional<runner::TrainerStateSource> TrainerStateOf(
-      const LiveTrial& trial) const;
   // Resume (sweep_resume.cc; what is stored rebuilt by TrialRestorer).
   // Adopts, relaunches, queues or parks (paused) a trial not ended.
   void TakeUp(TrialRestorer& restorer, const storage::TrialRecord& row);
   void Readopt(LiveTrial& trial, const storage::TrialRecord& row);
   // Acts on a verdict reached before the crash, once the trial is adopted.
   void ActOnRestored(LiveTrial& trial, core::Action verdict);
-  runner::TrialLaunch AdoptionLaunch(const LiveTrial& trial) const;
   void EndWaiting();
   // Acts on the scheduler's decision about a stored report.
   void Judge(LiveTrial& trial, double time, double value,
@@ -228,7 +220,6 @@ class Sweep : public runner::RunnerObserver {
   // Starts `trial` again (a retry or a promotion): keeps its old logs as
   // .attempt-N.log and skips the reports it already made.
   void Relaunch(LiveTrial& trial);
-  void RotateLogs(const LiveTrial& trial);
   // Stores the trial's retry budgets spent, for a restarted tuner.
   void RecordRetries(const LiveTrial& trial);
   // Promotion-type schedulers (sweep_promotion.cc).
@@ -270,7 +261,7 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<schedulers::Searcher> searcher_;
   std::unique_ptr<schedulers::TrialScheduler> scheduler_;
   runner::DevicePool& pool_;
-  std::set<int> ports_;                // handed to running trials
+  LaunchPlanner planner_;              // what a trial's attempt is
   std::deque<core::TrialId> waiting_;  // live trials without a device yet
   std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
   Clock& clock_;

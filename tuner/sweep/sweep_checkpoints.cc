@@ -107,7 +107,8 @@ void Sweep::PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status) {
 }
 
 void Sweep::KeepCheckpoints(const storage::TrialRecord& row) {
-  checkpoints_.Ended(row.status, row.last_value, OutputDir(row.id, row.params));
+  checkpoints_.Ended(row.status, row.last_value,
+                     planner_.OutputDir(row.id, row.params));
 }
 
 }  // namespace tuner

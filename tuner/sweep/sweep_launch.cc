@@ -1,24 +1,18 @@
-// The parts of Sweep that put trials on devices: leases, their env, the
-// launch itself, and trials that wait for a device other processes hold.
+// The parts of Sweep that put trials on devices: leases, the launch
+// itself (its folder, env and command: LaunchPlanner), and trials that wait
+// for a device other processes hold.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
-#include "trial_runner/devices/device_env.h"
 #include "trial_runner/devices/device_parsers.h"
-#include "trial_runner/output/trainer_state.h"
-#include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"
 
 namespace tuner {
-
-namespace fs = std::filesystem;
 
 void Sweep::StartOrQueue(LiveTrial& trial) {
   LaunchResult result = Launch(trial);
@@ -156,14 +150,21 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
     return LaunchResult::kNoDevice;
   }
   trial.lease = std::move(*lease);
-  auto launch = PrepareLaunch(trial);
-  core::Status started = launch.ok() ? RecordLaunch(trial) : launch.status();
+  auto planned = planner_.Plan({trial.id, &trial.params, trial.attempt},
+                               *trial.lease, pool_.groups());
+  core::Status started = planned.status();
+  if (started.ok()) {
+    trial.ports = planned.value().ports;
+    trial.output_dir = planned.value().output_dir;
+    trial.resumed_from = planned.value().resumed_from;
+    started = RecordLaunch(trial);
+  }
   if (started.ok()) {
     // Launched before it starts: the runner may hand over its first
     // reports inside Start() (a trial that printed them at once).
     ++trial.attempt;
     trial.life.Launched(AttemptOrigin::kThisTuner);
-    started = runner_->Start(launch.value());
+    started = runner_->Start(planned.value().launch);
     if (!started.ok()) {
       --trial.attempt;
       trial.life.Requeue();
@@ -180,61 +181,6 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   progress_.TrialStarted(EventOf(trial), counts_);
   WatchCheckpoints();
   return LaunchResult::kStarted;
-}
-
-core::Result<runner::TrialLaunch> Sweep::PrepareLaunch(LiveTrial& trial) {
-  const runner::DeviceLease& lease = *trial.lease;
-  std::string dir = TrialDir(trial.id);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::ofstream(dir + "/params.json") << ParamsJson(trial.params) << "\n";
-  runner::DeviceEnvOptions env_options;
-  env_options.docker = config_.devices.launcher == "docker";
-  env_options.trial_dir = dir;
-  env_options.recipe_cache = config_.devices.recipe_cache;
-  env_options.recipe_cache_mb = config_.devices.recipe_cache_mb;
-  env_options.threads =
-      std::max<int>(1, options_.cpus / std::max<int>(1, pool_.groups()));
-  auto devices = runner::DeviceEnvironment(lease, env_options, ports_);
-  if (!devices.ok()) return devices.error();
-  trial.ports = devices.value().ports;
-  TrialContext context;
-  context.id = trial.id;
-  context.params = &trial.params;
-  context.trial_dir = dir;
-  context.attempt = trial.attempt + 1;
-  context.card_indices = runner::CardIndices(lease);
-  context.devices = &devices.value();
-  size_t resumed_entries = 0;  // the log_history it resumes with
-  if (!config_.checkpoints.dir.empty()) {
-    trial.output_dir = OutputDir(trial.id, trial.params);
-    trial.resumed_from.clear();
-    auto saved =
-        runner::ScanCheckpoints(trial.output_dir, config_.checkpoints.pattern);
-    if (trial.attempt > 0 && !saved.empty()) {
-      context.checkpoint = trial.resumed_from = saved.back().dir;
-      resumed_entries = saved.back().log_history.size();
-    }
-  }
-  auto request = BuildSpawnRequest(config_, context);
-  if (!request.ok()) return request.error();
-  runner::TrialLaunch launch;
-  launch.trial = trial.id;
-  launch.spawn = std::move(request).value();
-  launch.spawn.cpus = lease.cpus;
-  launch.spawn.inherit_fds = lease.lock_fds();
-  launch.timeout = config_.trial.timeout;
-  launch.stop_grace = config_.trial.stop_grace;
-  launch.idle_timeout = config_.trial.idle_timeout;
-  launch.log_cap = config_.trial.log_cap;
-  launch.status_path = AttemptStatusPath(dir, context.attempt);
-  launch.metrics = MetricFormatFor(config_);
-  launch.node = lease.node;
-  launch.trainer_state = TrainerStateOf(trial);
-  if (launch.trainer_state) launch.trainer_state->skip = resumed_entries;
-  if (env_options.docker)
-    launch.cleanup = {"docker", "rm", "-f", DockerName(config_, context)};
-  return launch;
 }
 
 core::Status Sweep::RecordLaunch(LiveTrial& trial) {
@@ -255,30 +201,6 @@ core::Status Sweep::RecordLaunch(LiveTrial& trial) {
   return core::Status::Ok();
 }
 
-std::optional<runner::TrainerStateSource> Sweep::TrainerStateOf(
-    const LiveTrial& trial) const {
-  if (config_.metrics_format != "trainer_state") return std::nullopt;
-  return runner::TrainerStateSource{trial.output_dir,
-                                    config_.checkpoints.pattern, 0};
-}
-
-std::string Sweep::TrialDir(core::TrialId trial) const {
-  return options_.trials_root + "/" + std::to_string(trial);
-}
-
-std::string Sweep::OutputDir(core::TrialId trial,
-                             const core::Params& params) const {
-  if (config_.checkpoints.dir.empty()) return "";
-  TrialContext context;
-  context.id = trial;
-  context.params = &params;
-  context.trial_dir = TrialDir(trial);
-  // Relative: the trial's, whose working directory is workdir.
-  fs::path dir = ExpandForTrial(config_, context, config_.checkpoints.dir);
-  return dir.is_absolute() ? dir.string()
-                           : (fs::path(config_.workdir) / dir).string();
-}
-
 void Sweep::RecordShim(const LiveTrial& trial) {
   pid_t shim = runner_->ShimPid(trial.id);
   auto supervisor = runner_->Supervisor(trial.id);
@@ -291,7 +213,7 @@ void Sweep::RecordShim(const LiveTrial& trial) {
 }
 
 void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
-  for (int port : trial.ports) ports_.erase(port);
+  planner_.ReleasePorts(trial.ports);
   trial.ports.clear();
   if (trial.lease_row != 0) journal_.CloseLease(trial.lease_row);
   trial.lease_row = 0;

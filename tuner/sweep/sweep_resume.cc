@@ -6,29 +6,17 @@
 #include <filesystem>
 
 #include "trial_runner/devices/device_parsers.h"
-#include "tuner/config/launch_spec.h"
 #include "tuner/sweep/sweep.h"
 #include "tuner/sweep/sweep_live_trial.h"
 #include "tuner/sweep/trial_restorer.h"
 
 namespace tuner {
 
-runner::TrialLaunch Sweep::AdoptionLaunch(const LiveTrial& trial) const {
-  std::string dir = TrialDir(trial.id);
-  runner::TrialLaunch launch;
-  launch.trial = trial.id;
-  launch.spawn.stdout_path = dir + "/stdout.log";
-  launch.spawn.stderr_path = dir + "/stderr.log";
-  launch.status_path = AttemptStatusPath(dir, trial.attempt);
-  launch.metrics = MetricFormatFor(config_);
-  launch.trainer_state = TrainerStateOf(trial);
-  return launch;
-}
-
 void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   runner::Adoption adoption;
   adoption.trial = trial.id;
-  adoption.launch = AdoptionLaunch(trial);
+  adoption.launch =
+      planner_.AdoptionOf(trial.id, trial.attempt, trial.output_dir);
   std::optional<runner::SupervisorId> stored;
   if (row.shim_pid && row.shim_start) {
     stored = runner::SupervisorId{static_cast<pid_t>(*row.shim_pid),
@@ -98,7 +86,7 @@ void Sweep::ActOnRestored(LiveTrial& trial, core::Action verdict) {
 void Sweep::TakeUp(TrialRestorer& restorer, const storage::TrialRecord& row) {
   auto owned = restorer.Rebuild(row);
   LiveTrial& trial = *owned;
-  trial.output_dir = OutputDir(trial.id, trial.params);
+  trial.output_dir = planner_.OutputDir(trial.id, trial.params);
   if (trial.life.phase() == TrialPhase::kPaused) {
     ++counts_.paused;
     paused_.emplace(row.id, std::move(owned));
