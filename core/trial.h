@@ -75,10 +75,14 @@ inline std::string_view ToString(ExperimentStatus status) {
   return "unknown";
 }
 
+// Every status, running first.
+inline constexpr ExperimentStatus kExperimentStatuses[] = {
+    ExperimentStatus::kRunning, ExperimentStatus::kFinished,
+    ExperimentStatus::kInterrupted, ExperimentStatus::kFailed};
+
 inline std::optional<ExperimentStatus> ParseExperimentStatus(
     std::string_view text) {
-  for (auto s : {ExperimentStatus::kRunning, ExperimentStatus::kFinished,
-                 ExperimentStatus::kInterrupted, ExperimentStatus::kFailed}) {
+  for (auto s : kExperimentStatuses) {
     if (ToString(s) == text) return s;
   }
   return std::nullopt;

@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto emit = [](tuner::core::Metrics metrics) {
     for (const auto& [name, value] : metrics) {
-      if (!tuner::runner::IsValidUtf8(name)) __builtin_trap();
+      if (!tuner::util::IsValidUtf8(name)) __builtin_trap();
       (void)nlohmann::json(name).dump();  // strict: throws on invalid UTF-8
     }
     store.Append(metrics);

@@ -12,7 +12,7 @@
 
 extern char** environ;
 
-namespace tuner::runner {
+namespace tuner::util {
 
 namespace {
 
@@ -87,4 +87,4 @@ core::Result<CaptureResult> RunCapture(const std::vector<std::string>& argv,
   return result;
 }
 
-}  // namespace tuner::runner
+}  // namespace tuner::util

@@ -8,7 +8,7 @@
 
 #include "core/result.h"
 
-namespace tuner::runner {
+namespace tuner::util {
 
 struct CaptureResult {
   int exit_code = -1;  // -signal when killed
@@ -22,6 +22,6 @@ struct CaptureResult {
 core::Result<CaptureResult> RunCapture(const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout);
 
-}  // namespace tuner::runner
+}  // namespace tuner::util
 
 #endif  // TUNER_UTIL_CAPTURE_H_

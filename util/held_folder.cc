@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <utility>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 HeldFolder::HeldFolder(const std::string& file_path)
     : fd_(AT_FDCWD), name_(file_path), path_(file_path) {
@@ -68,4 +68,4 @@ std::optional<std::string> ReadHeld(const HeldFolder& folder, size_t limit) {
   return text;
 }
 
-}  // namespace tuner::runner
+}  // namespace tuner::util

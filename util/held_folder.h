@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 class HeldFolder {
  public:
@@ -41,6 +41,6 @@ bool WriteAtomically(const HeldFolder& folder, const std::string& text);
 // it cannot be opened (missing, a symlink) or read.
 std::optional<std::string> ReadHeld(const HeldFolder& folder, size_t limit);
 
-}  // namespace tuner::runner
+}  // namespace tuner::util
 
 #endif  // TUNER_UTIL_HELD_FOLDER_H_

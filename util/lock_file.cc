@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 namespace {
 
@@ -140,4 +140,4 @@ LockState ProbeLockAt(int dir_fd, const std::string& name) {
   return state;
 }
 
-}  // namespace tuner::runner
+}  // namespace tuner::util

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 // A held lock. Move-only; destroying it closes this process's descriptor.
 class LockFile {
@@ -62,6 +62,6 @@ LockState ProbeLockAt(int dir_fd, const std::string& name);
 // Else false, and `error` says why.
 bool CheckLockFile(const std::string& path, std::string* error);
 
-}  // namespace tuner::runner
+}  // namespace tuner::util
 
 #endif  // TUNER_UTIL_LOCK_FILE_H_

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <filesystem>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 namespace {
 constexpr size_t kMaxProcFileBytes = 1 << 20;  // /proc files are small
@@ -50,4 +50,4 @@ bool ProcessHoldsOpen(int pid, const std::string& path) {
   return false;
 }
 
-}  // namespace tuner::runner
+}  // namespace tuner::util

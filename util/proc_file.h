@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 // What is left to read from `fd` (at most 1 MiB), "" on any error. Never
 // throws: read(2) on a /proc file of a process that has exited since it
@@ -20,6 +20,6 @@ std::string ReadProcFile(const std::string& path);
 // inode: it was moved or renamed since, or not. False when either is gone.
 bool ProcessHoldsOpen(int pid, const std::string& path);
 
-}  // namespace tuner::runner
+}  // namespace tuner::util
 
 #endif  // TUNER_UTIL_PROC_FILE_H_

@@ -2,7 +2,7 @@
 
 #include <utf8.h>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 bool IsValidUtf8(std::string_view text) {
   return utf8::is_valid(text.begin(), text.end());
@@ -16,4 +16,4 @@ std::string ValidUtf8(std::string_view text) {
   return out;
 }
 
-}  // namespace tuner::runner
+}  // namespace tuner::util

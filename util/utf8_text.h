@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace tuner::runner {
+namespace tuner::util {
 
 // The UTF-8 encoding of U+FFFD, which replaces what is not UTF-8.
 inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
@@ -20,6 +20,6 @@ bool IsValidUtf8(std::string_view text);
 // replace_invalid); valid text comes back unchanged. Pure; never throws.
 std::string ValidUtf8(std::string_view text);
 
-}  // namespace tuner::runner
+}  // namespace tuner::util
 
 #endif  // TUNER_UTIL_UTF8_TEXT_H_

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # scripts/check-modules.sh is clean on this tree, and fails, naming the file
 # and line, on a copy of it with includes that cross the module map: a leaf
-# including another leaf, a wiring role including one above it (quoted,
-# then in angle brackets), and a source file outside the role folders.
+# including another leaf, a runner sub-module including one it may not,
+# util including a layer above it, a wiring role including one above it
+# (quoted, then in angle brackets), and a source file outside the role
+# folders.
 set -uo pipefail
 src="$1"
 check="$src/scripts/check-modules.sh"
@@ -10,8 +12,8 @@ out=$("$check" "$src") || { echo "not clean on the tree:"; echo "$out"; exit 1; 
 
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-cp -r "$src/core" "$src/schedulers" "$src/storage" "$src/trial_runner" \
-  "$src/tuner" "$copy/"
+cp -r "$src/core" "$src/util" "$src/schedulers" "$src/storage" \
+  "$src/trial_runner" "$src/tuner" "$copy/"
 reports=()
 
 # plant FILE TEXT: appends the line TEXT to FILE in the copy and sets
@@ -43,10 +45,21 @@ expect() {
   reports+=("$out")
 }
 
-plant storage/trial_store.cc '#include "trial_runner/spawn.h"'
+plant storage/trial_store.cc '#include "trial_runner/processes/spawn.h"'
 expect "a storage -> trial_runner include" \
-  "storage/trial_store.cc:$line: includes \"trial_runner/spawn.h\""
+  "storage/trial_store.cc:$line: includes \"trial_runner/processes/spawn.h\""
 unplant storage/trial_store.cc
+
+plant trial_runner/output/metric_parser.cc \
+  '#include "trial_runner/processes/spawn.h"'
+expect "a runner output -> processes include" \
+  "trial_runner/output/metric_parser.cc:$line: includes \"trial_runner/processes/spawn.h\""
+unplant trial_runner/output/metric_parser.cc
+
+plant util/utf8_text.cc '#include "storage/sqlite.h"'
+expect "a util -> storage include" \
+  "util/utf8_text.cc:$line: includes \"storage/sqlite.h\""
+unplant util/utf8_text.cc
 
 plant tuner/sweep/sweep.cc '#include "tuner/cli/cli.h"'
 only=1 expect "a tuner/sweep -> tuner/cli include, alone" \

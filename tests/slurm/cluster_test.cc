@@ -108,7 +108,7 @@ TEST_CASE(
   CHECK(leases[0].node == "n1");
   CHECK(leases[3].node == "n2");
   CHECK(leases[0].ids() == leases[2].ids());
-  CHECK(runner::ProbeLock(
+  CHECK(util::ProbeLock(
             locks + "/nodes/n2/" +
             runner::LockName(DeviceKind::kHabana, leases[2].devices[0]) +
             ".lock")

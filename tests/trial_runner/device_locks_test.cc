@@ -61,10 +61,10 @@ TEST_CASE(
 
   for (const char* name : {"cpu-0.lock", "cpu-1.lock"}) {
     std::string error;
-    auto lock = LockFile::TryAcquire((dir / name).string(), &error);
+    auto lock = util::LockFile::TryAcquire((dir / name).string(), &error);
     CHECK_FALSE(lock.has_value());
     CHECK(error.find("refused") != std::string::npos);
-    CHECK_FALSE(ProbeLock((dir / name).string()).held);
+    CHECK_FALSE(util::ProbeLock((dir / name).string()).held);
   }
   auto pool = CpuPool(dir);  // the pool of cpu 0 refuses to start
   REQUIRE_FALSE(pool.ok());
@@ -73,16 +73,6 @@ TEST_CASE(
   CHECK(ModeOf(victim) == 0600);
   fs::remove_all(dir);
   fs::remove(victim);
-}
-
-TEST_CASE("a FIFO planted as a lock file neither blocks a probe nor locks",
-          "[devices][locks]") {
-  fs::path dir = FreshDir("fifo-locks", 0700);
-  fs::path fifo = dir / "cpu-0.lock";
-  REQUIRE(mkfifo(fifo.c_str(), 0666) == 0);
-  CHECK_FALSE(ProbeLock(fifo.string()).held);
-  CHECK_FALSE(LockFile::TryAcquire(fifo.string()).has_value());
-  fs::remove_all(dir);
 }
 
 TEST_CASE(
@@ -110,23 +100,6 @@ TEST_CASE(
   fs::remove_all(fresh.parent_path().parent_path());
 }
 
-TEST_CASE("an existing lock file is never chmod'ed", "[devices][locks]") {
-  fs::path dir = FreshDir("kept-mode-locks", 0700);
-  fs::path file = dir / "cpu-0.lock";
-  std::ofstream(file).close();
-  chmod(file.c_str(), 0640);
-  auto lock = LockFile::TryAcquire(file.string());
-  REQUIRE(lock.has_value());
-  CHECK(ModeOf(file) == 0640);
-  lock.reset();
-  fs::remove(file);
-  auto created = LockFile::TryAcquire(file.string());  // ours: 0666
-  REQUIRE(created.has_value());
-  CHECK(ModeOf(file) == 0666);
-  created.reset();
-  fs::remove_all(dir);
-}
-
 // As root: a shared directory (root's, mode 1777) and a lock file that
 // another user (nobody) created and holds; else the same with our own.
 TEST_CASE("a lock file created by another user still excludes",
@@ -144,7 +117,7 @@ TEST_CASE("a lock file created by another user still excludes",
     close(ready[0]);
     close(release[1]);  // so that the parent's close ends the read below
     if (root && setuid(65534) != 0) _exit(3);
-    auto lock = LockFile::TryAcquire(path);
+    auto lock = util::LockFile::TryAcquire(path);
     char byte = lock ? 'y' : 'n';
     (void)!write(ready[1], &byte, 1);
     (void)!read(release[0], &byte, 1);  // until the parent closes it
@@ -159,13 +132,13 @@ TEST_CASE("a lock file created by another user still excludes",
   REQUIRE(stat(path.c_str(), &st) == 0);
   if (root) CHECK(st.st_uid == 65534u);
   CHECK((st.st_mode & 0777) == 0666);
-  CHECK(ProbeLock(path).held);
-  CHECK_FALSE(LockFile::TryAcquire(path).has_value());
+  CHECK(util::ProbeLock(path).held);
+  CHECK_FALSE(util::LockFile::TryAcquire(path).has_value());
   close(release[1]);
   int status = 0;
   waitpid(child, &status, 0);
   CHECK(WEXITSTATUS(status) == 0);
-  auto mine = LockFile::TryAcquire(path);  // free again; still not chmod'ed
+  auto mine = util::LockFile::TryAcquire(path);  // free again; still not chmod'ed
   REQUIRE(mine.has_value());
   REQUIRE(stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0666);

@@ -80,11 +80,11 @@ TEST_CASE("busy devices are skipped with a warning", "[devices]") {
 }
 
 // The lock another tuner's trial holds on `device`.
-LockFile HoldLease(const std::string& dir, DeviceKind kind,
+util::LockFile HoldLease(const std::string& dir, DeviceKind kind,
                    const Device& device) {
   REQUIRE(EnsureLockDir(dir, nullptr));
   auto lock =
-      LockFile::TryAcquire(dir + "/" + LockName(kind, device) + ".lock");
+      util::LockFile::TryAcquire(dir + "/" + LockName(kind, device) + ".lock");
   REQUIRE(lock);
   return std::move(*lock);
 }
@@ -96,7 +96,7 @@ TEST_CASE("a busy device whose lease is held is a trial's, not busy",
     std::string dir = FreshLockDir();
     Inventory inventory = Cards(kind, 4);
     inventory.devices[1].busy = "memory.used 30720 MiB > 2048 MiB";
-    std::optional<LockFile> other = HoldLease(dir, kind, inventory.devices[1]);
+    std::optional<util::LockFile> other = HoldLease(dir, kind, inventory.devices[1]);
     DevicePool pool = MakePool(inventory, 1, dir);
     CHECK(pool.groups() == 4);
     CHECK(pool.warnings().empty());
@@ -122,7 +122,7 @@ TEST_CASE("a Neuron chip busy with a trial's cores keeps its other cores",
     if (core < 2) d.busy = "chip has processes (pid 77)";
     inventory.devices.push_back(d);
   }
-  LockFile other = HoldLease(dir, DeviceKind::kNeuron, inventory.devices[0]);
+  util::LockFile other = HoldLease(dir, DeviceKind::kNeuron, inventory.devices[0]);
   DevicePool pool = MakePool(inventory, 1, dir);
   CHECK(pool.groups() == 4);
   // Without a lease on the chip, its process is a stranger's.

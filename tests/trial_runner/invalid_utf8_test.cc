@@ -37,14 +37,14 @@ std::vector<core::Metrics> FeedAll(MetricStream& stream,
 
 TEST_CASE("ValidUtf8 replaces each ill-formed sequence by one U+FFFD",
           "[runner][utf8]") {
-  CHECK(ValidUtf8("caf\xc3\xa9") == "caf\xc3\xa9");  // valid: unchanged
-  CHECK(ValidUtf8("caf\xe9") == "caf" + kFffd);      // Latin-1
-  CHECK(ValidUtf8("\xc3") == kFffd);                 // truncated
-  CHECK(ValidUtf8("\xc0\xaf") == kFffd);             // overlong '/'
-  CHECK(ValidUtf8("\xed\xa0\x80") == kFffd);         // a surrogate
-  CHECK(ValidUtf8("\xf4\x90\x80\x80") == kFffd);     // past U+10FFFF
-  CHECK(ValidUtf8(std::string("a\0b", 3)) == std::string("a\0b", 3));
-  CHECK(IsValidUtf8(ValidUtf8("\xff\xfe\x80 x \xe2\x82")));
+  CHECK(util::ValidUtf8("caf\xc3\xa9") == "caf\xc3\xa9");  // valid: unchanged
+  CHECK(util::ValidUtf8("caf\xe9") == "caf" + kFffd);      // Latin-1
+  CHECK(util::ValidUtf8("\xc3") == kFffd);                 // truncated
+  CHECK(util::ValidUtf8("\xc0\xaf") == kFffd);             // overlong '/'
+  CHECK(util::ValidUtf8("\xed\xa0\x80") == kFffd);         // a surrogate
+  CHECK(util::ValidUtf8("\xf4\x90\x80\x80") == kFffd);     // past U+10FFFF
+  CHECK(util::ValidUtf8(std::string("a\0b", 3)) == std::string("a\0b", 3));
+  CHECK(util::IsValidUtf8(util::ValidUtf8("\xff\xfe\x80 x \xe2\x82")));
 }
 
 TEST_CASE("a metric name that is not UTF-8 is read with U+FFFD",
@@ -71,7 +71,7 @@ TEST_CASE("katib and regex names that are not UTF-8 are read with U+FFFD",
   MetricStream katib(MetricFormat{MetricFormat::Extra::kKatib, "", "score"});
   auto reports = FeedAll(katib, {"epoch=1 sc\xe9re=0.5"});
   REQUIRE(reports.size() == 1);
-  for (const auto& [name, value] : reports[0]) CHECK(IsValidUtf8(name));
+  for (const auto& [name, value] : reports[0]) CHECK(util::IsValidUtf8(name));
   MetricStream regex(MetricFormat{MetricFormat::Extra::kRegex,
                                   R"((\S+): ([0-9.]+))", "score"});
   reports = FeedAll(regex, {"lo\xe9ss: 0.5"});

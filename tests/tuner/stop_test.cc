@@ -65,7 +65,7 @@ TEST_CASE("tuner stop signals no process that a lock file merely names",
         pid + start + " exe=" TUNER_BINARY,    // another executable
         pid + start + " exe=" + sleep_exe}) {  // not a tuner
     INFO(owner);
-    auto held = runner::LockFile::TryAcquire(lock);
+    auto held = util::LockFile::TryAcquire(lock);
     REQUIRE(held.has_value());
     held->WriteOwner(owner);
     auto out = testing::RunTuner(dir, "stop x --db tuner.db");

@@ -18,9 +18,9 @@ namespace fs = std::filesystem;
 // nullopt: the tool is not installed; an error: it failed.
 using Probe = std::optional<core::Result<Inventory>>;
 
-core::Result<CaptureResult> RunTool(const std::vector<std::string>& argv,
+core::Result<util::CaptureResult> RunTool(const std::vector<std::string>& argv,
                                     const DetectOptions& options) {
-  auto run = RunCapture(argv, options.timeout);
+  auto run = util::RunCapture(argv, options.timeout);
   if (!run.ok()) return run;
   if (run.value().exit_code != 0) {
     return core::IoError(argv[0] + " exited with " +

@@ -171,8 +171,8 @@ core::Status DevicePool::CheckLocks() const {
     return core::IoError("lock directory: " + error);
   for (const auto& group : groups_) {
     for (const auto& d : group.devices) {
-      if (!CheckLockFile(LockPath(group.node, d, ".lock"), &error) ||
-          !CheckLockFile(LockPath(group.node, d, ".reserve"), &error))
+      if (!util::CheckLockFile(LockPath(group.node, d, ".lock"), &error) ||
+          !util::CheckLockFile(LockPath(group.node, d, ".reserve"), &error))
         return core::IoError("lock directory: " + error);
     }
   }
@@ -229,12 +229,12 @@ std::vector<std::string> DevicePool::nodes() const {
 bool DevicePool::LeaseHeld(const Inventory& inventory,
                            const Device& device) const {
   if (options_.lock_dir.empty()) return false;
-  if (ProbeLock(LockPath(options_.node, device, ".lock")).held) return true;
+  if (util::ProbeLock(LockPath(options_.node, device, ".lock")).held) return true;
   if (kind_ != DeviceKind::kNeuron) return false;
   // neuron-ls shows processes per chip: a trial on one of its cores.
   for (const auto& other : inventory.devices) {
     if (other.index == device.index && other.id != device.id &&
-        ProbeLock(LockPath(options_.node, other, ".lock")).held)
+        util::ProbeLock(LockPath(options_.node, other, ".lock")).held)
       return true;
   }
   return false;
@@ -242,17 +242,17 @@ bool DevicePool::LeaseHeld(const Inventory& inventory,
 
 bool DevicePool::ReservedByOthers(const Group& group) const {
   for (const auto& d : group.devices) {
-    if (ProbeLock(LockPath(group.node, d, ".reserve")).held) return true;
+    if (util::ProbeLock(LockPath(group.node, d, ".reserve")).held) return true;
   }
   return false;
 }
 
-std::optional<std::vector<LockFile>> DevicePool::LockGroup(
+std::optional<std::vector<util::LockFile>> DevicePool::LockGroup(
     const Group& group, size_t& held_elsewhere) {
-  std::vector<LockFile> locks;
+  std::vector<util::LockFile> locks;
   held_elsewhere = 0;
   for (const auto& d : group.devices) {
-    auto lock = LockFile::TryAcquire(LockPath(group.node, d, ".lock"));
+    auto lock = util::LockFile::TryAcquire(LockPath(group.node, d, ".lock"));
     if (lock) {
       locks.push_back(std::move(*lock));
     } else {
@@ -307,10 +307,10 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
 }
 
 void DevicePool::Reserve(size_t group) {
-  std::vector<LockFile> locks;
+  std::vector<util::LockFile> locks;
   for (const auto& d : groups_[group].devices) {
     auto lock =
-        LockFile::TryAcquire(LockPath(groups_[group].node, d, ".reserve"));
+        util::LockFile::TryAcquire(LockPath(groups_[group].node, d, ".reserve"));
     if (!lock) return;  // someone else reserves it: try again later
     lock->WriteOwner("reserved by pid " + std::to_string(getpid()));
     locks.push_back(std::move(*lock));

@@ -36,7 +36,7 @@ struct DeviceLease {
   DeviceKind kind = DeviceKind::kCpu;
   std::vector<Device> devices;
   std::vector<int> cpus;  // the CPUs to pin to; empty: not pinned
-  std::vector<LockFile> locks;
+  std::vector<util::LockFile> locks;
   std::string node;  // the cluster node of its devices; "": this machine
 
   std::vector<int> ids() const;
@@ -122,7 +122,7 @@ class DevicePool {
   bool LeaseHeld(const Inventory& inventory, const Device& device) const;
   bool ReservedByOthers(const Group& group) const;
   bool NodeUsable(const std::string& node) const;
-  std::optional<std::vector<LockFile>> LockGroup(const Group& group,
+  std::optional<std::vector<util::LockFile>> LockGroup(const Group& group,
                                                  size_t& held_elsewhere);
   void Reserve(size_t group);
 
@@ -132,7 +132,7 @@ class DevicePool {
   std::vector<std::string> warnings_;
   bool contended_ = false;
   std::optional<size_t> reserved_group_;
-  std::vector<LockFile> reservation_;
+  std::vector<util::LockFile> reservation_;
   std::vector<std::string> unusable_nodes_;
 };
 

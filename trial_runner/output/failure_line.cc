@@ -132,7 +132,7 @@ std::string_view LastLine(std::string_view output) {
 }  // namespace
 
 std::string PrintableLine(std::string_view text, size_t max_bytes) {
-  std::string valid = ValidUtf8(text);
+  std::string valid = util::ValidUtf8(text);
   std::replace(valid.begin(), valid.end(), '\t', ' ');
   std::string_view line = core::TrimSpace(valid);
   std::string shown = core::Printable(line);

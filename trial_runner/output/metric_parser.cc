@@ -34,8 +34,8 @@ std::optional<core::Metrics> ParseJsonObject(std::string_view text) {
 std::optional<core::Metrics> ParseMetricLine(std::string_view line) {
   if (line.size() > kMaxMetricLineBytes) return std::nullopt;
   std::string valid;
-  if (!IsValidUtf8(line)) {
-    valid = ValidUtf8(line);
+  if (!util::IsValidUtf8(line)) {
+    valid = util::ValidUtf8(line);
     line = valid;
   }
   line = core::TrimSpace(line);

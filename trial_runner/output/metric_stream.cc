@@ -128,8 +128,8 @@ void MetricStream::Feed(std::string_view line, const Emit& emit) {
   if (!format_.enabled) return;
   // Every name a report carries comes from here: valid UTF-8 from now on.
   std::string valid;
-  if (!IsValidUtf8(line)) {
-    valid = ValidUtf8(line);
+  if (!util::IsValidUtf8(line)) {
+    valid = util::ValidUtf8(line);
     line = valid;
   }
   // A terminal shows what follows the last carriage return (progress bars

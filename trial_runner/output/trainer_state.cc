@@ -71,7 +71,7 @@ std::optional<Checkpoint> ReadTrainerState(const std::string& path) {
   text << in.rdbuf();
   // A key or value that is not UTF-8 would make the whole file unreadable.
   json state =
-      json::parse(QuoteNonFinite(ValidUtf8(text.str())), nullptr, false);
+      json::parse(QuoteNonFinite(util::ValidUtf8(text.str())), nullptr, false);
   if (!state.is_object() || !state.contains("log_history") ||
       !state["log_history"].is_array()) {
     return std::nullopt;  // not written completely yet, or not a state

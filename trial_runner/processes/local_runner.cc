@@ -30,7 +30,7 @@ namespace asio = boost::asio;
 
 struct LocalRunner::Process {
   Process(asio::io_context& io, const TrialLaunch& launch, pid_t shim_pid,
-          int pidfd, bool child, HeldFolder folder)
+          int pidfd, bool child, util::HeldFolder folder)
       : trial(launch.trial),
         shim(shim_pid),
         own_child(child),
@@ -48,7 +48,7 @@ struct LocalRunner::Process {
   LineReader stdout_reader;
   FileWatcher::WatchId watch = -1;
   asio::steady_timer stop_timer;
-  HeldFolder status_folder;  // read there even after the folder moved
+  util::HeldFolder status_folder;  // read there even after the folder moved
   std::vector<std::string> cleanup;
   MetricStream metrics;
   bool stop_requested = false;
@@ -66,7 +66,7 @@ int PidfdOpen(pid_t pid) {
 }  // namespace
 
 std::optional<int64_t> ProcessStartTime(pid_t pid) {
-  std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = util::ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 2));
@@ -85,7 +85,7 @@ pid_t FindShim(const std::string& status_path) {
     std::string name = entry.path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
       continue;
-    std::string cmdline = ReadProcFile((entry.path() / "cmdline").string());
+    std::string cmdline = util::ReadProcFile((entry.path() / "cmdline").string());
     std::string needle = std::string("--status") + '\0' + status_path + '\0';
     if (cmdline.find("tuner-shim") == std::string::npos ||
         cmdline.find(needle) == std::string::npos) {
@@ -99,13 +99,13 @@ pid_t FindShim(const std::string& status_path) {
 
 bool ShimWritesTo(pid_t shim, const std::string& status_path) {
   std::string cmdline =
-      ReadProcFile("/proc/" + std::to_string(shim) + "/cmdline");
+      util::ReadProcFile("/proc/" + std::to_string(shim) + "/cmdline");
   if (cmdline.find(std::string("--status") + '\0' + status_path + '\0') !=
       std::string::npos) {
     return true;
   }
   // Moved since: the shim holds its status folder open (HeldFolder).
-  return ProcessHoldsOpen(
+  return util::ProcessHoldsOpen(
       shim, std::filesystem::path(status_path).parent_path().string());
 }
 
@@ -145,7 +145,7 @@ core::Status LocalRunner::Start(const TrialLaunch& launch) {
     with_status.status_path = launch.spawn.stdout_path + ".status";
   // Held before anything of the trial appears there: the folder may be
   // moved at any instant from then on.
-  HeldFolder status_folder(with_status.status_path);
+  util::HeldFolder status_folder(with_status.status_path);
   TUNER_RETURN_IF_ERROR(CreateLogFiles(launch.spawn));
   std::remove(with_status.status_path.c_str());
   SpawnRequest shim;
@@ -172,7 +172,7 @@ core::Status LocalRunner::Adopt(const Adoption& adoption) {
   if (pidfd >= 0) {
     return Follow(
         std::make_unique<Process>(io_, launch, adoption.shim_pid, pidfd, false,
-                                  HeldFolder(launch.status_path)),
+                                  util::HeldFolder(launch.status_path)),
         adoption.stdout_offset);
   }
   // The shim is gone. If it finished, its status and the output after the
@@ -185,7 +185,7 @@ core::Status LocalRunner::Adopt(const Adoption& adoption) {
   int placeholder = eventfd(1, EFD_CLOEXEC);  // readable at once
   TUNER_RETURN_IF_ERROR(
       Follow(std::make_unique<Process>(io_, launch, -1, placeholder, false,
-                                       HeldFolder(launch.status_path)),
+                                       util::HeldFolder(launch.status_path)),
              adoption.stdout_offset));
   return core::Status::Ok();
 }

@@ -101,13 +101,13 @@ bool StatusSaysHow(const nlohmann::json& status) {
 }  // namespace
 
 TrialExit ReadShimStatus(const std::string& path, int shim_status) {
-  return ReadShimStatus(HeldFolder(path), shim_status);
+  return ReadShimStatus(util::HeldFolder(path), shim_status);
 }
 
-TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status) {
+TrialExit ReadShimStatus(const util::HeldFolder& folder, int shim_status) {
   TrialExit exit;
   const std::string& path = folder.path();
-  std::optional<std::string> text = ReadHeld(folder, 64 * 1024);
+  std::optional<std::string> text = util::ReadHeld(folder, 64 * 1024);
   auto status = nlohmann::json::parse(text.value_or(""), nullptr, false);
   // A shim killed by a signal wrote no status: a file there is the trial's.
   bool shim_killed = shim_status >= 0 && WIFSIGNALED(shim_status);

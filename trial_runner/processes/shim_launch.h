@@ -43,7 +43,7 @@ std::vector<std::string> ShimArgv(const std::string& shim_path,
 TrialExit ReadShimStatus(const std::string& path, int shim_status);
 // The same, read in a folder held open since the launch: the status of a
 // trial whose project folder was moved while it ran.
-TrialExit ReadShimStatus(const HeldFolder& folder, int shim_status);
+TrialExit ReadShimStatus(const util::HeldFolder& folder, int shim_status);
 
 }  // namespace tuner::runner
 

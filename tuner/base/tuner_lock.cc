@@ -83,12 +83,12 @@ std::string TunerLockPath(const std::string& trials_root,
   return trials_root + "/.tuner-" + experiment + ".lock";
 }
 
-std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
+std::optional<util::LockFile> HoldTunerLock(const std::string& path,
                                               const std::string& owner) {
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   for (int attempt = 0; attempt < 50; ++attempt) {
-    if (auto lock = runner::LockFile::TryAcquire(path)) {
+    if (auto lock = util::LockFile::TryAcquire(path)) {
       // Only its owner writes it: its text says whom `tuner stop` signals
       // (a file made 0666 by an older tuner is narrowed; another user's
       // stays as it is).
@@ -132,7 +132,7 @@ std::optional<int> VerifiedTunerPid(const std::string& owner,
              fs::path(exe).filename() !=
                  fs::path(Executable(getpid())).filename()) {
     *why = name + " is not a tuner (executable " + Executable(pid) + ")";
-  } else if (!runner::ProcessHoldsOpen(pid, lock_path)) {
+  } else if (!util::ProcessHoldsOpen(pid, lock_path)) {
     *why = name +
            " does not hold this experiment's lock (a forged lock file: its "
            "text names another tuner)";

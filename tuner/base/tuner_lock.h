@@ -37,7 +37,7 @@ std::string TunerLockPath(const std::string& trials_root,
 // if another tuner
 // holds it. Shims whose tuner is gone for trial.orphan_timeout stop their
 // trials.
-std::optional<runner::LockFile> HoldTunerLock(const std::string& path,
+std::optional<util::LockFile> HoldTunerLock(const std::string& path,
                                               const std::string& owner);
 
 // What a CLI sweep writes into its lock: "pid=N start=T exe=PATH", its pid,

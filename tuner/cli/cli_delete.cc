@@ -62,7 +62,7 @@ int Delete(const DeleteOptions& options) {
   auto plan = PlanDelete(*store.value(), options.db_path, options.name);
   if (!plan.ok()) return RefuseUnknown(*store.value(), options, plan.error());
   // Refused before the question: a running experiment is never asked about.
-  runner::LockState lock = runner::ProbeLock(plan.value().lock_path);
+  util::LockState lock = util::ProbeLock(plan.value().lock_path);
   if (lock.held) {
     std::fprintf(stderr,
                  "tuner: experiment '%s' is running (%s); stop it first: "

@@ -29,10 +29,10 @@ struct Row {
 Row Classify(const runner::Device& device, runner::DeviceKind kind,
              const std::string& lock_dir) {
   std::string base = lock_dir + "/" + runner::LockName(kind, device);
-  runner::LockState lease = runner::ProbeLock(base + ".lock");
+  util::LockState lease = util::ProbeLock(base + ".lock");
   if (lease.held) return {device, "leased", lease.owner};
   if (!device.busy.empty()) return {device, "busy", device.busy};
-  runner::LockState reserve = runner::ProbeLock(base + ".reserve");
+  util::LockState reserve = util::ProbeLock(base + ".reserve");
   return {device, "free", reserve.held ? reserve.owner : ""};
 }
 

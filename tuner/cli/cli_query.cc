@@ -133,7 +133,7 @@ int Status(const QueryOptions& options) {
   auto unwatched = [&options](const storage::ExperimentRecord& e) {
     auto root = NamedTrialsRoot(e.config_json, options.db_path, e.name);
     return root.ok() &&
-           !runner::ProbeLock(TunerLockPath(root.value(), e.name)).held;
+           !util::ProbeLock(TunerLockPath(root.value(), e.name)).held;
   };
   return Print(StatusText(*store.value(), options.name, options.format,
                           options.db_path, unwatched),

@@ -15,7 +15,15 @@
 #include "tuner/server/token.h"
 #include "tuner/text/printable_stream.h"
 
-namespace tuner::server {
+namespace tuner {
+
+using server::ClientResponse;
+using server::ClientToken;
+using server::FindClientToken;
+using server::HttpClient;
+using server::MayCarryToken;
+using server::RecordedServiceListens;
+using server::UrlEncode;
 
 namespace {
 
@@ -181,9 +189,9 @@ int RemoteStop(const std::string& name, bool force,
   return 0;
 }
 
-}  // namespace tuner::server
+}  // namespace tuner
 
-namespace tuner::server {
+namespace tuner {
 
 int RemoteResume(const std::string& name, const RemoteOptions& remote) {
   ClientResponse response;
@@ -195,4 +203,4 @@ int RemoteResume(const std::string& name, const RemoteOptions& remote) {
   return 0;
 }
 
-}  // namespace tuner::server
+}  // namespace tuner

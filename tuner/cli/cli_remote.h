@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
-namespace tuner::server {
+namespace tuner {
+
+namespace server {
+struct ClientResponse;
+}  // namespace server
 
 struct RemoteOptions {
   std::string server;  // http://HOST:PORT
@@ -23,8 +27,6 @@ struct RemoteOptions {
   std::chrono::milliseconds stop_wait{120000};
 };
 
-struct ClientResponse;
-
 // Sends one request of a --server verb. Reads (GET) go without a token and
 // get one only when the server answers 401; other requests carry it; a
 // token goes only where MayCarryToken (token.h) allows. 0 with the answer
@@ -33,7 +35,7 @@ struct ClientResponse;
 // file or a token that may not go there, 1 otherwise.
 int RemoteExchange(const RemoteOptions& remote, const std::string& method,
                    const std::string& target, const std::string& body,
-                   ClientResponse& out);
+                   server::ClientResponse& out);
 
 // Each returns the exit code (0, 1 failure, 2 bad input).
 // `overrides`: `--set KEY=VALUE` (and `name=` for --name), applied here;
@@ -60,6 +62,6 @@ int RemoteDelete(const std::string& name, const RemoteOptions& remote);
 int RemoteExtend(const std::string& name, int64_t trials,
                  const RemoteOptions& remote);
 
-}  // namespace tuner::server
+}  // namespace tuner
 
 #endif  // TUNER_TUNER_CLI_CLI_REMOTE_H_

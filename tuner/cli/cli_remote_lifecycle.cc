@@ -7,7 +7,15 @@
 #include "tuner/cli/cli_remote.h"
 #include "tuner/server/http_client.h"
 
-namespace tuner::server {
+namespace tuner {
+
+using server::ClientResponse;
+using server::ClientToken;
+using server::FindClientToken;
+using server::HttpClient;
+using server::MayCarryToken;
+using server::RecordedServiceListens;
+using server::UrlEncode;
 
 namespace {
 
@@ -59,4 +67,4 @@ int RemoteExtend(const std::string& name, int64_t trials,
   return 0;
 }
 
-}  // namespace tuner::server
+}  // namespace tuner

@@ -52,7 +52,7 @@ int Stop(const StopOptions& options) {
     return kExitBadInput;
   }
   std::string lock = TunerLockPath(root.value(), options.name);
-  runner::LockState state = runner::ProbeLock(lock);
+  util::LockState state = util::ProbeLock(lock);
   std::string url = ParseLockOwner(state.owner).server_url;
   if (state.held && !url.empty()) {
     // A service runs it: signalling that process would stop every
@@ -93,11 +93,11 @@ int Stop(const StopOptions& options) {
     kill(pid, SIGTERM);  // the second one kills the trials at once
   }
   auto deadline = std::chrono::steady_clock::now() + options.wait;
-  while (runner::ProbeLock(lock).held &&
+  while (util::ProbeLock(lock).held &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  if (runner::ProbeLock(lock).held) {
+  if (util::ProbeLock(lock).held) {
     std::fprintf(stderr, "tuner: tuner %d is still stopping\n", pid);
     return kExitFailure;
   }

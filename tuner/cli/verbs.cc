@@ -125,8 +125,8 @@ void BestFlags(CLI::App& c, Arguments& a) {
 }
 int BestVerb(Arguments& a) {
   if (Remote(a)) {
-    return server::RemoteBest(a.query.name, a.query.top, a.query.format,
-                              a.remote, a.query.by);
+    return RemoteBest(a.query.name, a.query.top, a.query.format, a.remote,
+                      a.query.by);
   }
   return Best(a.query);
 }
@@ -138,8 +138,7 @@ void TrialsFlags(CLI::App& c, Arguments& a) {
   RemoteFlags(c, a);
 }
 int TrialsVerb(Arguments& a) {
-  if (Remote(a))
-    return server::RemoteTrials(a.query.name, a.query.format, a.remote);
+  if (Remote(a)) return RemoteTrials(a.query.name, a.query.format, a.remote);
   return Trials(a.query);
 }
 
@@ -151,8 +150,7 @@ void ReportsFlags(CLI::App& c, Arguments& a) {
   RemoteFlags(c, a);
 }
 int ReportsVerb(Arguments& a) {
-  if (Remote(a))
-    return server::RemoteReports(a.query.name, a.query.format, a.remote);
+  if (Remote(a)) return RemoteReports(a.query.name, a.query.format, a.remote);
   return Reports(a.query);
 }
 
@@ -164,7 +162,7 @@ void StatusFlags(CLI::App& c, Arguments& a) {
 }
 int StatusVerb(Arguments& a) {
   if (Remote(a)) {
-    return server::RemoteStatus(a.query.name, a.remote, a.query.format);
+    return RemoteStatus(a.query.name, a.remote, a.query.format);
   }
   return Status(a.query);
 }
@@ -176,7 +174,7 @@ void ResumeFlags(CLI::App& c, Arguments& a) {
   RemoteFlags(c, a);
 }
 int ResumeVerb(Arguments& a) {
-  if (Remote(a)) return server::RemoteResume(a.query.name, a.remote);
+  if (Remote(a)) return RemoteResume(a.query.name, a.remote);
   return Resume(a.query);
 }
 
@@ -193,7 +191,7 @@ int StopVerb(Arguments& a) {
       std::fprintf(stderr, "tuner: --detach works with --db only\n");
       return kExitBadInput;
     }
-    return server::RemoteStop(a.stop.name, a.stop.force, a.remote);
+    return RemoteStop(a.stop.name, a.stop.force, a.remote);
   }
   a.stop.db_path = a.db;
   return Stop(a.stop);
@@ -243,7 +241,7 @@ void SubmitFlags(CLI::App& c, Arguments& a) {
   OverrideFlags(c, a.run.overrides);
 }
 int SubmitVerb(Arguments& a) {
-  return server::RemoteSubmit(a.submit_path, a.remote, a.run.overrides.List());
+  return RemoteSubmit(a.submit_path, a.remote, a.run.overrides.List());
 }
 
 void DeleteFlags(CLI::App& c, Arguments& a) {
@@ -259,7 +257,7 @@ int DeleteVerb(Arguments& a) {
     if (!a.del.yes) {
       if (int code = Confirm(question, "--yes")) return code;
     }
-    return server::RemoteDelete(a.del.name, a.remote);
+    return RemoteDelete(a.del.name, a.remote);
   }
   a.del.db_path = a.db;
   return Delete(a.del);
@@ -282,7 +280,7 @@ int ExtendVerb(Arguments& a) {
       std::fprintf(stderr, "tuner: --run works with --db only\n");
       return kExitBadInput;
     }
-    return server::RemoteExtend(a.extend.name, a.extend.trials, a.remote);
+    return RemoteExtend(a.extend.name, a.extend.trials, a.remote);
   }
   a.extend.db_path = a.db;
   return Extend(a.extend);

@@ -27,7 +27,7 @@ struct Arguments {
   StopOptions stop;
   DevicesOptions devices;
   server::ServeOptions serve;
-  server::RemoteOptions remote;  // --server and --token-file
+  RemoteOptions remote;  // --server and --token-file
   std::string submit_path;
   // The command line itself (set before a verb runs): `tuner help` and
   // `tuner completion` read the verbs from it.

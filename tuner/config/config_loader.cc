@@ -230,11 +230,11 @@ namespace {
 // The first line (from 1) holding bytes that are not UTF-8; 0 if none. The
 // text is stored as JSON with the experiment, whose encoder throws on them.
 size_t FirstNonUtf8Line(const std::string& text) {
-  if (runner::IsValidUtf8(text)) return 0;
+  if (util::IsValidUtf8(text)) return 0;
   size_t line = 1;
   for (size_t start = 0; start < text.size(); ++line) {
     size_t end = std::min(text.find('\n', start), text.size());
-    if (!runner::IsValidUtf8(std::string_view(text).substr(start, end - start)))
+    if (!util::IsValidUtf8(std::string_view(text).substr(start, end - start)))
       return line;
     start = end + 1;
   }

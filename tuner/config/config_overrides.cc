@@ -109,7 +109,7 @@ core::Status ApplyOverrides(YAML::Node& root,
       return core::InvalidArgument(std::string(flag) +
                                    ": a value longer than 64 KiB");
     }
-    if (!runner::IsValidUtf8(text) || HasControlButTab(text)) {
+    if (!util::IsValidUtf8(text) || HasControlButTab(text)) {
       return core::InvalidArgument(
           std::string(flag) +
           ": a value holds a control character or is not UTF-8");

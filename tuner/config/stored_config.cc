@@ -29,7 +29,7 @@ std::string StoredConfigJson(const ExperimentConfig& config,
       {"db_folder", db.folder},
       {"db_file", db.file_id},
       {"seed", config.searcher.seed},
-      {"yaml", runner::ValidUtf8(yaml_text)}};
+      {"yaml", util::ValidUtf8(yaml_text)}};
   // The YAML as LoadConfigText read it (invalid UTF-8 replaced the same
   // way); a path that is not UTF-8 is stored with U+FFFD.
   return json.dump(-1, ' ', false,
@@ -98,7 +98,7 @@ core::Result<std::vector<std::string>> ChangedKeys(
   try {
     auto before =
         ConfigDocument(json["yaml"].get<std::string>(), stored_overrides);
-    auto after = ConfigDocument(runner::ValidUtf8(text), overrides);
+    auto after = ConfigDocument(util::ValidUtf8(text), overrides);
     if (!before.ok()) return before.error();
     if (!after.ok()) return after.error();
     std::set<std::string> keys;

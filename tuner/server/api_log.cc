@@ -102,7 +102,7 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   }
   Response r;
   r.content_type = "text/plain; charset=utf-8";
-  r.body = Printable(runner::ValidUtf8(Tail(log.get(), lines)), "\t\r\n",
+  r.body = Printable(util::ValidUtf8(Tail(log.get(), lines)), "\t\r\n",
                      ControlShown::kReplaced);
   return r;
 }

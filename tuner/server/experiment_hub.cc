@@ -196,7 +196,7 @@ std::string ExperimentHub::RunElsewhere(
                               experiment.name);
   if (!root.ok()) return "";  // no lock is looked for by such a name
   std::string lock = TunerLockPath(root.value(), experiment.name);
-  runner::LockState state = runner::ProbeLock(lock);
+  util::LockState state = util::ProbeLock(lock);
   if (!state.held) return "";
   LockOwner owner = ParseLockOwner(state.owner);
   const std::string& name = experiment.name;

@@ -10,7 +10,7 @@ namespace tuner::server {
 
 std::string EscapeLabelValue(std::string_view value) {
   std::string out;
-  for (char c : runner::ValidUtf8(value)) {
+  for (char c : util::ValidUtf8(value)) {
     if (c == '\n') {
       out += "\\n";
       continue;

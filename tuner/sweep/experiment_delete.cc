@@ -200,7 +200,7 @@ std::vector<std::string> StillRunning(
 }
 
 std::string LockHolder(const std::string& lock_path) {
-  runner::LockState state = runner::ProbeLock(lock_path);
+  util::LockState state = util::ProbeLock(lock_path);
   LockOwner owner = ParseLockOwner(state.owner);
   if (!owner.server_url.empty()) return "the service at " + owner.server_url;
   return state.owner.empty() ? "another tuner"
@@ -327,7 +327,7 @@ core::Status RemovePaths(storage::TrialStore& store, const DeletePlan& plan,
 // The experiment's tuner lock while it is deleted, and whether the delete
 // created its file.
 struct DeleteLock {
-  std::optional<runner::LockFile> file;
+  std::optional<util::LockFile> file;
   bool created = false;
 };
 

@@ -77,8 +77,8 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
                                                  : experiment.status;
   outcome.trials = TrialCount(store, experiment.id);
   auto root = NamedTrialsRoot(experiment.config_json, db_path, name);
-  runner::LockState state;  // no lock is looked for by an unsafe name
-  if (root.ok()) state = runner::ProbeLock(TunerLockPath(root.value(), name));
+  util::LockState state;  // no lock is looked for by an unsafe name
+  if (root.ok()) state = util::ProbeLock(TunerLockPath(root.value(), name));
   // The status was read in the batch that raised the budget: "running"
   // means the sweep had not yet written its end, and it reads the budget
   // once more in the batch that writes it (Sweep::CheckDone). A sweep that

@@ -61,7 +61,7 @@ class SweepSite {
   std::string lock_path_;  // empty: Unlocked
   bool original_database_;
   std::chrono::milliseconds orphan_timeout_;
-  std::optional<runner::LockFile> lock_;  // held as long as the site lives
+  std::optional<util::LockFile> lock_;  // held as long as the site lives
 };
 
 }  // namespace tuner

@@ -104,7 +104,7 @@ void Stop(Trial& t, int64_t grace_ms) {
   t.kill_at = std::min(t.kill_at, Clock::now() + Ms(grace_ms));
 }
 
-void WriteStatus(const runner::HeldFolder& status_folder, const Trial& t) {
+void WriteStatus(const util::HeldFolder& status_folder, const Trial& t) {
   nlohmann::json status;
   if (t.pid < 0)
     status["exit_code"] = 127;
@@ -119,7 +119,7 @@ void WriteStatus(const runner::HeldFolder& status_folder, const Trial& t) {
   status["ended_at"] = std::chrono::duration<double>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-  WriteAtomically(status_folder, status.dump() + "\n");
+  util::WriteAtomically(status_folder, status.dump() + "\n");
 }
 
 // Reads what is there; false at EOF.
@@ -154,7 +154,7 @@ int RunShim(const ShimOptions& o) {
   int signals = SignalFd();
   // Held from the start: the project folder may be moved while the trial
   // runs, and the status and the lock are then read where it went.
-  runner::HeldFolder status_folder(o.status_path), lock_folder(o.tuner_lock);
+  util::HeldFolder status_folder(o.status_path), lock_folder(o.tuner_lock);
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return 2;
   CappedLog out_log(o.stdout_path, o.log_cap, CappedLog::Kind::kStdout),
@@ -176,7 +176,7 @@ int RunShim(const ShimOptions& o) {
     if (now >= t.kill_at) SignalDescendants(getpid(), SIGKILL);
     if (o.orphan_ms > 0 && now >= next_orphan_check) {
       next_orphan_check = now + Ms(1000);
-      if (runner::ProbeLockAt(lock_folder.fd(), lock_folder.name()).held)
+      if (util::ProbeLockAt(lock_folder.fd(), lock_folder.name()).held)
         tuner_seen = now;
       if (now - tuner_seen >= Ms(o.orphan_ms) && !t.stopping)
         t.orphaned = true, Stop(t, o.grace_ms);

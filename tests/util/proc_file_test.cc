@@ -45,7 +45,7 @@ TEST_CASE("a /proc file whose process exits after it is opened reads as empty",
   };
   CHECK_THROWS(read_with_ifstream());
   std::string text;
-  CHECK_NOTHROW(text = ReadProcFd(fd));
+  CHECK_NOTHROW(text = util::ReadProcFd(fd));
   CHECK(text.empty());
   close(fd);
 }
@@ -56,11 +56,11 @@ TEST_CASE("ProcessStartTime: a live process has one, a reaped one none",
   auto start = ProcessStartTime(pid);
   CHECK(start.has_value());
   CHECK(ProcessStartTime(pid) == start);
-  CHECK_FALSE(ReadProcFile(ProcPath(pid, "cmdline")).empty());
+  CHECK_FALSE(util::ReadProcFile(ProcPath(pid, "cmdline")).empty());
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   CHECK_FALSE(ProcessStartTime(pid).has_value());
-  CHECK(ReadProcFile(ProcPath(pid, "cmdline")).empty());
+  CHECK(util::ReadProcFile(ProcPath(pid, "cmdline")).empty());
   CHECK(FindShim("/nonexistent/status.json") == -1);
 }
 
