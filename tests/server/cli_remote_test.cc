@@ -125,6 +125,13 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   Output twice = RunTuner(dir, "stop long" + server);
   CHECK(twice.code == 2);
   CHECK(twice.err.find("is not running") != std::string::npos);
+  // A name the service does not know: what --db says.
+  for (const char* verb : {"stop", "resume"}) {
+    Output unknown = RunTuner(dir, std::string(verb) + " nope" + server);
+    INFO(verb << ": " << unknown.err);
+    CHECK(unknown.code == 2);
+    CHECK(unknown.err.find("no experiment 'nope' in ") != std::string::npos);
+  }
 
   // tuner resume --server takes it up again on the service.
   Output resumed = RunTuner(dir, "resume long" + server);

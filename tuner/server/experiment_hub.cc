@@ -182,7 +182,8 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
       return core::AlreadyExists("experiment '" + name + "' is not running (" +
                                  state + ")");
     }
-    return core::NotFound("experiment '" + name + "' is not running");
+    return core::NotFound("no experiment '" + name + "' in " +
+                          options_.db_path);
   }
   it->second->stopping = true;
   it->second->sweep->Interrupt(force);
