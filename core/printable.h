@@ -47,6 +47,31 @@ inline std::pair<unsigned, size_t> Invisible(std::string_view text, size_t i) {
 
 inline bool IsC0OrDel(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
+// The length of the well-formed UTF-8 character (RFC 3629: no overlong
+// form, no surrogate, nothing above U+10FFFF) that starts at text[i]; 0
+// when the byte there starts none (a lone 0x9b is CSI to an 8-bit
+// terminal).
+inline size_t Utf8Length(std::string_view text, size_t i) {
+  auto at = [&](size_t k) {
+    return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u;
+  };
+  auto tail = [&](size_t k) { return at(k) >= 0x80 && at(k) <= 0xbf; };
+  unsigned c = at(i);
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return tail(i + 1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    unsigned low = c == 0xe0 ? 0xa0 : 0x80, high = c == 0xed ? 0x9f : 0xbf;
+    bool second = at(i + 1) >= low && at(i + 1) <= high;
+    return second && tail(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    unsigned low = c == 0xf0 ? 0x90 : 0x80, high = c == 0xf4 ? 0x8f : 0xbf;
+    bool second = at(i + 1) >= low && at(i + 1) <= high;
+    return second && tail(i + 2) && tail(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
 // Appends `prefix` and `value` in `digits` lowercase hex digits.
 inline void AppendHex(std::string& out, std::string_view prefix, unsigned value,
                       int digits) {
@@ -60,19 +85,24 @@ inline void AppendHex(std::string& out, std::string_view prefix, unsigned value,
 
 // Whether `text` holds a character a terminal acts on: C0 (below 0x20),
 // DEL, a C1 control (U+0080..U+009F) or a bidirectional override or
-// isolate (U+202A..U+202E, U+2066..U+2069).
+// isolate (U+202A..U+202E, U+2066..U+2069), or a byte that is not part of
+// well-formed UTF-8.
 inline bool HasControl(std::string_view text) {
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (printable_detail::IsC0OrDel(static_cast<unsigned char>(text[i])) ||
+  for (size_t i = 0; i < text.size();) {
+    size_t bytes = printable_detail::Utf8Length(text, i);
+    if (bytes == 0 ||
+        printable_detail::IsC0OrDel(static_cast<unsigned char>(text[i])) ||
         printable_detail::Invisible(text, i).second > 0) {
       return true;
     }
+    i += bytes;
   }
   return false;
 }
 
 // `text` with each of those characters, except the C0 ones in `keep`,
-// shown as `shown` says. Everything else passes as it is.
+// shown as `shown` says (a byte outside well-formed UTF-8 as \xNN, or
+// U+FFFD). Everything else passes as it is.
 inline std::string Printable(std::string_view text, std::string_view keep = {},
                              ControlShown shown = ControlShown::kEscaped) {
   using printable_detail::AppendHex;
@@ -89,6 +119,16 @@ inline std::string Printable(std::string_view text, std::string_view keep = {},
         out += printable_detail::kReplacement;
       }
       i += length - 1;
+    } else if (size_t bytes = printable_detail::Utf8Length(text, i);
+               c >= 0x80 && bytes > 0) {
+      out.append(text.substr(i, bytes));
+      i += bytes - 1;
+    } else if (c >= 0x80) {
+      if (escaped) {
+        AppendHex(out, "\\x", c, 2);
+      } else {
+        out += printable_detail::kReplacement;
+      }
     } else if (!printable_detail::IsC0OrDel(c) ||
                keep.find(text[i]) != std::string_view::npos) {
       out += static_cast<char>(c);

@@ -54,8 +54,23 @@ TEST_CASE("an experiment that did not fail shows no reason line",
   CHECK(status.value().find("because") == std::string::npos);
 }
 
-TEST_CASE("one line: C0, DEL, C1 and bidi overrides are escaped",
-          "[tuner][query]") {
+TEST_CASE(
+    "one line: C0, DEL, C1, bidi overrides and bytes outside UTF-8 are "
+    "escaped",
+    "[tuner][query]") {
+  // A lone 0x9b (CSI to an 8-bit terminal), a cut sequence, an overlong
+  // '/', a surrogate, past U+10FFFF; well-formed 2, 3 and 4 byte ones kept.
+  CHECK(OneLine("a\x9b[2Jb") == "a\\x9b[2Jb");
+  CHECK(OneLine("c\xe2\x82") == "c\\xe2\\x82");
+  CHECK(OneLine("\xc0\xaf") == "\\xc0\\xaf");
+  CHECK(OneLine("\xed\xa0\x80") == "\\xed\\xa0\\x80");
+  CHECK(OneLine("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");
+  CHECK(OneLine("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80") ==
+        "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  CHECK(core::HasControl("ok\x9b"));
+  CHECK_FALSE(core::HasControl("caf\xc3\xa9"));
+  CHECK(core::Printable("a\x9b", "", core::ControlShown::kReplaced) ==
+        "a\xEF\xBF\xBD");
   CHECK(OneLine("a\nb\x1b[2J\x7f") == "a\\x0ab\\x1b[2J\\x7f");
   // U+009B (CSI, a one-byte escape on some terminals), U+202E (right-to-
   // left override), U+2066 (left-to-right isolate); other text untouched.
