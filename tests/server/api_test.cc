@@ -219,6 +219,14 @@ TEST_CASE("Service: bad bodies, unknown names and bad targets get clear errors",
   CHECK(client->Call("GET", "/api/nothing").value().status == 404);
   CHECK(client->Call("GET", "/api/experiments?format=xml").value().status ==
         400);
+  // A parameter given twice is refused, not read as one of them.
+  for (std::string twice : {"/api/experiments/nope/curves?since=1&since=2",
+                            "/api/experiments?format=json&format=csv"}) {
+    INFO(twice);
+    auto answer = client->Call("GET", twice).value();
+    CHECK(answer.status == 400);
+    CHECK(answer.body.find("malformed request target") != std::string::npos);
+  }
   // Still serving.
   CHECK(client->Call("GET", "/healthz").value().status == 200);
 }

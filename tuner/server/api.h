@@ -185,7 +185,8 @@ int HttpStatus(const core::Error& error);
 // The error answer for `error`: its message, with HttpStatus(error).
 Response ErrorResponse(const core::Error& error);
 // Splits "/a/b?x=1&y=%20" into path segments and decoded query values;
-// nullopt when the target is malformed (bad escapes, "..").
+// nullopt when the target is malformed (bad escapes, "..", a query
+// parameter given twice).
 std::optional<
     std::pair<std::vector<std::string>, std::map<std::string, std::string>>>
 ParseTarget(const std::string& target);

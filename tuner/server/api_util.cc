@@ -106,8 +106,10 @@ ParseTarget(const std::string& target) {
       auto key = Decode(pair.substr(0, eq), true);
       auto value =
           Decode(eq == std::string_view::npos ? "" : pair.substr(eq + 1), true);
-      if (!key || !value) return std::nullopt;
-      query[*key] = *value;
+      // A parameter given twice is ambiguous: refused, not one of them.
+      if (!key || !value || !query.emplace(*key, *value).second) {
+        return std::nullopt;
+      }
     }
   }
   return std::make_pair(segments, query);
