@@ -138,7 +138,8 @@ TEST_CASE("a lock file created by another user still excludes",
   int status = 0;
   waitpid(child, &status, 0);
   CHECK(WEXITSTATUS(status) == 0);
-  auto mine = util::LockFile::TryAcquire(path);  // free again; still not chmod'ed
+  auto mine =
+      util::LockFile::TryAcquire(path);  // free again; still not chmod'ed
   REQUIRE(mine.has_value());
   REQUIRE(stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0666);

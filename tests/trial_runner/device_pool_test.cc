@@ -81,7 +81,7 @@ TEST_CASE("busy devices are skipped with a warning", "[devices]") {
 
 // The lock another tuner's trial holds on `device`.
 util::LockFile HoldLease(const std::string& dir, DeviceKind kind,
-                   const Device& device) {
+                         const Device& device) {
   REQUIRE(EnsureLockDir(dir, nullptr));
   auto lock =
       util::LockFile::TryAcquire(dir + "/" + LockName(kind, device) + ".lock");
@@ -96,7 +96,8 @@ TEST_CASE("a busy device whose lease is held is a trial's, not busy",
     std::string dir = FreshLockDir();
     Inventory inventory = Cards(kind, 4);
     inventory.devices[1].busy = "memory.used 30720 MiB > 2048 MiB";
-    std::optional<util::LockFile> other = HoldLease(dir, kind, inventory.devices[1]);
+    std::optional<util::LockFile> other =
+        HoldLease(dir, kind, inventory.devices[1]);
     DevicePool pool = MakePool(inventory, 1, dir);
     CHECK(pool.groups() == 4);
     CHECK(pool.warnings().empty());
@@ -122,7 +123,8 @@ TEST_CASE("a Neuron chip busy with a trial's cores keeps its other cores",
     if (core < 2) d.busy = "chip has processes (pid 77)";
     inventory.devices.push_back(d);
   }
-  util::LockFile other = HoldLease(dir, DeviceKind::kNeuron, inventory.devices[0]);
+  util::LockFile other =
+      HoldLease(dir, DeviceKind::kNeuron, inventory.devices[0]);
   DevicePool pool = MakePool(inventory, 1, dir);
   CHECK(pool.groups() == 4);
   // Without a lease on the chip, its process is a stranger's.

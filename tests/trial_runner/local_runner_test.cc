@@ -341,7 +341,8 @@ TEST_CASE(
   Fixture f;
   fs::path before = f.dir / "A", after = f.dir / "D";
   fs::create_directories(before);
-  auto tuner_lock = util::LockFile::TryAcquire((before / "tuner.lock").string());
+  auto tuner_lock =
+      util::LockFile::TryAcquire((before / "tuner.lock").string());
   REQUIRE(tuner_lock);
   auto launch = f.Launch(1, {"--epochs", "8", "--sleep-ms", "200"});
   auto place = [&launch](const fs::path& folder) {

@@ -63,7 +63,8 @@ TEST_CASE("a spawned process keeps only 0, 1, 2 and the fds it is given",
   CHECK(ReadAllOf(dir / "err") ==
         (dir / "b.lock").string() + "\n" + (dir / "a.lock").string() + "\n");
 
-  auto tool = util::RunCapture({"sh", "-c", kListOwnFds}, std::chrono::seconds(60));
+  auto tool =
+      util::RunCapture({"sh", "-c", kListOwnFds}, std::chrono::seconds(60));
   REQUIRE(tool.ok());
   CHECK(tool.value().output == "0\n1\n2\n");
   for (int fd : {leaked_socket, leaked_file, keep_a, keep_b}) close(fd);

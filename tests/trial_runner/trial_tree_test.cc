@@ -151,7 +151,7 @@ TEST_CASE("a trial's daemon holds no lease and dies when the trial ends",
   pid_t daemon = f.WaitForPid("daemon.pid", io);
   REQUIRE(daemon > 0);
   CHECK(SessionOf(daemon) == daemon);  // it left the trial's session
-  CHECK(util::ProbeLock(lock).held);         // the shim holds the lease
+  CHECK(util::ProbeLock(lock).held);   // the shim holds the lease
   INFO("trial: " << f.Read("trial.fds") << "daemon: " << f.Read("daemon.fds"));
   CHECK(f.Read("trial.fds").find(".lock") == std::string::npos);
   CHECK(f.Read("daemon.fds").find(".lock") == std::string::npos);

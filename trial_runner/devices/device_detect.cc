@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using Probe = std::optional<core::Result<Inventory>>;
 
 core::Result<util::CaptureResult> RunTool(const std::vector<std::string>& argv,
-                                    const DetectOptions& options) {
+                                          const DetectOptions& options) {
   auto run = util::RunCapture(argv, options.timeout);
   if (!run.ok()) return run;
   if (run.value().exit_code != 0) {

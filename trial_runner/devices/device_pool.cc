@@ -229,7 +229,8 @@ std::vector<std::string> DevicePool::nodes() const {
 bool DevicePool::LeaseHeld(const Inventory& inventory,
                            const Device& device) const {
   if (options_.lock_dir.empty()) return false;
-  if (util::ProbeLock(LockPath(options_.node, device, ".lock")).held) return true;
+  if (util::ProbeLock(LockPath(options_.node, device, ".lock")).held)
+    return true;
   if (kind_ != DeviceKind::kNeuron) return false;
   // neuron-ls shows processes per chip: a trial on one of its cores.
   for (const auto& other : inventory.devices) {
@@ -309,8 +310,8 @@ std::optional<DeviceLease> DevicePool::TryAcquire() {
 void DevicePool::Reserve(size_t group) {
   std::vector<util::LockFile> locks;
   for (const auto& d : groups_[group].devices) {
-    auto lock =
-        util::LockFile::TryAcquire(LockPath(groups_[group].node, d, ".reserve"));
+    auto lock = util::LockFile::TryAcquire(
+        LockPath(groups_[group].node, d, ".reserve"));
     if (!lock) return;  // someone else reserves it: try again later
     lock->WriteOwner("reserved by pid " + std::to_string(getpid()));
     locks.push_back(std::move(*lock));

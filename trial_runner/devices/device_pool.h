@@ -123,7 +123,7 @@ class DevicePool {
   bool ReservedByOthers(const Group& group) const;
   bool NodeUsable(const std::string& node) const;
   std::optional<std::vector<util::LockFile>> LockGroup(const Group& group,
-                                                 size_t& held_elsewhere);
+                                                       size_t& held_elsewhere);
   void Reserve(size_t group);
 
   DeviceKind kind_ = DeviceKind::kCpu;

@@ -66,7 +66,8 @@ int PidfdOpen(pid_t pid) {
 }  // namespace
 
 std::optional<int64_t> ProcessStartTime(pid_t pid) {
-  std::string stat = util::ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat =
+      util::ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
   size_t close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(stat.substr(close + 2));
@@ -85,7 +86,8 @@ pid_t FindShim(const std::string& status_path) {
     std::string name = entry.path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
       continue;
-    std::string cmdline = util::ReadProcFile((entry.path() / "cmdline").string());
+    std::string cmdline =
+        util::ReadProcFile((entry.path() / "cmdline").string());
     std::string needle = std::string("--status") + '\0' + status_path + '\0';
     if (cmdline.find("tuner-shim") == std::string::npos ||
         cmdline.find(needle) == std::string::npos) {

@@ -84,7 +84,7 @@ std::string TunerLockPath(const std::string& trials_root,
 }
 
 std::optional<util::LockFile> HoldTunerLock(const std::string& path,
-                                              const std::string& owner) {
+                                            const std::string& owner) {
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
   for (int attempt = 0; attempt < 50; ++attempt) {

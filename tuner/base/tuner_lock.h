@@ -38,7 +38,7 @@ std::string TunerLockPath(const std::string& trials_root,
 // holds it. Shims whose tuner is gone for trial.orphan_timeout stop their
 // trials.
 std::optional<util::LockFile> HoldTunerLock(const std::string& path,
-                                              const std::string& owner);
+                                            const std::string& owner);
 
 // What a CLI sweep writes into its lock: "pid=N start=T exe=PATH", its pid,
 // its start time (field 22 of /proc/PID/stat: clock ticks after boot) and

@@ -9,14 +9,6 @@
 
 namespace tuner {
 
-using server::ClientResponse;
-using server::ClientToken;
-using server::FindClientToken;
-using server::HttpClient;
-using server::MayCarryToken;
-using server::RecordedServiceListens;
-using server::UrlEncode;
-
 namespace {
 
 // POSTs `target`; the answer's JSON in `out`. The exit code, as with
@@ -24,7 +16,7 @@ namespace {
 // name, 409: it runs).
 int Post(const RemoteOptions& remote, const std::string& target,
          nlohmann::json& out) {
-  ClientResponse response;
+  server::ClientResponse response;
   int code = RemoteExchange(remote, "POST", target, "", response);
   if (code != 0) return response.status == 409 ? 1 : code;
   out = nlohmann::json::parse(response.body, nullptr, false);
@@ -35,7 +27,7 @@ int Post(const RemoteOptions& remote, const std::string& target,
 }
 
 std::string Target(const std::string& name, const std::string& verb) {
-  return "/api/experiments/" + UrlEncode(name) + "/" + verb;
+  return "/api/experiments/" + server::UrlEncode(name) + "/" + verb;
 }
 
 }  // namespace
