@@ -3,7 +3,8 @@
 # it into a fresh root with `dpkg -x` (no dpkg database, no root needed),
 # and checks what a user gets: tuner runs from there and finds the
 # tuner-shim beside it, the completion scripts and the man page are where
-# bash, zsh and man look, and Depends names the shared libraries' packages.
+# bash, zsh and man look, and Depends names the packages of the shared
+# libraries they load.
 #   tests/scripts/package_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -33,7 +34,19 @@ shim_line=$("$root/usr/bin/tuner" version | sed -n 2p)
 zcat "$root/usr/share/man/man1/tuner.1.gz" | grep -q '^\.TH TUNER 1' ||
   fail "the man page"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libsqlite3 libyaml-cpp libstdc++6 libc6; do
-  [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
+# The package of every shared library the two programs load (the shim is
+# a static program: none).
+for bin in tuner tuner-shim; do
+  for path in $(ldd "$root/usr/bin/$bin" | awk '$2 == "=>" {print $3}'); do
+    pkg=""
+    for known in "$path" "/usr$path" "$(readlink -f "$path")"; do
+      pkg=$(dpkg -S "$known" 2>/dev/null | head -1 | cut -d: -f1) || true
+      [ -z "$pkg" ] || break
+    done
+    [ -n "$pkg" ] || fail "no package holds $path, which $bin loads"
+    [[ $depends == *"$pkg"* ]] ||
+      fail "Depends lacks $pkg ($path, loaded by $bin): $depends"
+  done
 done
+[[ $depends == *libc6* ]] || fail "Depends lacks libc6: $depends"
 echo "ok: $(basename "$deb"), Depends: $depends"
