@@ -80,3 +80,68 @@ TEST_CASE("completion and man page come from the registered verbs",
 
 }  // namespace
 }  // namespace tuner::cli
+
+namespace tuner::cli {
+namespace {
+
+// argv of `words` (argv[0] first), alive as long as it is.
+struct Argv {
+  explicit Argv(std::vector<std::string> w) : words(std::move(w)) {
+    for (auto& word : words) pointers.push_back(word.data());
+  }
+  int argc() const { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> words;
+  std::vector<char*> pointers;
+};
+
+std::string NamedBy(std::vector<std::string> words) {
+  Argv args(std::move(words));
+  const Verb* verb = NamedVerb(args.argc(), args.argv());
+  return verb ? verb->name : "";
+}
+
+TEST_CASE("the verb a command line names, after the global flags",
+          "[tuner][cli]") {
+  CHECK(NamedBy({"tuner", "best", "exp"}) == "best");
+  CHECK(NamedBy({"tuner", "--db", "x.db", "status", "exp"}) == "status");
+  CHECK(NamedBy({"tuner", "--db=x.db", "trials"}) == "trials");
+  // The verbs about the command line list the others: no single verb.
+  CHECK(NamedBy({"tuner", "help", "best"}).empty());
+  CHECK(NamedBy({"tuner", "completion", "bash"}).empty());
+  CHECK(NamedBy({"tuner", "bets"}).empty());
+  CHECK(NamedBy({"tuner"}).empty());
+  CHECK(NamedBy({"tuner", "--db"}).empty());
+  CHECK(NamedBy({"tuner", "--dbx", "best"}).empty());
+  CHECK(NamedBy({"tuner", "--version"}).empty());
+}
+
+TEST_CASE(
+    "a command line built for one verb has that verb's flags as the "
+    "whole one has them",
+    "[tuner][cli]") {
+  CommandLine whole;
+  for (const Verb& verb : Verbs()) {
+    INFO(verb.name);
+    Argv args({"tuner", verb.name});
+    CommandLine one(args.argc(), args.argv());
+    auto subcommands =
+        one.app().get_subcommands([](const CLI::App*) { return true; });
+    REQUIRE(subcommands.size() == 1);
+    const CLI::App* alone = subcommands.front();
+    const CLI::App* among = whole.app().get_subcommand(verb.name);
+    auto names = [](const CLI::App* app) {
+      std::vector<std::string> out;
+      for (const CLI::Option* option : app->get_options()) {
+        out.push_back(option->get_name());
+      }
+      return out;
+    };
+    CHECK(alone->get_name() == among->get_name());
+    CHECK(names(alone) == names(among));
+    CHECK(one.app().get_options().size() == whole.app().get_options().size());
+  }
+}
+
+}  // namespace
+}  // namespace tuner::cli

@@ -1,6 +1,7 @@
 #include "tuner/cli/command_line.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include "tuner/base/closed_pipe.h"
 #include "tuner/base/one_line.h"
@@ -19,14 +20,49 @@ constexpr const char* kDbHelp = "SQLite database (default ./tuner.db)";
 CommandLine::CommandLine()
     : app_("tuner: hyperparameter sweeps with asynchronous successive halving",
            "tuner") {
+  SetUpRoot();
+  for (const Verb& verb : Verbs()) Register(verb);
+  for (const Verb& verb : OwnVerbs()) Register(verb);
+}
+
+CommandLine::CommandLine(int argc, char** argv)
+    : app_("tuner: hyperparameter sweeps with asynchronous successive halving",
+           "tuner") {
+  SetUpRoot();
+  if (const Verb* named = NamedVerb(argc, argv)) {
+    Register(*named);
+    return;
+  }
+  for (const Verb& verb : Verbs()) Register(verb);
+  for (const Verb& verb : OwnVerbs()) Register(verb);
+}
+
+void CommandLine::SetUpRoot() {
   app_.require_subcommand(1);
   app_.set_version_flag("--version", VersionLine());
   app_.add_option("--db", args_.db, kDbHelp);
   app_.footer(
       "`tuner help VERB` (or `tuner VERB --help`) shows a verb's flags");
   args_.root = &app_;
-  for (const Verb& verb : Verbs()) Register(verb);
-  for (const Verb& verb : OwnVerbs()) Register(verb);
+}
+
+const Verb* NamedVerb(int argc, char** argv) {
+  int i = 1;
+  while (i < argc && std::string_view(argv[i]).starts_with("--db")) {
+    std::string_view flag = argv[i];
+    if (flag == "--db") {
+      i += 2;
+    } else if (flag.starts_with("--db=")) {
+      i += 1;
+    } else {
+      return nullptr;  // --dbx: an unknown flag, said by the whole line
+    }
+  }
+  if (i >= argc) return nullptr;
+  for (const Verb& verb : Verbs()) {
+    if (argv[i] == std::string_view(verb.name)) return &verb;
+  }
+  return nullptr;
 }
 
 void CommandLine::Register(const Verb& verb) {

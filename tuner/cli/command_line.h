@@ -18,7 +18,13 @@ namespace tuner::cli {
 
 class CommandLine {
  public:
+  // Every verb: the whole command line.
   CommandLine();
+  // For parsing `argv` only: the verb it names (NamedVerb) alone when it
+  // names one of Verbs(), else every verb. Parses and runs `argv` as the
+  // whole command line would, without building the other verbs' flags
+  // (a `tuner best` starts in less time).
+  CommandLine(int argc, char** argv);
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
 
@@ -33,6 +39,8 @@ class CommandLine {
   const CLI::App& app() const { return app_; }
 
  private:
+  // The root App and its global flags, without any verb.
+  void SetUpRoot();
   void Register(const Verb& verb);
   // Run without the closed-pipe check.
   int Dispatch(int argc, char** argv);
@@ -42,6 +50,11 @@ class CommandLine {
   Arguments args_;
   std::vector<std::pair<CLI::App*, const Verb*>> commands_;
 };
+
+// The verb of Verbs() (not one about the command line itself, which lists
+// the others) that `argv` names: its first word after the global flags
+// (`--db PATH`); none when it names no such verb.
+const Verb* NamedVerb(int argc, char** argv);
 
 // The verbs `tuner --help` lists (hidden ones left out), in its order.
 std::vector<const CLI::App*> VisibleVerbs(const CLI::App& root);

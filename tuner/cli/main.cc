@@ -46,6 +46,6 @@ int main(int argc, char** argv) {
   // From here every message on stderr goes through the one sanitiser; the
   // logger above keeps the stream it was given (its colours).
   tuner::PrintableStderr printable_stderr;
-  tuner::cli::CommandLine command_line;
+  tuner::cli::CommandLine command_line(argc, argv);
   return command_line.Run(argc, argv);
 }
