@@ -31,7 +31,6 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       planner_(config, options_.trials_root, options_.cpus),
       own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
       clock_(options_.clock ? *options_.clock : *own_clock_),
-      retry_timer_(clock_.MakeTimer()),
       checkpoint_timer_(clock_.MakeTimer()),
       checkpoints_(config, options_.trials_root, options_.original_database),
       fail_fast_(config.trial.fail_fast),
@@ -40,10 +39,25 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
                [this](const std::string& why) {
                  Guarded("a storage failure", [&] { Fail(why); });
                }),
-      exit_rules_(config) {
+      exit_rules_(config),
+      seats_(pool_, clock_, {options_.share, options_.priority, config.preempt},
+             {.waits = [this] { return !waiting_.empty() && Running(); },
+              .held = [this] { return HeldDevices(); },
+              .wake =
+                  [this](const char* why) {
+                    Guarded(why, [this] {
+                      FillSlots();
+                      CheckDone();
+                    });
+                  },
+              .yield =
+                  [this](const std::vector<int>& ids) {
+                    bool yielded = false;
+                    Guarded("a preemption", [&] { yielded = Yield(ids); });
+                    return yielded;
+                  }}) {
   budget_ = config.num_trials;
   counts_.total = budget_;
-  JoinShare();
 }
 
 SweepOutcome Sweep::outcome() const {
@@ -79,9 +93,7 @@ std::chrono::steady_clock::time_point Sweep::Now() const {
   return clock_.Now();
 }
 
-Sweep::~Sweep() {
-  if (options_.share) options_.share->Leave(share_id_);
-}
+Sweep::~Sweep() = default;
 
 core::Status Sweep::Start() {
   core::Status status = core::Status::Ok();
@@ -128,11 +140,9 @@ void Sweep::InterruptUnguarded(bool force) {
 }
 
 void Sweep::Detach() {
-  retry_timer_->Cancel();
-  retry_armed_ = false;
   checkpoint_timer_->Cancel();
   checkpoint_armed_ = false;
-  pool_.StopWaiting();
+  seats_.StopWaiting();
   runner_->Detach();
   // Detached first: a commit that fails now leaves its trials to their
   // shims all the same (its error() says why).
@@ -170,7 +180,7 @@ void Sweep::FillSlots() {
   // A sweep being stopped launches nothing: it ends as interrupted, each
   // trial's status read through its held folder, wherever that went.
   if (!Running() || LeftMovedProject()) return;
-  while (Running() && pool_.free() > 0) {
+  while (Running() && seats_.AnyFree()) {
     if (!waiting_.empty()) {
       if (!LaunchWaiting()) break;
       continue;

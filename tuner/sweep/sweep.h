@@ -24,6 +24,7 @@
 #include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
 #include "tuner/sweep/checkpoint_keeper.h"
+#include "tuner/sweep/device_seats.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
 #include "tuner/sweep/fail_fast.h"
@@ -190,12 +191,10 @@ class Sweep : public runner::RunnerObserver {
   // Launch(), else queues the trial for a device or ends it as failed.
   void StartOrQueue(LiveTrial& trial);
   bool LaunchWaiting();
-  void JoinShare();
   // The share asks for a group back (preemption): stops the trial that got
   // least far among those holding a device of `ids` (any, when empty); it
   // is queued again when it exits. Returns whether one was stopped.
   bool Yield(const std::vector<int>& ids);
-  void ArmRetry();
   // Gives the trial's devices back; they are not handed out again for
   // `rest` (a device the stack found busy).
   void ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest =
@@ -265,14 +264,11 @@ class Sweep : public runner::RunnerObserver {
   std::deque<core::TrialId> waiting_;  // live trials without a device yet
   std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
   Clock& clock_;
-  std::unique_ptr<Clock::Timer> retry_timer_;  // other processes hold devices
-  bool retry_armed_ = false;
   std::unique_ptr<Clock::Timer> checkpoint_timer_;
   bool checkpoint_armed_ = false;
   CheckpointKeeper checkpoints_;  // keep_best
   FailFast fail_fast_;
   std::unique_ptr<runner::TrialRunner> runner_;
-  int share_id_ = 0;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
@@ -286,6 +282,8 @@ class Sweep : public runner::RunnerObserver {
   ExitRules exit_rules_;
   std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;
+  // Last: destroyed first (it leaves the share, which may call back).
+  DeviceSeats seats_;
 };
 
 }  // namespace tuner

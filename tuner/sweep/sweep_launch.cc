@@ -1,6 +1,6 @@
-// The parts of Sweep that put trials on devices: leases, the launch
-// itself (its folder, env and command: LaunchPlanner), and trials that wait
-// for a device other processes hold.
+// The parts of Sweep that put trials on devices: the launch (a lease from
+// DeviceSeats; its folder, env and command from LaunchPlanner), the trials
+// that wait for a device, and preemption.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -42,22 +42,7 @@ bool Sweep::LaunchWaiting() {
   return true;
 }
 
-void Sweep::ArmRetry() {
-  if (retry_armed_ || !Running()) return;
-  retry_armed_ = true;
-  retry_timer_->Schedule(std::chrono::milliseconds(100), [this] {
-    retry_armed_ = false;
-    Guarded("a device retry", [this] {
-      FillSlots();
-      CheckDone();
-    });
-  });
-}
-
 void Sweep::EndWaiting() {
-  retry_timer_->Cancel();
-  retry_armed_ = false;
-  pool_.StopWaiting();
   for (core::TrialId id : waiting_) {
     auto it = live_.find(id);
     if (it == live_.end()) continue;
@@ -67,34 +52,7 @@ void Sweep::EndWaiting() {
     live_.erase(it);
   }
   waiting_.clear();
-  if (options_.share) options_.share->Changed(share_id_);
-}
-
-void Sweep::JoinShare() {
-  if (!options_.share) return;
-  DeviceShare::Claimant claimant;
-  claimant.weight = options_.priority;
-  claimant.held = [this] { return HeldDevices(); };
-  // A sweep whose own trials hold every group of its pool cannot take more:
-  // it holds nobody back.
-  claimant.wanted = [this] {
-    bool waits = !waiting_.empty() && Running() && pool_.free() > 0;
-    return waits ? pool_.group_size() : 0;
-  };
-  claimant.wake = [this] {
-    Guarded("a device share wake-up", [this] {
-      FillSlots();
-      CheckDone();
-    });
-  };
-  claimant.reserved = [this] { return !pool_.reserved_ids().empty(); };
-  claimant.preempts = config_.preempt;
-  claimant.yield = [this](const std::vector<int>& ids) {
-    bool yielded = false;
-    Guarded("a preemption", [&] { yielded = Yield(ids); });
-    return yielded;
-  };
-  share_id_ = options_.share->Join(std::move(claimant));
+  seats_.StopWaiting();
 }
 
 bool Sweep::Yield(const std::vector<int>& ids) {
@@ -130,25 +88,8 @@ int Sweep::HeldDevices() const {
 }
 
 Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
-  if (options_.share && !options_.share->MayTake(share_id_)) {
-    // Not its turn: a group it reserved earlier would only hold up the
-    // claimant whose turn it is.
-    pool_.StopWaiting();
-    trial.reason = "waiting for its share of the devices";
-    return LaunchResult::kNoDevice;
-  }
-  auto lease = pool_.TryAcquire();
-  if (!lease) {
-    if (pool_.contended()) ArmRetry();
-    if (options_.share) {
-      // Only the claimant whose turn it is keeps a group reserved.
-      auto turn = options_.share->Turn();
-      if (turn && *turn != share_id_) pool_.StopWaiting();
-      options_.share->NoFreeGroup(share_id_, pool_.reserved_ids());
-    }
-    trial.reason = "no free device";
-    return LaunchResult::kNoDevice;
-  }
+  auto lease = seats_.Take(&trial.reason);
+  if (!lease) return LaunchResult::kNoDevice;
   trial.lease = std::move(*lease);
   auto planned = planner_.Plan({trial.id, &trial.params, trial.attempt},
                                *trial.lease, pool_.groups());
@@ -176,7 +117,7 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
     return LaunchResult::kFailed;
   }
   ++counts_.running;
-  if (options_.share) options_.share->Took(share_id_);
+  seats_.Started();
   RecordShim(trial);
   progress_.TrialStarted(EventOf(trial), counts_);
   WatchCheckpoints();
@@ -217,9 +158,8 @@ void Sweep::ReleaseDevices(LiveTrial& trial, std::chrono::milliseconds rest) {
   trial.ports.clear();
   if (trial.lease_row != 0) journal_.CloseLease(trial.lease_row);
   trial.lease_row = 0;
-  if (trial.lease) pool_.Release(std::move(*trial.lease), rest);
+  seats_.Give(std::move(trial.lease), rest);
   trial.lease.reset();
-  if (options_.share) options_.share->Released(share_id_);
 }
 
 }  // namespace tuner

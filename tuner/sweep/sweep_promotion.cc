@@ -79,7 +79,7 @@ void Sweep::NoteBudgetSpent() {
 
 void Sweep::EndUnpromoted() {
   if (!live_.empty()) return;
-  while (pool_.free() > 0 && PromoteNext()) {
+  while (seats_.AnyFree() && PromoteNext()) {
   }
   if (!live_.empty()) return;
   EndStoppedPaused();

@@ -36,7 +36,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   if (runner_->Adopt(adoption).ok()) {
     if (held.ok() && held.value()) {
       auto ids = runner::ParseCpuList(held.value()->devices);
-      if (ids.ok()) trial.lease = pool_.Adopt(ids.value(), held.value()->node);
+      if (ids.ok()) trial.lease = seats_.Adopt(ids.value(), held.value()->node);
       trial.lease_row = held.value()->id;
     }
     ++counts_.running;
