@@ -77,15 +77,53 @@ Leaderboard::Leaderboard(Database& db, BoardLimits limits, Placed placed,
       store_(std::move(store)),
       fill_(std::move(fill)) {}
 
-core::Status Leaderboard::Ranked(ExperimentId experiment, const Rank& rank,
-                                 bool on_board) {
+// Deciding before the row is written is sound: the decision reads only
+// the other trials' rows (Worst excludes the trial, or it is off the board)
+// and the board's size, never the trial's own row; the refill, which reads
+// every row, waits for Settle().
+core::Result<std::optional<bool>> Leaderboard::Place(ExperimentId experiment,
+                                                     const Rank& rank,
+                                                     bool on_board) {
   auto board = Load(experiment);
+  if (!board.ok()) return board.error();
+  Board& b = *board.value();
+  placement_ = Placement{experiment, rank.id, b, {}};
+  core::Status placed =
+      on_board ? KeepOn(experiment, b, rank) : TryOn(experiment, b, rank);
+  if (!placed.ok()) {
+    Abandon();
+    return placed.error();
+  }
+  std::optional<bool> own;
+  for (const auto& [trial, flag] : placement_->moves) {
+    if (trial == rank.id) own = flag;
+  }
+  return own;
+}
+
+core::Status Leaderboard::Settle() {
+  if (!placement_) return core::Status::Ok();
+  Placement placement = std::move(*placement_);
+  placement_.reset();
+  for (const auto& [trial, flag] : placement.moves) {
+    if (trial != placement.trial) {
+      TUNER_RETURN_IF_ERROR(set_on_board_.Bind(1, trial)
+                                .Bind(2, static_cast<int64_t>(flag))
+                                .Run());
+    }
+    placed_(trial, flag);
+  }
+  auto board = Load(placement.experiment);
   if (!board.ok()) return board.status();
   Board& b = *board.value();
-  TUNER_RETURN_IF_ERROR(on_board ? KeepOn(experiment, b, rank)
-                                 : TryOn(experiment, b, rank));
-  if (!b.complete && b.size < limits_.low) return Fill(experiment, b);
+  if (!b.complete && b.size < limits_.low) return Fill(placement.experiment, b);
   return core::Status::Ok();
+}
+
+void Leaderboard::Abandon() {
+  if (!placement_) return;
+  boards_[placement_->experiment] = placement_->before;
+  placement_.reset();
 }
 
 core::Result<Leaderboard::Board*> Leaderboard::Load(ExperimentId experiment) {
@@ -126,15 +164,10 @@ core::Result<std::optional<Rank>> Leaderboard::Worst(ExperimentId experiment,
   return worst;
 }
 
-core::Status Leaderboard::Move(Board& board, core::TrialId trial,
-                               bool on_board) {
+void Leaderboard::Move(Board& board, core::TrialId trial, bool on_board) {
   board.size += on_board ? 1 : -1;
   board.changed = true;
-  TUNER_RETURN_IF_ERROR(set_on_board_.Bind(1, trial)
-                            .Bind(2, static_cast<int64_t>(on_board))
-                            .Run());
-  placed_(trial, on_board);
-  return core::Status::Ok();
+  placement_->moves.emplace_back(trial, on_board);
 }
 
 void Leaderboard::SetComplete(Board& board, bool complete) {
@@ -154,7 +187,8 @@ core::Status Leaderboard::KeepOn(ExperimentId experiment, Board& board,
   if (others.value() && RanksBefore(rank, *others.value())) {
     return core::Status::Ok();
   }
-  return Move(board, rank.id, false);
+  Move(board, rank.id, false);
+  return core::Status::Ok();
 }
 
 // A trial off the board: it goes on when it ranks before the board's worst
@@ -169,7 +203,8 @@ core::Status Leaderboard::TryOn(ExperimentId experiment, Board& board,
     } else {
       board.worst_known = false;
     }
-    return Move(board, rank.id, true);
+    Move(board, rank.id, true);
+    return core::Status::Ok();
   }
   if (!board.worst_known) {
     auto worst = Worst(experiment, 0);
@@ -181,11 +216,12 @@ core::Status Leaderboard::TryOn(ExperimentId experiment, Board& board,
     SetComplete(board, false);
     return core::Status::Ok();
   }
-  TUNER_RETURN_IF_ERROR(Move(board, rank.id, true));
+  Move(board, rank.id, true);
   board.worst_known = false;
   if (board.size <= limits_.high) return core::Status::Ok();
   SetComplete(board, false);
-  return Move(board, board.worst->id, false);
+  Move(board, board.worst->id, false);
+  return core::Status::Ok();
 }
 
 // Puts the best trials off the board on it, up to `target`: they rank

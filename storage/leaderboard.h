@@ -20,6 +20,8 @@
 #include <functional>
 #include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
 #include "storage/records.h"
@@ -62,16 +64,29 @@ class Leaderboard {
   static core::Result<Leaderboard> Prepare(Database& db, BoardLimits limits,
                                            Placed placed);
 
-  // `rank`, of a trial of `experiment`, is its rank as its row now says
-  // (just updated in this transaction); `on_board` its contender flag.
-  // Moves it on or off the board as the invariant needs.
-  core::Status Ranked(ExperimentId experiment, const Rank& rank, bool on_board);
+  // `rank`, of a trial of `experiment`, is its rank as the write of its
+  // row about to run will leave it; `on_board` its contender flag now.
+  // Decides whether it goes on or off the board (and which trial leaves a
+  // board grown too large), as the invariant needs: returns the flag that
+  // write must set (nullopt: it keeps its own). Then, once the row is
+  // written, Settle(); if the write failed, Abandon().
+  core::Result<std::optional<bool>> Place(ExperimentId experiment,
+                                          const Rank& rank, bool on_board);
+  // Writes the flags of the other trials Place() moved, and refills the
+  // board from the trials off it if it fell below `low` (reading every
+  // row as written).
+  core::Status Settle();
+  // Forgets what Place() decided: the board is as it was before.
+  void Abandon();
   // Writes the boards' sizes and completeness that changed; must run in
   // their transaction (before a read of them, and before it commits).
   core::Status Flush();
   // A transaction was rolled back, or another connection may have
   // written: what was read may be stale.
-  void Discard() { boards_.clear(); }
+  void Discard() {
+    boards_.clear();
+    placement_.reset();
+  }
   // The experiment's rows are gone.
   void Drop(ExperimentId experiment) { boards_.erase(experiment); }
 
@@ -91,8 +106,8 @@ class Leaderboard {
   // The worst trial on the board other than `except` (0: none excepted).
   core::Result<std::optional<Rank>> Worst(ExperimentId experiment,
                                           core::TrialId except);
-  // Puts `trial` on or off `board`.
-  core::Status Move(Board& board, core::TrialId trial, bool on_board);
+  // Puts `trial` on or off `board` (its flag written by Settle()).
+  void Move(Board& board, core::TrialId trial, bool on_board);
   void SetComplete(Board& board, bool complete);
   core::Status KeepOn(ExperimentId experiment, Board& board, const Rank& rank);
   core::Status TryOn(ExperimentId experiment, Board& board, const Rank& rank);
@@ -103,6 +118,15 @@ class Leaderboard {
   Placed placed_;
   Statement load_, worst_, set_on_board_, store_, fill_;
   std::unordered_map<ExperimentId, Board> boards_;
+  // What the last Place() decided, until Settle() or Abandon(): the
+  // trial placed, its board as it was, and the flags it changed.
+  struct Placement {
+    ExperimentId experiment = 0;
+    core::TrialId trial = 0;
+    Board before;
+    std::vector<std::pair<core::TrialId, bool>> moves;
+  };
+  std::optional<Placement> placement_;
 };
 
 }  // namespace tuner::storage

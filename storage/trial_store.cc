@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "storage/json_codec.h"
@@ -39,7 +40,7 @@ struct TrialStore::Statements {
 };
 
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
-    : db_(std::move(db)), read_only_(read_only) {}
+    : db_(std::move(db)), batch_(*db_, BatchMemory()), read_only_(read_only) {}
 
 TrialStore::~TrialStore() { (void)FlushHeld(); }
 
@@ -105,32 +106,36 @@ std::string LastValuesAssignments(const std::string& time, int value, int mode,
          p(value) + " ELSE " + p(value) + " END";
 }
 
-// Whether the trials table has `column` (a database of an older schema,
-// opened read-only, may lack it).
-core::Result<bool> HasTrialsColumn(Database& db, const std::string& column) {
-  auto stmt =
-      db.Prepare("SELECT 1 FROM pragma_table_info('trials') WHERE name = ?1");
+// Which of the trials table's columns that later schemas added it has (a
+// database of an older schema, opened read-only, may lack them).
+core::Result<std::set<std::string>> LaterTrialsColumns(Database& db) {
+  auto stmt = db.Prepare(
+      "SELECT name FROM pragma_table_info('trials') WHERE name IN "
+      "('exited_at', 'last_key', 'contender')");
   if (!stmt.ok()) return stmt.error();
-  auto row = stmt.value().Bind(1, column).Step();
-  if (!row.ok()) return row.error();
-  return row.value();
+  std::set<std::string> columns;
+  TUNER_RETURN_IF_ERROR(EachRow(stmt.value(), [&] {
+    columns.insert(stmt.value().Text(0));
+    return core::Status::Ok();
+  }));
+  return columns;
 }
 
 }  // namespace
 
 core::Status TrialStore::PrepareStatements() {
-  auto prepare = [&](const std::string& sql) { return db_->Prepare(sql); };
   if (read_only_) {
-    auto exited_at = HasTrialsColumn(*db_, "exited_at");
-    if (!exited_at.ok()) return exited_at.status();
-    exit_times_ = exited_at.value();
-    auto last_key = HasTrialsColumn(*db_, "last_key");
-    if (!last_key.ok()) return last_key.status();
-    last_keys_ = last_key.value();
-    auto contender = HasTrialsColumn(*db_, "contender");
-    if (!contender.ok()) return contender.status();
-    boards_ = contender.value();
+    auto columns = LaterTrialsColumns(*db_);
+    if (!columns.ok()) return columns.status();
+    exit_times_ = columns.value().contains("exited_at");
+    last_keys_ = columns.value().contains("last_key");
+    boards_ = columns.value().contains("contender");
   }
+  // A reader prepares the statements it reads with (params, a trial's
+  // state); the writes and the rank are the writer's.
+  auto prepare = [&](const std::string& sql, bool writer_only) {
+    return db_->Prepare(read_only_ && writer_only ? "SELECT 1" : sql);
+  };
   const std::string queries[] = {
       "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
       "VALUES (?1, ?2, 'pending', $now)",
@@ -146,12 +151,14 @@ core::Status TrialStore::PrepareStatements() {
           LastValuesAssignments("COALESCE(?5, ?7, last_time)", 8, 9, 10,
                                 last_keys_) +
           ", ended_at = $now" +
+          (boards_ ? ", contender = COALESCE(?11, contender)" : "") +
           (exit_times_
                ? ", exited_at = CASE WHEN ?6 < $now THEN max(?6, started_at) "
                  "WHEN status = 'paused' THEN COALESCE(exited_at, ended_at) "
                  "END WHERE id = ?1"
                : " WHERE id = ?1"),
       "UPDATE trials SET " + LastValuesAssignments("?2", 3, 4, 5, last_keys_) +
+          (boards_ ? ", contender = COALESCE(?6, contender)" : "") +
           " WHERE id = ?1",
       "SELECT name, kind, value FROM params WHERE trial_id = ?1 "
       "ORDER BY position",
@@ -166,7 +173,8 @@ core::Status TrialStore::PrepareStatements() {
   };
   std::vector<Statement> prepared;
   for (const auto& sql : queries) {
-    auto stmt = prepare(sql);
+    bool writer_only = prepared.size() < 4 || prepared.size() == 6;
+    auto stmt = prepare(sql, writer_only);
     if (!stmt.ok()) return stmt.error();
     prepared.push_back(std::move(stmt).value());
   }
@@ -324,7 +332,12 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     s.BindNull(3);
   }
   s.Bind(4, end.reason).Bind(5, end.last_time).Bind(6, end.exited_at);
-  // The trial's own pending values go in the same UPDATE.
+  // The trial's own pending values go in the same UPDATE, and so does its
+  // place on the board. As the UPDATE: last_time = COALESCE(end, pending,
+  // its own), last_key the pending value's, or its own.
+  std::optional<double> time = AsStored(end.last_time);
+  std::optional<double> value;
+  core::Mode mode = core::Mode::kMax;
   auto pending = pending_last_.find(trial);
   if (pending == pending_last_.end()) {
     for (int p : {7, 8, 9, 10}) s.BindNull(p);
@@ -332,22 +345,25 @@ core::Status TrialStore::FinishTrial(core::TrialId trial, const TrialEnd& end) {
     const PendingLast& last = pending->second;
     s.Bind(7, last.time).Bind(8, last.value);
     s.Bind(9, core::ToString(last.mode)).Bind(10, last.best);
+    if (!time) time = last.time;
+    value = last.value;
+    mode = last.mode;
   }
-  TUNER_RETURN_IF_ERROR(
-      ChangeTrial(trial, std::string(core::ToString(end.status)), s));
-  // As the UPDATE: last_time = COALESCE(end, pending, its own), last_key
-  // the pending value's, or its own.
-  std::optional<double> time = AsStored(end.last_time);
-  std::optional<double> value;
-  core::Mode mode = core::Mode::kMax;
-  if (pending != pending_last_.end()) {
-    if (!time) time = pending->second.time;
-    value = pending->second.value;
-    mode = pending->second.mode;
+  std::optional<bool> contender;
+  if (time || value) {
+    auto placed =
+        PlaceOnBoard(trial, /*replaces_time=*/false, time, value, mode);
+    if (!placed.ok()) return placed.status();
+    contender = placed.value();
+  }
+  BindContender(s, 11, contender);
+  core::Status written =
+      ChangeTrial(trial, std::string(core::ToString(end.status)), s);
+  if (written.ok() && pending != pending_last_.end()) {
     pending_last_.erase(pending);
   }
-  if (!time && !value) return core::Status::Ok();
-  return Rerank(trial, /*replaces_time=*/false, time, value, mode);
+  if (!time && !value) return written;
+  return AfterPlaced(trial, written);
 }
 
 core::Result<core::Params> TrialStore::LoadParams(core::TrialId trial) {
@@ -379,7 +395,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::QueryTrials(
 
 core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
     ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE experiment_id = ?1 ORDER BY id");
   if (!stmt.ok()) return stmt.error();
@@ -389,7 +405,7 @@ core::Result<std::vector<TrialRecord>> TrialStore::ListTrials(
 
 core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
     core::TrialId trial) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
                            " FROM trials WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();
@@ -403,7 +419,7 @@ core::Result<std::optional<TrialRecord>> TrialStore::FindTrial(
 core::Result<std::vector<TrialRecord>> TrialStore::BestTrials(
     const ExperimentRecord& experiment, int64_t limit, BestBy by) {
   std::vector<TrialRecord> out;
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   TUNER_RETURN_IF_ERROR(InReadTransaction([&]() -> core::Status {
     auto stmt = PrepareBest(experiment, limit, by);
     if (!stmt.ok()) return stmt.status();

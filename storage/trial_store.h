@@ -19,6 +19,7 @@
 #include "storage/row_batch.h"
 #include "storage/sqlite.h"
 #include "storage/trial_counts.h"
+#include "storage/write_batch.h"
 
 namespace tuner::storage {
 
@@ -243,7 +244,7 @@ class TrialStore {
   // best by the last value.
   core::Result<bool> BoardHolds(ExperimentId experiment, int64_t limit);
   // Where a trial ranks as this store's writes left its row (read once,
-  // then kept as the writes change it, while it is known: KeepKnownRows).
+  // then kept as the writes change it, while it is known: WriteBatch).
   struct RankState {
     ExperimentId experiment = 0;
     bool on_board = false;
@@ -251,12 +252,24 @@ class TrialStore {
     std::optional<double> key;   // last_key
   };
   core::Result<RankState*> RankOf(core::TrialId trial);
-  // `trial`'s last values were just written: `time` (which replaced the
-  // row's, or with `replaces_time` false, was COALESCEd with it) and
-  // `value` (nullopt: the row kept its own). Has the leaderboard place it.
-  core::Status Rerank(core::TrialId trial, bool replaces_time,
-                      std::optional<double> time, std::optional<double> value,
-                      core::Mode mode);
+  // Where `trial` goes on the leaderboard once its row is written with
+  // `time` (which replaces the row's, or with `replaces_time` false, is
+  // COALESCEd with it) and `value` (nullopt: the row keeps its own),
+  // decided before the write: the contender flag the write sets (nullopt:
+  // it keeps its own; BindContender). AfterPlaced() with the write's
+  // status.
+  core::Result<std::optional<bool>> PlaceOnBoard(core::TrialId trial,
+                                                 bool replaces_time,
+                                                 std::optional<double> time,
+                                                 std::optional<double> value,
+                                                 core::Mode mode);
+  // The write PlaceOnBoard() ranked is done (`written`): the board settles,
+  // or forgets the placement if the write failed. Returns `written`, else
+  // the board's error.
+  core::Status AfterPlaced(core::TrialId trial, const core::Status& written);
+  // Binds `contender` (NULL: unchanged) as parameter `index` of a write of
+  // a trial's row, where the trials table has the flag.
+  void BindContender(Statement& stmt, int index, std::optional<bool> contender);
   // Steps `stmt` (which selected TrialColumns()), handing each trial with
   // its params to `visit`.
   core::Status VisitTrials(
@@ -278,21 +291,16 @@ class TrialStore {
     core::Mode mode = core::Mode::kMax;
   };
   core::Status FlushLastValues();
-  // Writes every row and value gathered in memory (params, reports,
-  // decisions, last values, the boards' sizes): before a read and before a
-  // commit.
-  core::Status FlushPending();
-  // The transaction was rolled back, or another connection may have
-  // written: forgets what was gathered and what is known of rows (trial
-  // states, ranks, boards).
-  void DiscardPending();
-  // A commit succeeded: what is known of rows stays known (their states,
-  // ranks and boards are as this store left them) until another
-  // connection commits, up to kMaxKnownTrials trials.
-  void KeepKnownRows();
-  static constexpr size_t kMaxKnownTrials = 4096;
+  // What the batch drives (WriteBatch::Memory): FlushGathered writes every
+  // row and value gathered in memory (params, reports, decisions, last
+  // values, the boards' sizes); ForgetRows forgets them and what is known
+  // of rows (trial states, ranks, boards).
+  WriteBatch::Memory BatchMemory();
+  core::Status FlushGathered();
+  void ForgetRows();
 
   std::unique_ptr<Database> db_;
+  WriteBatch batch_;  // over db_
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;
   bool read_only_;
@@ -309,13 +317,6 @@ class TrialStore {
   bool last_keys_ = true;
   // The trials table has contender (schema 13: the leaderboard), likewise.
   bool boards_ = true;
-  // The database's DataVersion() after this store's last commit, while it
-  // keeps what it knew in that transaction (KeepKnownRows); none: forgot.
-  std::optional<uint32_t> known_version_;
-  bool batch_open_ = false;  // a write began a batch Commit() has not ended
-  bool batch_lost_ = false;  // SQLite rolled a batch back meanwhile
-  int commit_every_ = 1;     // see HoldCommits
-  int batches_held_ = 0;     // ended batches not yet committed
 };
 
 }  // namespace tuner::storage

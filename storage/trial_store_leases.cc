@@ -55,7 +55,7 @@ core::Status TrialStore::SetShim(core::TrialId trial,
 
 core::Result<std::optional<int64_t>> TrialStore::LastOffset(core::TrialId trial,
                                                             int64_t attempt) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_->Prepare(
       "SELECT offset FROM reports WHERE trial_id = ?1 AND attempt = ?2 AND "
       "offset IS NOT NULL ORDER BY seq DESC LIMIT 1");

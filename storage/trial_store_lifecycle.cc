@@ -65,7 +65,7 @@ core::Status TrialStore::DeleteExperiment(
     ExperimentId experiment, const std::string& name,
     const std::vector<std::string>& paths) {
   TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  TUNER_RETURN_IF_ERROR(FlushPending());  // rows of its trials included
+  TUNER_RETURN_IF_ERROR(batch_.Flush());  // rows of its trials included
   auto doom = db_->Prepare(
       "INSERT OR IGNORE INTO doomed_paths (path, experiment, created_at) "
       "VALUES (?1, ?2, $now)");

@@ -9,7 +9,7 @@ namespace tuner::storage {
 
 core::Result<std::vector<ReportRecord>> TrialStore::ListReports(
     core::TrialId trial, int64_t after_seq, int64_t limit) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_->Prepare(
       "SELECT r.seq, r.time, r.value, r.metrics, r.attempt, r.offset, "
       "e.metric FROM reports r JOIN trials t ON t.id = r.trial_id "
@@ -88,7 +88,7 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialStore::CountTrials(
 }
 
 core::Result<ChangeFeed> TrialStore::Changes() {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   return ChangeFeed(*db_, exit_times_);
 }
 

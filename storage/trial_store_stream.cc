@@ -35,7 +35,7 @@ core::Status TrialStore::InReadTransaction(
 core::Status TrialStore::ForEachTrial(
     ExperimentId experiment,
     const std::function<core::Status(const TrialRecord&)>& visit) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   // trial_index order walks the (experiment_id, trial_index) index: no
   // sort, so no temporary copy of the rows.
   auto stmt = db_->Prepare(std::string("SELECT ") + TrialColumns(exit_times_) +
@@ -49,7 +49,7 @@ core::Status TrialStore::ForEachTrial(
 core::Status TrialStore::ForEachBest(
     const ExperimentRecord& experiment, int64_t limit, BestBy by,
     const std::function<core::Status(const TrialRecord&)>& visit) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   return InReadTransaction([&]() -> core::Status {
     auto stmt = PrepareBest(experiment, limit, by);
     if (!stmt.ok()) return stmt.status();
@@ -72,7 +72,7 @@ core::Status TrialStore::VisitTrials(
 core::Status TrialStore::ForEachReport(
     ExperimentId experiment,
     const std::function<core::Status(const ReportRecord&)>& visit) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_->Prepare(
       "SELECT r.trial_id, r.seq, r.time, r.value, r.metrics, r.attempt, "
       "r.offset, r.created_at, e.metric FROM trials t JOIN reports r "
@@ -101,7 +101,7 @@ core::Status TrialStore::ForEachReport(
 
 core::Result<std::vector<std::string>> TrialStore::ParamNames(
     ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   // DISTINCT keeps only the names seen (no sort of every row), each where
   // it first appears: the first trial's order.
   auto stmt = db_->Prepare(
@@ -114,7 +114,7 @@ core::Result<std::vector<std::string>> TrialStore::ParamNames(
 
 core::Result<std::vector<std::string>> TrialStore::MetricNames(
     ExperimentId experiment, int64_t limit) {
-  TUNER_RETURN_IF_ERROR(FlushPending());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());
   // DISTINCT keeps a set of the names seen (bounded by `limit` + 1), and
   // gives each name where it first appears.
   auto stmt = db_->Prepare(
