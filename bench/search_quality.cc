@@ -135,7 +135,7 @@ std::string MethodConfig(const std::string& method, uint64_t seed,
 std::pair<double, int64_t> LeaseFigures(tuner::storage::TrialStore& store,
                                         tuner::storage::ExperimentId id,
                                         double until, double horizon) {
-  auto leases = store.ListLeases(id);
+  auto leases = store.leases().List(id);
   if (!leases.ok()) Fail(leases.message());
   double busy = 0;
   std::map<tuner::core::TrialId, double> first_start;

@@ -40,7 +40,10 @@ struct TrialStore::Statements {
 };
 
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
-    : db_(std::move(db)), batch_(*db_, BatchMemory()), read_only_(read_only) {}
+    : db_(std::move(db)),
+      batch_(*db_, BatchMemory(), read_only),
+      leases_(*db_, batch_),
+      read_only_(read_only) {}
 
 TrialStore::~TrialStore() { (void)FlushHeld(); }
 

@@ -15,6 +15,7 @@
 #include "storage/best_order.h"
 #include "storage/change_feed.h"
 #include "storage/leaderboard.h"
+#include "storage/lease_table.h"
 #include "storage/records.h"
 #include "storage/row_batch.h"
 #include "storage/sqlite.h"
@@ -170,8 +171,6 @@ class TrialStore {
   core::Status SetRetries(core::TrialId trial, const RetryCounts& counts);
   // What SetRetries() recorded (zeros if nothing).
   core::Result<RetryCounts> Retries(core::TrialId trial);
-  // The lease a trial holds now (not released), if any.
-  core::Result<std::optional<LeaseRecord>> HeldLease(core::TrialId trial);
   // Caps the database at `pages` pages (PRAGMA max_page_count): writes past
   // it fail as they would on a full disk. For tests and quotas.
   core::Status LimitPages(int64_t pages);
@@ -183,16 +182,12 @@ class TrialStore {
   // Runs `PRAGMA integrity_check`; "ok" when the file is sound.
   core::Result<std::string> IntegrityCheck();
 
-  // --- device leases (trial_store_leases.cc)
-  // Records that an attempt holds devices from now on; returns the lease id.
-  core::Result<int64_t> OpenLease(const LeaseRecord& lease);
-  // Records that the lease's devices were given back now.
-  core::Status CloseLease(int64_t lease);
+  // --- device leases: which devices each attempt held, and when
+  LeaseTable& leases() { return leases_; }
+
   // The Slurm allocation the experiment runs in (docs/slurm.md).
   core::Status SetClusterJob(ExperimentId experiment, const ClusterJob& job);
   core::Result<ClusterJob> GetClusterJob(ExperimentId experiment);
-  // Every lease of the experiment's trials, oldest first.
-  core::Result<std::vector<LeaseRecord>> ListLeases(ExperimentId experiment);
 
   // --- the dashboard's incremental reads (change_feed.h)
   // A reader of what changed after a time, over this store's connection
@@ -301,6 +296,7 @@ class TrialStore {
 
   std::unique_ptr<Database> db_;
   WriteBatch batch_;  // over db_
+  LeaseTable leases_;
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;
   bool read_only_;

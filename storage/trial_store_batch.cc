@@ -8,10 +8,7 @@
 
 namespace tuner::storage {
 
-core::Status TrialStore::BeginIfNeeded() {
-  if (read_only_) return core::InvalidArgument("the database is read-only");
-  return batch_.Begin();
-}
+core::Status TrialStore::BeginIfNeeded() { return batch_.Begin(); }
 
 core::Status TrialStore::Commit() { return batch_.Commit(); }
 

@@ -1,43 +1,12 @@
-// TrialStore's device leases and what adoption needs (the rest:
-// trial_store.cc).
+// What TrialStore's adoption needs of a trial (its shim, its retries, the
+// offset of its last report) and the Slurm allocation (the rest:
+// trial_store.cc; the leases: lease_table.h).
 #include <limits>
 
 #include "storage/trial_row.h"
 #include "storage/trial_store.h"
 
 namespace tuner::storage {
-
-core::Result<int64_t> TrialStore::OpenLease(const LeaseRecord& lease) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto stmt = db_->Prepare(
-      "INSERT INTO leases (trial_id, attempt, kind, devices, cpus, node, "
-      "acquired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, $now)");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, lease.trial).Bind(2, lease.attempt).Bind(3, lease.kind);
-  s.Bind(4, lease.devices).Bind(5, lease.cpus).Bind(6, lease.node);
-  TUNER_RETURN_IF_ERROR(s.Run());
-  return db_->LastInsertRowId();
-}
-
-core::Status TrialStore::CloseLease(int64_t lease) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto stmt = db_->Prepare(
-      "UPDATE leases SET released_at = $now WHERE id = ?1 AND "
-      "released_at IS NULL");
-  if (!stmt.ok()) return stmt.status();
-  stmt.value().Bind(1, lease);
-  return stmt.value().Run();
-}
-
-core::Result<std::vector<LeaseRecord>> TrialStore::ListLeases(
-    ExperimentId experiment) {
-  // Every lease: those acquired after the beginning of time.
-  auto feed = Changes();
-  if (!feed.ok()) return feed.error();
-  return feed.value().ListLeasesSince(experiment,
-                                      -std::numeric_limits<double>::infinity());
-}
 
 core::Status TrialStore::SetShim(core::TrialId trial,
                                  std::optional<int64_t> pid,
@@ -89,20 +58,6 @@ core::Result<RetryCounts> TrialStore::Retries(core::TrialId trial) {
   if (!row.ok()) return row.error();
   if (!row.value()) return RetryCounts{};
   return RetryCounts{s.Int(0), s.Int(1)};
-}
-
-core::Result<std::optional<LeaseRecord>> TrialStore::HeldLease(
-    core::TrialId trial) {
-  auto stmt = db_->Prepare(std::string("SELECT ") + kLeaseColumns +
-                           " FROM leases WHERE trial_id = ?1 AND "
-                           "released_at IS NULL ORDER BY id DESC LIMIT 1");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, trial);
-  auto row = s.Step();
-  if (!row.ok()) return row.error();
-  if (!row.value()) return std::optional<LeaseRecord>();
-  return std::optional<LeaseRecord>(ReadLeaseRow(s));
 }
 
 core::Status TrialStore::SetClusterJob(ExperimentId experiment,

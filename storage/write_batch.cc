@@ -5,10 +5,11 @@
 
 namespace tuner::storage {
 
-WriteBatch::WriteBatch(Database& db, Memory memory)
-    : db_(db), memory_(std::move(memory)) {}
+WriteBatch::WriteBatch(Database& db, Memory memory, bool read_only)
+    : db_(db), memory_(std::move(memory)), read_only_(read_only) {}
 
 core::Status WriteBatch::Begin() {
+  if (read_only_) return core::InvalidArgument("the database is read-only");
   if (db_.InTransaction()) {
     // An open batch, or a held transaction that goes on.
     if (phase_ == Phase::kNone) phase_ = Phase::kOpen;

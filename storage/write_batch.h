@@ -46,11 +46,12 @@ class WriteBatch {
 
   enum class Phase { kNone, kOpen, kLost };
 
-  // `db` outlives the batch.
-  WriteBatch(Database& db, Memory memory);
+  // `db` outlives the batch. A batch over a read-only connection refuses
+  // to begin.
+  WriteBatch(Database& db, Memory memory, bool read_only = false);
 
   // Opens a batch unless one is open (kIoError when the write lock cannot
-  // be had within the busy policy).
+  // be had within the busy policy; kInvalidArgument when read-only).
   core::Status Begin();
   // Makes the batch durable (flush, before_commit, COMMIT) and gives the
   // lock back; on any failure rolls it back. kNone after it, whatever it
@@ -74,6 +75,7 @@ class WriteBatch {
 
   Database& db_;
   Memory memory_;
+  bool read_only_;
   Phase phase_ = Phase::kNone;
   // The database's DataVersion() after the last commit, while what the
   // writer knew in that transaction is kept; none: forgotten.

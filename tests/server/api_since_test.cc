@@ -316,12 +316,12 @@ TEST_CASE("leases ?since= returns the leases changed after it and those held",
   lease.attempt = 1;
   lease.kind = "cpu";
   lease.devices = "0";
-  auto done = f.writer->OpenLease(lease);
+  auto done = f.writer->leases().Open(lease);
   REQUIRE(done.ok());
-  REQUIRE(f.writer->CloseLease(done.value()).ok());
+  REQUIRE(f.writer->leases().Close(done.value()).ok());
   f.now = 2000;
   lease.trial = 2;
-  auto held = f.writer->OpenLease(lease);
+  auto held = f.writer->leases().Open(lease);
   REQUIRE(held.ok());
   REQUIRE(f.writer->Commit().ok());
 

@@ -50,7 +50,7 @@ std::vector<Span> Leases(
   auto e = store.FindExperiment(name);
   REQUIRE(e.ok());
   REQUIRE(e.value());
-  auto leases = store.ListLeases(e.value()->id);
+  auto leases = store.leases().List(e.value()->id);
   REQUIRE(leases.ok());
   std::vector<Span> out;
   for (const auto& l : leases.value()) {

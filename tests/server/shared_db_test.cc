@@ -113,7 +113,7 @@ TEST_CASE("four tuners, the service and readers share one database",
       CHECK((trial.status == core::TrialStatus::kCompleted ||
              trial.status == core::TrialStatus::kStopped));
     }
-    auto leases = store->ListLeases(experiment->id).value();
+    auto leases = store->leases().List(experiment->id).value();
     CHECK(leases.size() >= trials.size());
     for (const auto& lease : leases) CHECK(lease.released_at.has_value());
   }

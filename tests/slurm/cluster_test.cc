@@ -181,11 +181,11 @@ TEST_CASE("a lease's node and the experiment's allocation are stored",
   lease.kind = "habana";
   lease.devices = "2,3";
   lease.node = "n7";
-  REQUIRE(store->OpenLease(lease).ok());
-  auto held = store->HeldLease(trial).value();
+  REQUIRE(store->leases().Open(lease).ok());
+  auto held = store->leases().Held(trial).value();
   REQUIRE(held);
   CHECK(held->node == "n7");
-  CHECK(store->ListLeases(experiment).value().at(0).node == "n7");
+  CHECK(store->leases().List(experiment).value().at(0).node == "n7");
   CHECK(store->GetClusterJob(experiment).value().job.empty());
   REQUIRE(store->SetClusterJob(experiment, {"4242", true}).ok());
   REQUIRE(store->Commit().ok());

@@ -38,7 +38,7 @@ void AddFullTrial(TrialStore& store, ExperimentId experiment, int64_t index) {
   lease.attempt = 1;
   lease.kind = "cpu";
   lease.devices = "0";
-  REQUIRE(store.OpenLease(lease).ok());
+  REQUIRE(store.leases().Open(lease).ok());
 }
 
 int64_t Count(TrialStore& store, ExperimentId id) {
@@ -81,14 +81,14 @@ TEST_CASE("deleting an experiment removes its rows in every table only",
   CHECK_FALSE(store->FindExperiment("gone").value());
   CHECK(Count(*store, gone) == 0);
   CHECK(store->ListDecisions(gone).value().empty());
-  CHECK(store->ListLeases(gone).value().empty());
+  CHECK(store->leases().List(gone).value().empty());
   CHECK(store->ListCurves(gone).value().empty());
   // Nothing of the other experiment went with it.
   CHECK(store->FindExperiment("kept").value());
   CHECK(store->ListTrials(kept).value().size() == 1);
   CHECK(store->ListReports(kept_trials[0].id).value().size() == 1);
   CHECK(store->ListDecisions(kept).value().size() == 1);
-  CHECK(store->ListLeases(kept).value().size() == 1);
+  CHECK(store->leases().List(kept).value().size() == 1);
   CHECK(store->ListTrials(kept).value()[0].params == kept_trials[0].params);
   // The files are remembered until forgotten one by one.
   CHECK(store->DoomedPaths("gone").value() ==

@@ -155,7 +155,7 @@ TEST_CASE(
         last_time = *report.time;
       }
     }
-    auto leases = db.ListLeases(experiment->id).value();
+    auto leases = db.leases().List(experiment->id).value();
     for (const auto& lease : leases) CHECK(lease.released_at.has_value());
     auto lifetimes = ReadLifetimes(dir / "tuner.db.trials" / name);
     std::map<std::string, int> starts;

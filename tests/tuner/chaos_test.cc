@@ -304,7 +304,7 @@ void RunChaos(const std::string& name,
   CHECK(total == 48 + promotions);
 
   CheckDecisions(db, *experiment, trials, reports, config.value());
-  auto leases = db.ListLeases(experiment->id).value();
+  auto leases = db.leases().List(experiment->id).value();
   for (const auto& lease : leases) CHECK(lease.released_at.has_value());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(ProcessesUnder(dir) == 0);

@@ -36,7 +36,7 @@ std::vector<int> HabanaModules(const Lifetime& l) {
 
 // The stored leases never overlap on a device, and each was given back.
 void CheckStoredLeases(SweepResult& result) {
-  auto leases = result.store->ListLeases(result.experiment.id);
+  auto leases = result.store->leases().List(result.experiment.id);
   REQUIRE(leases.ok());
   std::map<int, std::vector<std::pair<double, double>>> by_device;
   for (const auto& lease : leases.value()) {

@@ -95,7 +95,7 @@ TEST_CASE("a busy device is retried on another one, not counted", "[failure]") {
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
   CHECK(result.trials[0].attempts == 2);
-  auto leases = result.store->ListLeases(result.experiment.id).value();
+  auto leases = result.store->leases().List(result.experiment.id).value();
   REQUIRE(leases.size() == 2);
   CHECK(leases[0].devices != leases[1].devices);
 }

@@ -64,7 +64,7 @@ TEST_CASE("a launch is committed before the journal returns",
   auto row = d.journal->Launched(lease);
   REQUIRE(row);
   CHECK_FALSE(d.store->InTransaction());
-  auto held = d.store->HeldLease(d.trial);
+  auto held = d.store->leases().Held(d.trial);
   REQUIRE(held.ok());
   REQUIRE(held.value());
   CHECK(held.value()->id == *row);

@@ -93,7 +93,7 @@ devices: {kind: cpu, slots: 1}
   REQUIRE(trials.size() == 2);
   for (const auto& trial : trials)
     CHECK(trial.status == core::TrialStatus::kCompleted);
-  auto leases = store->ListLeases(sweep.experiment_id()).value();
+  auto leases = store->leases().List(sweep.experiment_id()).value();
   for (const auto& lease : leases) CHECK(lease.released_at.has_value());
 }
 

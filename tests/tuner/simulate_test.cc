@@ -200,7 +200,7 @@ TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
   CHECK(r.trajectory.back().second == 7);
   // The store holds simulated times: every lease within [1000, 1000 +
   // makespan].
-  auto leases = store->ListLeases(r.experiment).value();
+  auto leases = store->leases().List(r.experiment).value();
   REQUIRE(leases.size() == 4);
   double busy = 0;
   for (const auto& lease : leases) {

@@ -221,7 +221,7 @@ TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
     CHECK(*report.time == std::round(*report.time));
   }
   CHECK(judged >= 1);
-  auto leases = result.store->ListLeases(result.experiment.id);
+  auto leases = result.store->leases().List(result.experiment.id);
   REQUIRE(leases.ok());
   for (const auto& lease : leases.value()) CHECK(lease.kind == "habana");
 }

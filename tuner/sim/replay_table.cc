@@ -19,7 +19,7 @@ using LeaseStarts = std::map<std::pair<core::TrialId, int64_t>, double>;
 
 core::Result<LeaseStarts> ReadLeaseStarts(storage::TrialStore& store,
                                           storage::ExperimentId experiment) {
-  auto leases = store.ListLeases(experiment);
+  auto leases = store.leases().List(experiment);
   if (!leases.ok()) return leases.error();
   LeaseStarts starts;
   for (const auto& lease : leases.value())

@@ -69,7 +69,7 @@ std::optional<core::TrialId> Journal::AddTrial(storage::ExperimentId experiment,
 }
 
 std::optional<int64_t> Journal::Launched(const storage::LeaseRecord& lease) {
-  auto row = store_.OpenLease(lease);
+  auto row = store_.leases().Open(lease);
   if (!Note(row.status()) || !Note(store_.MarkRunning(lease.trial)) ||
       !Commit()) {
     return std::nullopt;
@@ -78,7 +78,7 @@ std::optional<int64_t> Journal::Launched(const storage::LeaseRecord& lease) {
 }
 
 void Journal::CloseLease(int64_t lease_row) {
-  Note(store_.CloseLease(lease_row));
+  Note(store_.leases().Close(lease_row));
 }
 
 void Journal::SetShim(core::TrialId trial, std::optional<int64_t> pid,

@@ -28,7 +28,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   if (offset.ok() && offset.value()) {
     adoption.stdout_offset = std::max<int64_t>(0, *offset.value());
   }
-  auto held = store_.HeldLease(trial.id);
+  auto held = store_.leases().Held(trial.id);
   // Adopt() reads the output written meanwhile, which may decide the trial
   // (and act on it); what was decided before the crash is acted on below.
   core::Action restored = trial.life.Verdict();
