@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   record.time_attr = "step";
   record.max_t = reports;
   record.config_json = "{}";
-  auto experiment = store.CreateExperiment(record);
+  auto experiment = store.experiments().Create(record);
   Check(experiment.status());
   Totals totals;
   for (int64_t i = 0; i < trials; ++i) {
@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
              commit_every == 1, scheduler_name == "fifo", totals);
     if (commit_every > 1 && (i + 1) % commit_every == 0) Check(store.Commit());
   }
-  Check(store.SetExperimentStatus(experiment.value(),
-                                  tuner::core::ExperimentStatus::kFinished));
+  Check(store.experiments().SetStatus(
+      experiment.value(), tuner::core::ExperimentStatus::kFinished));
   Check(store.Commit());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -35,7 +35,7 @@ struct Store {
     e.metric = "score";
     e.time_attr = "epoch";
     e.config_json = "{}";
-    auto id = store->CreateExperiment(e).value();
+    auto id = store->experiments().Create(e).value();
     trial = store->AddTrial(id, 0, {}).value();
     seq = 0;
   }

@@ -11,28 +11,7 @@
 
 namespace tuner::storage {
 
-namespace {
-
-ExperimentRecord ReadExperiment(const Statement& s) {
-  ExperimentRecord r;
-  r.id = s.Int(0);
-  r.name = s.Text(1);
-  // A status this build does not know (a newer tuner's) reads as
-  // interrupted: not running, and a resume may take it up.
-  r.status = core::ParseExperimentStatus(s.Text(2)).value_or(
-      core::ExperimentStatus::kInterrupted);
-  r.metric = s.Text(3);
-  r.mode = s.Text(4) == "min" ? core::Mode::kMin : core::Mode::kMax;
-  r.time_attr = s.Text(5);
-  r.max_t = s.OptionalDouble(6);
-  r.config_json = s.Text(7);
-  r.created_at = s.Double(8);
-  r.updated_at = s.Double(9);
-  r.reason = s.Text(10);
-  return r;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 struct TrialStore::Statements {
   Statement insert_trial, mark_running, finish_trial;
@@ -42,6 +21,7 @@ struct TrialStore::Statements {
 TrialStore::TrialStore(std::unique_ptr<Database> db, bool read_only)
     : db_(std::move(db)),
       batch_(*db_, BatchMemory(), read_only),
+      experiments_(*db_, batch_),
       leases_(*db_, batch_),
       read_only_(read_only) {}
 
@@ -210,73 +190,6 @@ core::Status TrialStore::PrepareStatements() {
                      "rank, n, decision, bracket, created_at)",
                      9);
   return core::Status::Ok();
-}
-
-core::Result<ExperimentId> TrialStore::CreateExperiment(
-    const ExperimentRecord& record) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto found = FindExperiment(record.name);
-  if (!found.ok()) return found.error();
-  if (found.value()) {
-    return core::AlreadyExists("experiment '" + record.name +
-                               "' already exists");
-  }
-  auto stmt = db_->Prepare(
-      "INSERT INTO experiments (name, status, metric, mode, time_attr, max_t, "
-      "config, created_at, updated_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, $now, $now)");
-  if (!stmt.ok()) return stmt.error();
-  stmt.value()
-      .Bind(1, record.name)
-      .Bind(2, core::ToString(record.status))
-      .Bind(3, record.metric)
-      .Bind(4, core::ToString(record.mode))
-      .Bind(5, record.time_attr)
-      .Bind(6, record.max_t)
-      .Bind(7, record.config_json);
-  TUNER_RETURN_IF_ERROR(stmt.value().Run());
-  return db_->LastInsertRowId();
-}
-
-core::Result<std::optional<ExperimentRecord>> TrialStore::FindExperiment(
-    const std::string& name) {
-  auto stmt = db_->Prepare(
-      "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
-      "created_at, updated_at, reason FROM experiments WHERE name = ?1");
-  if (!stmt.ok()) return stmt.error();
-  stmt.value().Bind(1, name);
-  auto row = stmt.value().Step();
-  if (!row.ok()) return row.error();
-  if (!row.value()) return std::optional<ExperimentRecord>();
-  return std::optional<ExperimentRecord>(ReadExperiment(stmt.value()));
-}
-
-core::Result<std::vector<ExperimentRecord>> TrialStore::ListExperiments() {
-  auto stmt = db_->Prepare(
-      "SELECT id, name, status, metric, mode, time_attr, max_t, config, "
-      "created_at, updated_at, reason FROM experiments ORDER BY id");
-  if (!stmt.ok()) return stmt.error();
-  std::vector<ExperimentRecord> out;
-  TUNER_RETURN_IF_ERROR(EachRow(stmt.value(), [&] {
-    out.push_back(ReadExperiment(stmt.value()));
-    return core::Status::Ok();
-  }));
-  return out;
-}
-
-core::Status TrialStore::SetExperimentStatus(ExperimentId id,
-                                             core::ExperimentStatus status,
-                                             const std::string& reason) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto stmt = db_->Prepare(
-      "UPDATE experiments SET status = ?2, reason = ?3, updated_at = $now "
-      "WHERE id = ?1");
-  if (!stmt.ok()) return stmt.error();
-  return stmt.value()
-      .Bind(1, id)
-      .Bind(2, core::ToString(status))
-      .Bind(3, reason)
-      .Run();
 }
 
 core::Result<core::TrialId> TrialStore::AddTrial(ExperimentId experiment,

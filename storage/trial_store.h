@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "storage/best_order.h"
 #include "storage/change_feed.h"
+#include "storage/experiment_table.h"
 #include "storage/leaderboard.h"
 #include "storage/lease_table.h"
 #include "storage/records.h"
@@ -78,16 +79,8 @@ class TrialStore {
   void HoldCommits(int every);
   core::Status FlushHeld();
 
-  // --- experiments
-  // Fails with kAlreadyExists if the name is taken.
-  core::Result<ExperimentId> CreateExperiment(const ExperimentRecord& record);
-  core::Result<std::optional<ExperimentRecord>> FindExperiment(
-      const std::string& name);
-  core::Result<std::vector<ExperimentRecord>> ListExperiments();
-  // `reason`: why it failed (status "failed"); cleared by any other status.
-  core::Status SetExperimentStatus(ExperimentId id,
-                                   core::ExperimentStatus status,
-                                   const std::string& reason = "");
+  // --- experiments: name, status, budget, Slurm allocation, doomed paths
+  ExperimentTable& experiments() { return experiments_; }
 
   // --- trials
   // Adds a pending trial with its params; returns its id.
@@ -185,28 +178,12 @@ class TrialStore {
   // --- device leases: which devices each attempt held, and when
   LeaseTable& leases() { return leases_; }
 
-  // The Slurm allocation the experiment runs in (docs/slurm.md).
-  core::Status SetClusterJob(ExperimentId experiment, const ClusterJob& job);
-  core::Result<ClusterJob> GetClusterJob(ExperimentId experiment);
-
   // --- the dashboard's incremental reads (change_feed.h)
   // A reader of what changed after a time, over this store's connection
   // (its uncommitted writes written first). It lives as long as the store
   // and no longer, and only reads.
   core::Result<ChangeFeed> Changes();
-  // --- the experiment life cycle (trial_store_lifecycle.cc)
-  // The trial budget `tuner extend` set; nullopt: the config's num_trials.
-  core::Result<std::optional<int64_t>> TrialBudget(ExperimentId experiment);
-  // The same, read in a write batch (it opens one): a caller that ends the
-  // experiment in that batch cannot miss an extension committed meanwhile.
-  core::Result<std::optional<int64_t>> TrialBudgetLocked(
-      ExperimentId experiment);
-  // Raises the budget by `more` (from `config_budget` when none was set)
-  // in a batch; returns the new budget. kInvalidArgument, and nothing
-  // written, when it would pass `max`. The caller commits.
-  core::Result<int64_t> ExtendTrialBudget(ExperimentId experiment,
-                                          int64_t config_budget, int64_t more,
-                                          int64_t max);
+  // --- deleting an experiment (trial_store_lifecycle.cc)
   // Deletes every row of the experiment (its trials' params, reports,
   // decisions and leases, its trials, itself) and records `paths` (its
   // files) as doomed for `name`, in a batch. The caller commits, then
@@ -214,9 +191,6 @@ class TrialStore {
   core::Status DeleteExperiment(ExperimentId experiment,
                                 const std::string& name,
                                 const std::vector<std::string>& paths);
-  // The paths a delete of `name` recorded and did not remove yet.
-  core::Result<std::vector<std::string>> DoomedPaths(const std::string& name);
-  core::Status ForgetDoomedPath(const std::string& path);
 
  private:
   struct Statements;
@@ -296,6 +270,7 @@ class TrialStore {
 
   std::unique_ptr<Database> db_;
   WriteBatch batch_;  // over db_
+  ExperimentTable experiments_;
   LeaseTable leases_;
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::unique_ptr<Statements> statements_;

@@ -1,6 +1,6 @@
 // What TrialStore's adoption needs of a trial (its shim, its retries, the
-// offset of its last report) and the Slurm allocation (the rest:
-// trial_store.cc; the leases: lease_table.h).
+// offset of its last report) (the rest: trial_store.cc; the leases:
+// lease_table.h).
 #include <limits>
 
 #include "storage/trial_row.h"
@@ -58,32 +58,6 @@ core::Result<RetryCounts> TrialStore::Retries(core::TrialId trial) {
   if (!row.ok()) return row.error();
   if (!row.value()) return RetryCounts{};
   return RetryCounts{s.Int(0), s.Int(1)};
-}
-
-core::Status TrialStore::SetClusterJob(ExperimentId experiment,
-                                       const ClusterJob& job) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  auto stmt = db_->Prepare(
-      "UPDATE experiments SET cluster_job = ?2, cluster_booked = ?3 WHERE "
-      "id = ?1");
-  if (!stmt.ok()) return stmt.status();
-  stmt.value()
-      .Bind(1, experiment)
-      .Bind(2, job.job)
-      .Bind(3, int64_t{job.booked ? 1 : 0});
-  return stmt.value().Run();
-}
-
-core::Result<ClusterJob> TrialStore::GetClusterJob(ExperimentId experiment) {
-  auto stmt = db_->Prepare(
-      "SELECT cluster_job, cluster_booked FROM experiments WHERE id = ?1");
-  if (!stmt.ok()) return stmt.error();
-  Statement& s = stmt.value();
-  s.Bind(1, experiment);
-  auto row = s.Step();
-  if (!row.ok()) return row.error();
-  if (!row.value()) return ClusterJob{};
-  return ClusterJob{s.Text(0), s.Int(1) != 0};
 }
 
 core::Status TrialStore::LimitPages(int64_t pages) {

@@ -36,7 +36,7 @@ void AddStopped(const Service& service, const std::string& name,
   e.time_attr = "report";
   e.config_json = StoredConfigJson(config.value(), yaml, "x.yaml",
                                    service.dir().string(), service.db());
-  REQUIRE(store->CreateExperiment(e).ok());
+  REQUIRE(store->experiments().Create(e).ok());
   REQUIRE(store->Commit().ok());
   fs::create_directories(fs::path(root) / "1");
   std::ofstream(fs::path(root) / "1" / "stdout.log") << "x\n";

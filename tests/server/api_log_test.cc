@@ -34,7 +34,7 @@ struct Fixture {
     e.metric = "score";
     e.time_attr = "epoch";
     e.config_json = nlohmann::json{{"trials_root", root.string()}}.dump();
-    auto id = store->CreateExperiment(e).value();
+    auto id = store->experiments().Create(e).value();
     REQUIRE(store->AddTrial(id, 0, {}).ok());
     REQUIRE(store->AddTrial(id, 1, {}).ok());
     REQUIRE(store->Commit().ok());

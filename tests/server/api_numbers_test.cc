@@ -35,7 +35,7 @@ struct Fixture {
     e.metric = "loss";
     e.mode = core::Mode::kMin;
     e.time_attr = "epoch";
-    auto id = store->CreateExperiment(e).value();
+    auto id = store->experiments().Create(e).value();
     auto trial = store->AddTrial(id, 0, {}).value();
     REQUIRE(store->AddTrial(id, 1, {}).ok());
     REQUIRE(store->MarkRunning(trial).ok());

@@ -229,7 +229,7 @@ TEST_CASE(
       "a trial of digits-lr-sweep to complete or fail",
       std::chrono::seconds(90),
       [&] {
-        auto e = store.value()->FindExperiment("digits-lr-sweep");
+        auto e = store.value()->experiments().Find("digits-lr-sweep");
         if (!e.ok() || !e.value()) return false;
         auto trials = store.value()->ListTrials(e.value()->id);
         if (!trials.ok()) return false;

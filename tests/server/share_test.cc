@@ -47,7 +47,7 @@ struct Span {
 std::vector<Span> Leases(
     storage::TrialStore& store, const std::string& name,
     std::map<int, std::vector<std::pair<double, double>>>& by_device) {
-  auto e = store.FindExperiment(name);
+  auto e = store.experiments().Find(name);
   REQUIRE(e.ok());
   REQUIRE(e.value());
   auto leases = store.leases().List(e.value()->id);
@@ -200,7 +200,7 @@ TEST_CASE("Service: a stopped experiment's cards go to the other one at once",
 
 std::vector<std::string> Statuses(storage::TrialStore& store,
                                   const std::string& name) {
-  auto e = store.FindExperiment(name);
+  auto e = store.experiments().Find(name);
   REQUIRE(e.ok());
   REQUIRE(e.value());
   auto trials = store.ListTrials(e.value()->id);

@@ -104,7 +104,7 @@ TEST_CASE("four tuners, the service and readers share one database",
   CHECK(store->IntegrityCheck().value() == "ok");
   for (std::string name : {"s1", "s2", "s3", "s4", "svc"}) {
     INFO("experiment " << name);
-    auto experiment = store->FindExperiment(name).value();
+    auto experiment = store->experiments().Find(name).value();
     REQUIRE(experiment.has_value());
     CHECK(experiment->status == core::ExperimentStatus::kFinished);
     auto trials = store->ListTrials(experiment->id).value();

@@ -58,7 +58,7 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
   e.max_t = 4;
   e.config_json =
       StoredConfigJson(config.value(), yaml, name + ".yaml", "/", "/tuner.db");
-  auto id = store.CreateExperiment(e);
+  auto id = store.experiments().Create(e);
   REQUIRE(id.ok());
   for (int i = 0; i < kViewsTrials; ++i) {
     double lr = ViewsLr(i);

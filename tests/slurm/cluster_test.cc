@@ -173,7 +173,7 @@ TEST_CASE("a lease's node and the experiment's allocation are stored",
   record.name = "e";
   record.status = core::ExperimentStatus::kRunning;
   record.metric = "score";
-  auto experiment = store->CreateExperiment(record).value();
+  auto experiment = store->experiments().Create(record).value();
   auto trial = store->AddTrial(experiment, 0, {{"lr", 0.1}}).value();
   storage::LeaseRecord lease;
   lease.trial = trial;
@@ -186,10 +186,10 @@ TEST_CASE("a lease's node and the experiment's allocation are stored",
   REQUIRE(held);
   CHECK(held->node == "n7");
   CHECK(store->leases().List(experiment).value().at(0).node == "n7");
-  CHECK(store->GetClusterJob(experiment).value().job.empty());
-  REQUIRE(store->SetClusterJob(experiment, {"4242", true}).ok());
+  CHECK(store->experiments().ClusterJobOf(experiment).value().job.empty());
+  REQUIRE(store->experiments().SetClusterJob(experiment, {"4242", true}).ok());
   REQUIRE(store->Commit().ok());
-  auto job = store->GetClusterJob(experiment).value();
+  auto job = store->experiments().ClusterJobOf(experiment).value();
   CHECK(job.job == "4242");
   CHECK(job.booked);
 }

@@ -164,7 +164,7 @@ TEST_CASE("connections opening a fresh database at once all succeed",
         start.wait();
         auto store = TrialStore::Open(path);
         if (!store.ok()) return store.message();
-        auto id = store.value()->CreateExperiment(
+        auto id = store.value()->experiments().Create(
             Experiment("e" + std::to_string(i)));
         if (!id.ok()) return id.message();
         auto committed = store.value()->Commit();
@@ -175,7 +175,7 @@ TEST_CASE("connections opening a fresh database at once all succeed",
     for (auto& result : results) CHECK(result.get() == "ok");
     CHECK(UserVersion(path) == CurrentSchemaVersion());
     auto reader = TrialStore::OpenReadOnly(path).value();
-    CHECK(reader->ListExperiments().value().size() == kOpeners);
+    CHECK(reader->experiments().List().value().size() == kOpeners);
     CHECK(reader->IntegrityCheck().value() == "ok");
   }
 }
@@ -199,14 +199,14 @@ TEST_CASE("a write waits out another writer for the policy's total time",
     holder.Release();
   });
   holding.get_future().wait();
-  auto id = store->CreateExperiment(Experiment("waited"));
+  auto id = store->experiments().Create(Experiment("waited"));
   refusals.Stop();  // the write returned: the holder waits no more
   other.join();
   CHECK(refusals.count() >= kRefused);
   INFO((id.ok() ? "" : id.message()));
   REQUIRE(id.ok());
   REQUIRE(store->Commit().ok());
-  CHECK(store->FindExperiment("waited").value().has_value());
+  CHECK(store->experiments().Find("waited").value().has_value());
 }
 
 TEST_CASE("a write that cannot take the lock fails and holds nothing",
@@ -215,13 +215,13 @@ TEST_CASE("a write that cannot take the lock fails and holds nothing",
   auto store = TrialStore::Open(path).value();
   store->SetBusyPolicy(BusyPolicy{milliseconds(1), milliseconds(20)});
   LockHolder holder(path);
-  auto id = store->CreateExperiment(Experiment("blocked"));
+  auto id = store->experiments().Create(Experiment("blocked"));
   REQUIRE_FALSE(id.ok());
   CHECK(id.message().find("database is locked") != std::string::npos);
   CHECK_FALSE(store->InTransaction());
   holder.Release();
   // The lock is free again: the store writes as if nothing had happened.
-  REQUIRE(store->CreateExperiment(Experiment("later")).ok());
+  REQUIRE(store->experiments().Create(Experiment("later")).ok());
   CHECK(store->InTransaction());
   REQUIRE(store->Commit().ok());
   CHECK_FALSE(store->InTransaction());
@@ -233,22 +233,22 @@ TEST_CASE("a batch holds the write lock until Commit() and no longer",
   auto first = TrialStore::Open(path).value();
   auto second = TrialStore::Open(path).value();
   second->SetBusyPolicy(BusyPolicy{milliseconds(0), milliseconds(0)});
-  auto experiment = first->CreateExperiment(Experiment("first")).value();
+  auto experiment = first->experiments().Create(Experiment("first")).value();
   REQUIRE(first->Commit().ok());
   CHECK_FALSE(first->InTransaction());
   // Reads take no lock.
   REQUIRE(first->ListTrials(experiment).ok());
   CHECK_FALSE(first->InTransaction());
-  REQUIRE(second->CreateExperiment(Experiment("second")).ok());
+  REQUIRE(second->experiments().Create(Experiment("second")).ok());
   REQUIRE(second->Commit().ok());
 
   REQUIRE(first->AddTrial(experiment, 0, {{"lr", 0.1}}).ok());
   CHECK(first->InTransaction());
-  CHECK_FALSE(second->CreateExperiment(Experiment("third")).ok());
+  CHECK_FALSE(second->experiments().Create(Experiment("third")).ok());
   REQUIRE(first->Commit().ok());
-  REQUIRE(second->CreateExperiment(Experiment("third")).ok());
+  REQUIRE(second->experiments().Create(Experiment("third")).ok());
   REQUIRE(second->Commit().ok());
-  CHECK(first->ListExperiments().value().size() == 3);
+  CHECK(first->experiments().List().value().size() == 3);
 }
 
 }  // namespace

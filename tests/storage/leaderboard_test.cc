@@ -149,7 +149,7 @@ TEST_CASE(
   std::map<Mode, ExperimentRecord> experiments;
   for (auto mode : {Mode::kMax, Mode::kMin}) {
     auto record = Experiment(std::string(core::ToString(mode)), mode);
-    record.id = store->CreateExperiment(record).value();
+    record.id = store->experiments().Create(record).value();
     experiments[mode] = record;
   }
   std::map<Mode, std::vector<core::TrialId>> trials;
@@ -227,7 +227,7 @@ TEST_CASE("a trial the board put back on in a refill moves from there",
   std::string path = (dir / "t.db").string();
   auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
   auto record = Experiment("e", Mode::kMax);
-  record.id = store->CreateExperiment(record).value();
+  record.id = store->experiments().Create(record).value();
   std::map<char, core::TrialId> t;
   std::map<char, int64_t> seq;
   auto report = [&](char name, double time, double value) {
@@ -269,7 +269,7 @@ TEST_CASE(
   std::string path = (dir / "t.db").string();
   auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
   auto record = Experiment("e", Mode::kMin);
-  record.id = store->CreateExperiment(record).value();
+  record.id = store->experiments().Create(record).value();
   std::vector<core::TrialId> ids;
   for (int64_t i = 0; i < 6; ++i) {
     ids.push_back(store->AddTrial(record.id, i, {}).value());
@@ -303,7 +303,7 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
   std::vector<core::TrialId> before;
   {
     auto store = TrialStore::Open(path).value();
-    auto e = store->CreateExperiment(Experiment("e", Mode::kMax)).value();
+    auto e = store->experiments().Create(Experiment("e", Mode::kMax)).value();
     for (int64_t i = 0; i < 300; ++i) {
       auto t = store->AddTrial(e, i, {}).value();
       double value = static_cast<double>((i * 37) % 300);
@@ -323,7 +323,7 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
                 .ok());
   }
   auto store = TrialStore::Open(path).value();
-  auto e = store->FindExperiment("e").value().value();
+  auto e = store->experiments().Find("e").value().value();
   auto db = Database::Open(path, true).value();
   auto on_board = db->Prepare(
                         "SELECT count(*), (SELECT board_complete FROM "

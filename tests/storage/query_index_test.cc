@@ -61,7 +61,7 @@ std::map<TrialStatus, int64_t> Recount(TrialStore& store, ExperimentId e) {
 
 // An experiment with trials in every status; returns its id.
 ExperimentId Populate(TrialStore& store, const std::string& name) {
-  auto e = store.CreateExperiment(Experiment(name, core::Mode::kMax));
+  auto e = store.experiments().Create(Experiment(name, core::Mode::kMax));
   REQUIRE(e.ok());
   for (int64_t i = 0; i < 12; ++i) {
     auto t = store.AddTrial(e.value(), i, {{"lr", 0.1 * i}});
@@ -145,7 +145,7 @@ TEST_CASE(
   // More experiments than one statement writes the counts of.
   std::vector<ExperimentId> experiments;
   for (int i = 0; i < 40; ++i) {
-    auto e = store->CreateExperiment(
+    auto e = store->experiments().Create(
         Experiment("e" + std::to_string(i), core::Mode::kMax));
     REQUIRE(e.ok());
     experiments.push_back(e.value());
@@ -191,7 +191,7 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
   }
   SECTION("read-only, it is counted the old way") {
     auto reader = TrialStore::OpenReadOnly(file.path()).value();
-    auto e = reader->FindExperiment("old").value();
+    auto e = reader->experiments().Find("old").value();
     REQUIRE(e);
     CHECK(reader->CountTrials(e->id).value() == Recount(*reader, e->id));
     CHECK(reader->BestTrials(*e, 1).ok());
@@ -201,7 +201,7 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
   }
   SECTION("the next writer migrates it, counts included") {
     auto store = TrialStore::Open(file.path()).value();
-    auto e = store->FindExperiment("old").value();
+    auto e = store->experiments().Find("old").value();
     REQUIRE(e);
     auto counts = store->CountTrials(e->id);
     REQUIRE(counts.ok());
@@ -212,7 +212,7 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
 
 // Ids of the experiment's trials, best first by the last value.
 std::vector<core::TrialId> BestIds(TrialStore& store, const std::string& name) {
-  auto e = store.FindExperiment(name).value();
+  auto e = store.experiments().Find(name).value();
   REQUIRE(e);
   std::vector<core::TrialId> ids;
   auto best = store.BestTrials(*e, 100);
@@ -232,7 +232,7 @@ TEST_CASE(
     const double values[] = {0.5, -0.25, 0.0, -0.0, 0.5, 2.0, -3.0, 0.75};
     for (auto mode : {core::Mode::kMax, core::Mode::kMin}) {
       std::string name(core::ToString(mode));
-      auto e = store->CreateExperiment(Experiment(name, mode)).value();
+      auto e = store->experiments().Create(Experiment(name, mode)).value();
       for (int64_t i = 0; i < 8; ++i) {
         auto t = store->AddTrial(e, i, {}).value();
         double time = i % 3 == 0 ? 1.0 : 2.0;
@@ -294,7 +294,8 @@ TEST_CASE("best trials (by the last value) come from an index in each mode",
 
 TEST_CASE("best by the best value any report reached", "[storage][query]") {
   auto store = TrialStore::Open(":memory:").value();
-  auto e = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto e =
+      store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   // Trial 1 peaked early at 0.9 then fell to 0.5 at epoch 3; trial 2 ended
   // at 0.7 at epoch 3 (the best by the last value).
   auto t1 = store->AddTrial(e, 0, {}).value();
@@ -309,7 +310,7 @@ TEST_CASE("best by the best value any report reached", "[storage][query]") {
   report(t2, 1, 0.2);
   report(t2, 3, 0.7);
   REQUIRE(store->Commit().ok());
-  auto record = store->FindExperiment("e").value().value();
+  auto record = store->experiments().Find("e").value().value();
   CHECK(store->BestTrials(record, 1, BestBy::kLast).value()[0].id == t2);
   CHECK(store->BestTrials(record, 1, BestBy::kBest).value()[0].id == t1);
   std::vector<core::TrialId> order;

@@ -69,7 +69,7 @@ TEST_CASE(
   std::string path = (dir / "t.db").string();
   auto store = TrialStore::Open(path).value();
   ExperimentRecord record = testing::ExperimentNamed("e", core::Mode::kMin);
-  auto e = store->CreateExperiment(record).value();
+  auto e = store->experiments().Create(record).value();
   auto t = store->AddTrial(e, 0, {{"lr", 0.1}, {"opt", std::string("adam")}})
                .value();
   REQUIRE(store->MarkRunning(t).ok());

@@ -15,7 +15,7 @@ ExperimentId AddExperiment(TrialStore& store, const std::string& name) {
   e.metric = "acc";
   e.time_attr = "epoch";
   e.config_json = "{}";
-  auto id = store.CreateExperiment(e);
+  auto id = store.experiments().Create(e);
   REQUIRE(id.ok());
   return id.value();
 }
@@ -54,16 +54,18 @@ TEST_CASE("a trial budget is the config's until extended, then stored",
   auto store = TrialStore::Open(":memory:").value();
   ExperimentId id = AddExperiment(*store, "e");
   REQUIRE(store->Commit().ok());
-  CHECK_FALSE(store->TrialBudget(id).value());
-  CHECK(store->ExtendTrialBudget(id, 8, 4, 100).value() == 12);
+  CHECK_FALSE(store->experiments().TrialBudget(id).value());
+  CHECK(store->experiments().ExtendTrialBudget(id, 8, 4, 100).value() == 12);
   REQUIRE(store->Commit().ok());
-  CHECK(store->TrialBudget(id).value() == std::optional<int64_t>(12));
+  CHECK(store->experiments().TrialBudget(id).value() ==
+        std::optional<int64_t>(12));
   // From the stored budget now, not the config's.
-  CHECK(store->ExtendTrialBudget(id, 8, 1, 100).value() == 13);
-  auto over = store->ExtendTrialBudget(id, 8, 88, 100);
+  CHECK(store->experiments().ExtendTrialBudget(id, 8, 1, 100).value() == 13);
+  auto over = store->experiments().ExtendTrialBudget(id, 8, 88, 100);
   CHECK(over.error().code == core::ErrorCode::kInvalidArgument);
   REQUIRE(store->Commit().ok());
-  CHECK(store->TrialBudgetLocked(id).value() == std::optional<int64_t>(13));
+  CHECK(store->experiments().TrialBudgetLocked(id).value() ==
+        std::optional<int64_t>(13));
   REQUIRE(store->Commit().ok());
 }
 
@@ -78,25 +80,26 @@ TEST_CASE("deleting an experiment removes its rows in every table only",
   auto kept_trials = store->ListTrials(kept).value();
   REQUIRE(store->DeleteExperiment(gone, "gone", {"/x/a", "/x/b"}).ok());
   REQUIRE(store->Commit().ok());
-  CHECK_FALSE(store->FindExperiment("gone").value());
+  CHECK_FALSE(store->experiments().Find("gone").value());
   CHECK(Count(*store, gone) == 0);
   CHECK(store->ListDecisions(gone).value().empty());
   CHECK(store->leases().List(gone).value().empty());
   CHECK(store->ListCurves(gone).value().empty());
   // Nothing of the other experiment went with it.
-  CHECK(store->FindExperiment("kept").value());
+  CHECK(store->experiments().Find("kept").value());
   CHECK(store->ListTrials(kept).value().size() == 1);
   CHECK(store->ListReports(kept_trials[0].id).value().size() == 1);
   CHECK(store->ListDecisions(kept).value().size() == 1);
   CHECK(store->leases().List(kept).value().size() == 1);
   CHECK(store->ListTrials(kept).value()[0].params == kept_trials[0].params);
   // The files are remembered until forgotten one by one.
-  CHECK(store->DoomedPaths("gone").value() ==
+  CHECK(store->experiments().DoomedPaths("gone").value() ==
         std::vector<std::string>{"/x/a", "/x/b"});
-  CHECK(store->DoomedPaths("kept").value().empty());
-  REQUIRE(store->ForgetDoomedPath("/x/a").ok());
+  CHECK(store->experiments().DoomedPaths("kept").value().empty());
+  REQUIRE(store->experiments().ForgetDoomedPath("/x/a").ok());
   REQUIRE(store->Commit().ok());
-  CHECK(store->DoomedPaths("gone").value() == std::vector<std::string>{"/x/b"});
+  CHECK(store->experiments().DoomedPaths("gone").value() ==
+        std::vector<std::string>{"/x/b"});
 }
 
 }  // namespace

@@ -38,9 +38,10 @@ std::unique_ptr<TrialStore> Memory() {
 
 TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
   auto store = Memory();
-  auto id = store->CreateExperiment(Experiment("e1", core::Mode::kMax));
+  auto id = store->experiments().Create(Experiment("e1", core::Mode::kMax));
   REQUIRE(id.ok());
-  CHECK(store->CreateExperiment(Experiment("e1", core::Mode::kMax))
+  CHECK(store->experiments()
+            .Create(Experiment("e1", core::Mode::kMax))
             .error()
             .code == core::ErrorCode::kAlreadyExists);
   core::Params params = {{"lr", 0.001},
@@ -60,10 +61,10 @@ TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
   CHECK(trials.value()[0].params == params);
   CHECK(trials.value()[0].status == core::TrialStatus::kRunning);
   CHECK(trials.value()[0].attempts == 1);
-  auto found = store->FindExperiment("e1");
+  auto found = store->experiments().Find("e1");
   REQUIRE(found.ok());
   CHECK(found.value()->max_t == 9);
-  CHECK_FALSE(store->FindExperiment("nope").value().has_value());
+  CHECK_FALSE(store->experiments().Find("nope").value().has_value());
 }
 
 TEST_CASE(
@@ -75,19 +76,19 @@ TEST_CASE(
   std::filesystem::remove(path);
   {
     auto store = TrialStore::Open(path).value();
-    auto id = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+    auto id = store->experiments().Create(Experiment("e", core::Mode::kMax));
     REQUIRE(id.ok());
     using S = core::ExperimentStatus;
     for (S status : {S::kFinished, S::kInterrupted, S::kFailed, S::kRunning}) {
-      REQUIRE(store->SetExperimentStatus(id.value(), status).ok());
+      REQUIRE(store->experiments().SetStatus(id.value(), status).ok());
       REQUIRE(store->Commit().ok());
-      CHECK(store->FindExperiment("e").value()->status == status);
+      CHECK(store->experiments().Find("e").value()->status == status);
       CHECK(core::ParseExperimentStatus(core::ToString(status)) == status);
     }
     auto plain = Database::Open(path, false).value();
     REQUIRE(plain->Execute("UPDATE experiments SET status = 'paused-v9'").ok());
-    CHECK(store->FindExperiment("e").value()->status == S::kInterrupted);
-    CHECK(store->ListExperiments().value()[0].status == S::kInterrupted);
+    CHECK(store->experiments().Find("e").value()->status == S::kInterrupted);
+    CHECK(store->experiments().List().value()[0].status == S::kInterrupted);
   }
   for (auto suffix : {"", "-wal", "-shm"})
     std::filesystem::remove(path + suffix);
@@ -95,7 +96,8 @@ TEST_CASE(
 
 TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   auto store = Memory();
-  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMin)).value();
+  auto exp =
+      store->experiments().Create(Experiment("e", core::Mode::kMin)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
   REQUIRE(
       store->AppendReport({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin)
@@ -149,7 +151,8 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
 TEST_CASE("reports come back with the attempt and stdout offset stored",
           "[storage]") {
   auto store = Memory();
-  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto exp =
+      store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
   REQUIRE(
       store->AppendReport({t, 1, 1.0, 0.5, {}, 1, 40}, core::Mode::kMax).ok());
@@ -173,7 +176,7 @@ TEST_CASE("best trials are the longest trained first then by value",
           "[storage]") {
   auto store = Memory();
   auto e = Experiment("e", core::Mode::kMax);
-  e.id = store->CreateExperiment(e).value();
+  e.id = store->experiments().Create(e).value();
   int64_t index = 0;
   auto add = [&](double time, double value) {
     auto t = store->AddTrial(e.id, index++, {}).value();
@@ -198,7 +201,7 @@ TEST_CASE("a non-finite objective is never a trial's value, in either mode",
     INFO((mode == core::Mode::kMax ? "max" : "min"));
     auto store = Memory();
     auto e = Experiment("e", mode);
-    e.id = store->CreateExperiment(e).value();
+    e.id = store->experiments().Create(e).value();
     int64_t index = 0;
     auto add = [&](std::vector<std::pair<double, double>> reports) {
       auto t = store->AddTrial(e.id, index++, {}).value();
@@ -243,7 +246,8 @@ TEST_CASE("a non-finite objective is never a trial's value, in either mode",
 
 TEST_CASE("decisions and trial ends are stored", "[storage]") {
   auto store = Memory();
-  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto exp =
+      store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
   core::RungDecision d{2, 1, 3.0, 0.25, 4, 7, core::RungVerdict::kPause};
   REQUIRE(store->AppendDecision({t, d}).ok());
@@ -264,7 +268,8 @@ TEST_CASE("decisions and trial ends are stored", "[storage]") {
 TEST_CASE("a trial launched again shows no end of its previous attempt",
           "[storage]") {
   auto store = Memory();
-  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto exp =
+      store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   auto t = store->AddTrial(exp, 0, {}).value();
   REQUIRE(store->MarkRunning(t).ok());
   REQUIRE(store
@@ -287,7 +292,8 @@ TEST_CASE(
   auto store = Memory();
   double now = 100;
   store->SetTimeSource([&now] { return now; });
-  auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+  auto exp =
+      store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   int index = 0;
   auto end_with = [&](std::optional<double> exited_at) {
     auto t = store->AddTrial(exp, index++, {}).value();
@@ -330,7 +336,7 @@ TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
   {
     auto writer = TrialStore::Open(path).value();
     auto exp =
-        writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+        writer->experiments().Create(Experiment("e", core::Mode::kMax)).value();
     REQUIRE(writer->Commit().ok());
     auto reader = TrialStore::OpenReadOnly(path).value();
     writer->AddTrial(exp, 0, {}).value();
@@ -356,16 +362,16 @@ TEST_CASE("held commits reach the file every Nth batch and when flushed",
     auto writer = TrialStore::Open(path).value();
     writer->HoldCommits(3);
     auto exp =
-        writer->CreateExperiment(Experiment("e", core::Mode::kMax)).value();
+        writer->experiments().Create(Experiment("e", core::Mode::kMax)).value();
     auto reader = TrialStore::OpenReadOnly(path).value();
     CHECK(writer->InTransaction());
     REQUIRE(writer->Commit().ok());  // batch 1: held
     CHECK_FALSE(writer->InTransaction());
-    CHECK(reader->ListExperiments().value().empty());
+    CHECK(reader->experiments().List().value().empty());
     writer->AddTrial(exp, 0, {}).value();  // batch 2 goes on the held one
     CHECK(writer->InTransaction());
     REQUIRE(writer->Commit().ok());  // held
-    CHECK(reader->ListExperiments().value().empty());
+    CHECK(reader->experiments().List().value().empty());
     writer->AddTrial(exp, 1, {}).value();
     REQUIRE(writer->Commit().ok());  // the 3rd: all three committed
     CHECK(reader->ListTrials(exp).value().size() == 2);
@@ -378,7 +384,7 @@ TEST_CASE("held commits reach the file every Nth batch and when flushed",
     REQUIRE(writer->Commit().ok());  // held: the destructor flushes it
   }
   auto after = TrialStore::OpenReadOnly(path).value();
-  auto experiment = after->FindExperiment("e").value();
+  auto experiment = after->experiments().Find("e").value();
   REQUIRE(experiment);
   CHECK(after->ListTrials(experiment->id).value().size() == 4);
   for (auto suffix : {"", "-wal", "-shm"})
@@ -399,7 +405,8 @@ TEST_CASE("migrations set the schema version and refuse newer ones",
 
 TEST_CASE("device leases are stored with their span", "[storage]") {
   auto store = Memory();
-  auto experiment = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+  auto experiment =
+      store->experiments().Create(Experiment("e", core::Mode::kMax));
   REQUIRE(experiment.ok());
   auto trial = store->AddTrial(experiment.value(), 0, {{"lr", 0.1}});
   REQUIRE(trial.ok());
@@ -469,11 +476,11 @@ TEST_CASE(
   std::string db = (dir / "tuner.db").string();
   {
     auto store = TrialStore::Open(db).value();
-    auto exp = store->CreateExperiment(Experiment("e", core::Mode::kMax));
+    auto exp = store->experiments().Create(Experiment("e", core::Mode::kMax));
     REQUIRE(exp.ok());
     REQUIRE(store->Commit().ok());
     auto reader = TrialStore::OpenReadOnly(db).value();
-    REQUIRE(reader->ListExperiments().ok());
+    REQUIRE(reader->experiments().List().ok());
     REQUIRE(fs::exists(db + "-shm"));
     ReadOnlyFiles read_only({db, db + "-wal", db + "-shm"});
     if (!read_only.done()) {
@@ -487,7 +494,7 @@ TEST_CASE(
             std::string::npos);
       CHECK(trial.message().find("no longer writable") != std::string::npos);
       CHECK(trial.message().find('\n') == std::string::npos);
-      CHECK_FALSE(reader->ListExperiments().ok());
+      CHECK_FALSE(reader->experiments().List().ok());
       store.reset();  // closing does not checkpoint into the files either
       reader.reset();
       // A new writer is refused at once.

@@ -19,13 +19,12 @@ inline storage::ExperimentRecord AddFailedExperiment(
   e.metric = "score";
   e.time_attr = "epoch";
   e.config_json = "{}";
-  auto id = store.CreateExperiment(e);
+  auto id = store.experiments().Create(e);
   REQUIRE(id.ok());
-  REQUIRE(store
-              .SetExperimentStatus(id.value(), core::ExperimentStatus::kFailed,
-                                   reason)
+  REQUIRE(store.experiments()
+              .SetStatus(id.value(), core::ExperimentStatus::kFailed, reason)
               .ok());
-  auto row = store.FindExperiment(name);
+  auto row = store.experiments().Find(name);
   REQUIRE(row.ok());
   REQUIRE(row.value());
   REQUIRE(store.Commit().ok());

@@ -138,7 +138,7 @@ TEST_CASE(
     INFO(name);
     adopted += Count(dir / (std::string(name) + ".log"), ": adopted (");
     CHECK(Count(dir / (std::string(name) + ".log"), "database is locked") == 0);
-    auto experiment = db.FindExperiment(name).value();
+    auto experiment = db.experiments().Find(name).value();
     REQUIRE(experiment);
     CHECK(experiment->status == core::ExperimentStatus::kFinished);
     auto trials = db.ListTrials(experiment->id).value();

@@ -105,7 +105,7 @@ std::string LogAbout(const fs::path& log, core::TrialId trial) {
 bool ExperimentFinished(const fs::path& db) {
   auto store = storage::TrialStore::OpenReadOnly(db.string());
   if (!store.ok()) return false;
-  auto experiment = store.value()->FindExperiment("chaos");
+  auto experiment = store.value()->experiments().Find("chaos");
   return experiment.ok() && experiment.value() &&
          experiment.value()->status == core::ExperimentStatus::kFinished;
 }
@@ -257,7 +257,7 @@ void RunChaos(const std::string& name,
   REQUIRE(store.ok());
   auto& db = *store.value();
   CHECK(db.IntegrityCheck().value() == "ok");
-  auto experiment = db.FindExperiment("chaos").value();
+  auto experiment = db.experiments().Find("chaos").value();
   REQUIRE(experiment);
   CHECK(experiment->status == core::ExperimentStatus::kFinished);
   auto trials = db.ListTrials(experiment->id).value();
@@ -384,7 +384,7 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   CHECK(ProcessesUnder(dir) == 0);
   auto store = storage::TrialStore::Open((dir / "tuner.db").string());
   REQUIRE(store.ok());
-  auto experiment = store.value()->FindExperiment("again").value();
+  auto experiment = store.value()->experiments().Find("again").value();
   REQUIRE(experiment);
   CHECK(experiment->status == core::ExperimentStatus::kInterrupted);
   auto rows = store.value()->ListTrials(experiment->id).value();

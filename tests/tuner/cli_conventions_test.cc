@@ -94,7 +94,7 @@ TEST_CASE("the bash completion completes verbs, flags and experiment names",
       record.metric = "acc";
       record.time_attr = "epoch";
       record.config_json = "{}";
-      REQUIRE(store.value()->CreateExperiment(record).ok());
+      REQUIRE(store.value()->experiments().Create(record).ok());
     }
     REQUIRE(store.value()->Commit().ok());
   }
@@ -151,7 +151,7 @@ TEST_CASE("the bash completion runs no code stored in experiment names",
       record.metric = "acc";
       record.time_attr = "epoch";
       record.config_json = "{}";
-      REQUIRE(store.value()->CreateExperiment(record).ok());
+      REQUIRE(store.value()->experiments().Create(record).ok());
     }
     REQUIRE(store.value()->Commit().ok());
   }

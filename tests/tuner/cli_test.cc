@@ -507,7 +507,7 @@ void MakeQueryDb(const std::string& path) {
   e.metric = "acc";
   e.time_attr = "epoch";
   e.config_json = "{}";
-  auto id = store->CreateExperiment(e).value();
+  auto id = store->experiments().Create(e).value();
   auto t1 = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
   auto t2 = store->AddTrial(id, 1, {{"lr", 0.25}}).value();
   for (auto [t, seq, acc] : {std::tuple{t1, 1, 0.5}, std::tuple{t1, 2, 0.75},
@@ -592,7 +592,7 @@ void MakeEvilDb(const std::string& path) {
   e.metric = "acc\x1b[31m";
   e.time_attr = "ep\x1b[2J";
   e.config_json = "{}";
-  auto id = store->CreateExperiment(e).value();
+  auto id = store->experiments().Create(e).value();
   auto t = store->AddTrial(id, 0, {{"opt", std::string("s\x1b[5m")}}).value();
   REQUIRE(store
               ->AppendReport({t, 1, 1.0, 0.5, {{"ep\x1b[2J", 1.0}}},

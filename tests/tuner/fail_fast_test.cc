@@ -105,7 +105,9 @@ TEST_CASE("fail_fast: a resumed sweep is judged by the trials it sees end",
   };
   auto first = RunScripted(yaml, script);
   REQUIRE(first.outcome == SweepOutcome::kFinished);
-  REQUIRE(first.store->ExtendTrialBudget(first.experiment.id, 2, 8, 100).ok());
+  REQUIRE(first.store->experiments()
+              .ExtendTrialBudget(first.experiment.id, 2, 8, 100)
+              .ok());
   REQUIRE(first.store->Commit().ok());
   broken = true;  // the environment broke before the resume
 

@@ -45,7 +45,7 @@ SweepResult Relocated(SweepResult& result, const fs::path& to, bool move) {
   auto store = storage::TrialStore::Open((to / "tuner.db").string());
   REQUIRE(store.ok());
   there.store = std::move(store).value();
-  there.experiment = *there.store->FindExperiment(name).value();
+  there.experiment = *there.store->experiments().Find(name).value();
   return there;
 }
 
@@ -233,7 +233,7 @@ TEST_CASE("delete counts only the paths that were there and creates none",
   CHECK(deleted.value().removed == 0);
   CHECK(deleted.value().failed.empty());
   CHECK_FALSE(fs::exists(trials));
-  CHECK_FALSE(result.store->FindExperiment("bare").value());
+  CHECK_FALSE(result.store->experiments().Find("bare").value());
   fs::remove_all(result.dir);
 }
 
@@ -260,7 +260,7 @@ TEST_CASE(
     // As a crafted row: a stored experiment of that name.
     storage::ExperimentRecord crafted = result.experiment;
     crafted.name = name;
-    REQUIRE(result.store->CreateExperiment(crafted).ok());
+    REQUIRE(result.store->experiments().Create(crafted).ok());
     REQUIRE(result.store->Commit().ok());
     std::vector<std::string> listed = Added(result.dir, {});
     std::set<std::string> before(listed.begin(), listed.end());
@@ -268,9 +268,9 @@ TEST_CASE(
     INFO(deleted.status().message());
     CHECK(deleted.ok());
     CHECK(Added(result.dir, before).empty());
-    CHECK_FALSE(result.store->FindExperiment(name).value());
+    CHECK_FALSE(result.store->experiments().Find(name).value());
   }
-  CHECK(result.store->FindExperiment("bare").value());
+  CHECK(result.store->experiments().Find("bare").value());
   CHECK(fs::exists(result.dir / "tuner.db.trials" / "bare"));
   fs::remove_all(result.dir);
 }
@@ -333,7 +333,7 @@ TEST_CASE("delete never follows a link in the middle of a checkpoint path",
         std::vector<std::string>{(dir / "ck" / "run_1").string() +
                                  ": a symbolic link, not followed"});
   CHECK(deleted.value().removed == 2);  // its trial folder, run_2/data
-  CHECK(result.store->DoomedPaths("mid").value().empty());
+  CHECK(result.store->experiments().DoomedPaths("mid").value().empty());
   fs::remove_all(dir);
   fs::remove_all(result.dir);
 }

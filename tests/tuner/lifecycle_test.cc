@@ -28,8 +28,8 @@ TEST_CASE("a running sweep launches the trials an extension adds",
         // While its last trial runs: the budget is spent, nothing waits.
         if (launch.trial == 2 && !extended) {
           extended = true;
-          auto id = store->FindExperiment("grow").value()->id;
-          REQUIRE(store->ExtendTrialBudget(id, 2, 3, 100).ok());
+          auto id = store->experiments().Find("grow").value()->id;
+          REQUIRE(store->experiments().ExtendTrialBudget(id, 2, 3, 100).ok());
           REQUIRE(store->Commit().ok());
         }
         return ToyTrainerScript(0.5, 2);
@@ -93,7 +93,7 @@ TEST_CASE("delete removes the rows and its own files, never a link's target",
   CHECK(deleted.value().trials == 2);
   CHECK(deleted.value().removed == 1);
   CHECK(deleted.value().failed.empty());
-  CHECK_FALSE(result.store->FindExperiment("doomed").value());
+  CHECK_FALSE(result.store->experiments().Find("doomed").value());
   CHECK(result.store->ListTrials(result.experiment.id).value().empty());
   CHECK_FALSE(fs::exists(root));
   CHECK(fs::exists(outside));
@@ -116,7 +116,7 @@ TEST_CASE("delete refuses while a tuner holds the experiment's lock",
   CHECK(refused.message() ==
         "experiment 'busy' is running in the service at "
         "http://127.0.0.1:9; stop it first: tuner stop busy");
-  CHECK(result.store->FindExperiment("busy").value());
+  CHECK(result.store->experiments().Find("busy").value());
   CHECK(fs::exists(fs::path(TrialsRootFor(db, "busy")) / "1"));
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("a delete cut short after its transaction is finished by a re-run",
   REQUIRE(finished.ok());
   CHECK(finished.value().removed == 1);
   CHECK_FALSE(fs::exists(TrialsRootFor(db, "half")));
-  CHECK(result.store->DoomedPaths("half").value().empty());
+  CHECK(result.store->experiments().DoomedPaths("half").value().empty());
 }
 
 TEST_CASE("an experiment of the shared trials/ layout loses only its dirs",
@@ -176,7 +176,7 @@ TEST_CASE("delete never follows '..' in checkpoints.dir out of the trial",
   CHECK_FALSE(fs::exists(TrialsRootFor(db, "up")));
   REQUIRE(deleted.value().left.size() == 2);
   CHECK(deleted.value().left[0].ends_with(": it has a '..' component"));
-  CHECK(result.store->DoomedPaths("up").value().empty());
+  CHECK(result.store->experiments().DoomedPaths("up").value().empty());
 }
 
 TEST_CASE("delete leaves a checkpoints.dir that '..' takes off its trial",
@@ -248,7 +248,7 @@ TEST_CASE("delete removes no doomed path the database names outside its own",
   CHECK_FALSE(fs::exists(root));
   CHECK(deleted.value().removed == 1);
   CHECK(deleted.value().left.size() == 3);
-  CHECK(result.store->DoomedPaths("bait").value().empty());
+  CHECK(result.store->experiments().DoomedPaths("bait").value().empty());
 }
 
 TEST_CASE("extend refuses a grid whose budget has all its combinations",

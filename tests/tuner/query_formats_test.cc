@@ -59,7 +59,7 @@ struct Fixture {
     record.time_attr = "epoch";
     record.config_json = StoredConfigJson(config.value(), kYaml, "/base/x.yaml",
                                           "/base", "/db/tuner.db");
-    auto id = store->CreateExperiment(record);
+    auto id = store->experiments().Create(record);
     REQUIRE(id.ok());
     ids.push_back(
         store->AddTrial(id.value(), 0, {{"lr", 0.1}, {"opt", kHostile}})
@@ -78,7 +78,7 @@ struct Fixture {
                                        std::nullopt})
                 .ok());
     REQUIRE(store->Commit().ok());
-    e = *store->FindExperiment("formats").value();
+    e = *store->experiments().Find("formats").value();
   }
 
   void Report(core::TrialId t, int64_t seq, double acc, core::Metrics more) {
@@ -214,7 +214,7 @@ struct TimedFixture {
     record.metric = "acc";
     record.time_attr = "epoch";
     record.config_json = "{}";
-    auto id = store->CreateExperiment(record).value();
+    auto id = store->experiments().Create(record).value();
     for (int i = 0; i < 3; ++i)
       ids.push_back(store->AddTrial(id, i, {{"lr", 0.1 * (i + 1)}}).value());
     REQUIRE(store->MarkRunning(ids[0]).ok());
@@ -234,7 +234,7 @@ struct TimedFixture {
                                        std::nullopt})
                 .ok());
     REQUIRE(store->Commit().ok());
-    e = *store->FindExperiment("timed").value();
+    e = *store->experiments().Find("timed").value();
   }
 
   std::string Trials(const std::string& format) {
@@ -415,7 +415,7 @@ TEST_CASE("reports as CSV: every column named once, none a formula",
   record.metric = "trial";
   record.time_attr = "seq";
   record.config_json = "{}";
-  auto id = store->CreateExperiment(record).value();
+  auto id = store->experiments().Create(record).value();
   auto trial = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
   core::Metrics metrics = {{"seq", 3},
                            {"trial", 0.75},
@@ -430,7 +430,7 @@ TEST_CASE("reports as CSV: every column named once, none a formula",
   REQUIRE(
       store->AppendReport({trial, 1, 3, 0.75, metrics}, core::Mode::kMax).ok());
   REQUIRE(store->Commit().ok());
-  auto e = *store->FindExperiment("clash").value();
+  auto e = *store->experiments().Find("clash").value();
   auto rows = ParseCsv(ReportsText(*store, e, "csv").value());
   REQUIRE(rows.size() == 2);
   const auto& header = rows[0];

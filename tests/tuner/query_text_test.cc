@@ -46,8 +46,9 @@ TEST_CASE("an experiment that did not fail shows no reason line",
           "[tuner][query]") {
   auto store = storage::TrialStore::Open(":memory:").value();
   auto e = Failed(*store, "gone");
-  REQUIRE(
-      store->SetExperimentStatus(e.id, core::ExperimentStatus::kFinished).ok());
+  REQUIRE(store->experiments()
+              .SetStatus(e.id, core::ExperimentStatus::kFinished)
+              .ok());
   auto status = StatusText(*store, "broken");
   REQUIRE(status.ok());
   CHECK(Lines(status.value()) == 2);

@@ -62,7 +62,7 @@ class Session {
         SweepSite::Unlocked(config_, "{}", (dir_ / "trials").string())
             .Options(pool.value(), 2, TUNER_SHIM);
     Sweep sweep(io, config_, *store_, progress, options);
-    auto experiment = store_->FindExperiment(config_.name).value();
+    auto experiment = store_->experiments().Find(config_.name).value();
     REQUIRE((experiment ? sweep.Resume(*experiment) : sweep.Start()).ok());
     // Runs the loop until `stop` holds or the sweep has ended.
     auto run_until = [&](const std::string& what,
@@ -92,7 +92,7 @@ class Session {
   }
 
   std::vector<storage::TrialRecord> Trials() {
-    auto experiment = store_->FindExperiment(config_.name).value();
+    auto experiment = store_->experiments().Find(config_.name).value();
     REQUIRE(experiment);
     return store_->ListTrials(experiment->id).value();
   }
@@ -154,7 +154,7 @@ devices: {kind: cpu, slots: 1}
     CHECK(reports[i].time == static_cast<double>(i + 1));
     CHECK(EpochOf(reports[i]) == static_cast<double>(i + 1));
   }
-  auto experiment = session.store().FindExperiment("count").value();
+  auto experiment = session.store().experiments().Find("count").value();
   auto decisions = session.store().ListDecisions(experiment->id).value();
   REQUIRE(decisions.size() == 2);  // rungs 2 and 4, on those reports
   for (const auto& d : decisions) {
@@ -305,7 +305,7 @@ void PausedAndPromoted(storage::TrialStore& store) {
   record.time_attr = "epoch";
   record.max_t = 2;
   record.config_json = "{}";
-  auto experiment = store.CreateExperiment(record).value();
+  auto experiment = store.experiments().Create(record).value();
   double values[] = {0.5, 0.2};
   for (int i = 0; i < 2; ++i) {
     core::Params params = {{"lr", i == 0 ? 0.01 : 1.0}};

@@ -78,7 +78,7 @@ devices: {kind: cpu, slots: 1}
   // Another writer of the file gets in at once: it does not even wait.
   auto other = storage::TrialStore::Open(db).value();
   other->SetBusyPolicy(storage::BusyPolicy{milliseconds(0), milliseconds(0)});
-  auto created = other->CreateExperiment(OtherExperiment());
+  auto created = other->experiments().Create(OtherExperiment());
   INFO((created.ok() ? "" : created.message()));
   CHECK(created.ok());
   CHECK(other->Commit().ok());

@@ -172,7 +172,7 @@ TEST_CASE("a metric the table never reports is refused before any trial",
   auto result = Simulate(config, "{}", table.value(), *store, {});
   CHECK(result.message() ==
         "t.jsonl: no step has the metric 'valloss' (the experiment's metric)");
-  CHECK(store->ListExperiments().value().empty());
+  CHECK(store->experiments().List().value().empty());
 }
 
 TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
@@ -258,9 +258,9 @@ TEST_CASE("a replay reads an ended experiment and refuses a running one",
     CHECK(row.steps.size() == 3);
     CHECK_FALSE(row.truncated);
   }
-  REQUIRE(store
-              ->SetExperimentStatus(original.value().experiment,
-                                    core::ExperimentStatus::kRunning)
+  REQUIRE(store->experiments()
+              .SetStatus(original.value().experiment,
+                         core::ExperimentStatus::kRunning)
               .ok());
   REQUIRE(store->Commit().ok());
   CHECK(TableFromExperiment(*store, "sim", "epoch").message() ==
@@ -373,7 +373,7 @@ TEST_CASE("simulated time is bounded: a table or a sweep past it is refused",
         "the simulation would pass 1e+09 simulated seconds (about 31 years), "
         "the most it may take: give fewer trials, more workers or shorter "
         "runs ('sim' is stored as interrupted)");
-  auto stored = store->FindExperiment("sim").value();
+  auto stored = store->experiments().Find("sim").value();
   REQUIRE(stored);
   CHECK(stored->status == core::ExperimentStatus::kInterrupted);
 }

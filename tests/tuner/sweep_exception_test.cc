@@ -106,7 +106,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   CHECK(bad_sweep.error() ==
         "internal error in a report: boom from the scheduler");
   CHECK(good_sweep.outcome() == SweepOutcome::kFinished);
-  auto bad_row = store.value()->FindExperiment("bad").value();
+  auto bad_row = store.value()->experiments().Find("bad").value();
   REQUIRE(bad_row);
   CHECK(bad_row->status == core::ExperimentStatus::kFailed);
   CHECK(bad_row->reason == bad_sweep.error());
@@ -114,7 +114,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   for (const auto& t : bad_trials) {
     CHECK(t.status != core::TrialStatus::kRunning);
   }
-  auto good_row = store.value()->FindExperiment("good").value();
+  auto good_row = store.value()->experiments().Find("good").value();
   REQUIRE(good_row);
   CHECK(good_row->status == core::ExperimentStatus::kFinished);
   CHECK(good_row->reason.empty());

@@ -94,7 +94,7 @@ struct World {
     finished = false;
     sweep.emplace(io, config, *store, progress, options);
     runner->ended = ended;
-    auto experiment = store->FindExperiment(config.name);
+    auto experiment = store->experiments().Find(config.name);
     REQUIRE(experiment.ok());
     REQUIRE(experiment.value());
     REQUIRE(sweep->Resume(*experiment.value()).ok());
@@ -174,9 +174,10 @@ TEST_CASE("asha on the fake runner: stops, completions and rows, in order",
   CHECK(w.Row(c).last_value == 0.97);
   CHECK(w.finished);
   CHECK(w.sweep->outcome() == SweepOutcome::kFinished);
-  CHECK(w.store->FindExperiment("fake").value()->status ==
+  CHECK(w.store->experiments().Find("fake").value()->status ==
         core::ExperimentStatus::kFinished);
-  auto best = w.store->BestTrials(*w.store->FindExperiment("fake").value(), 1);
+  auto best =
+      w.store->BestTrials(*w.store->experiments().Find("fake").value(), 1);
   REQUIRE(best.ok());
   REQUIRE(best.value().size() == 1);
   CHECK(best.value()[0].id == c);
@@ -271,10 +272,11 @@ TEST_CASE("trials a storage failure stopped are relaunched by resume",
   // its next write fails, as on a full disk or an immutable -shm file.
   auto blocker = storage::TrialStore::Open((w.dir / "tuner.db").string());
   REQUIRE(blocker.ok());
-  REQUIRE(blocker.value()
-              ->SetExperimentStatus(w.sweep->experiment_id(),
-                                    core::ExperimentStatus::kRunning)
-              .ok());
+  REQUIRE(
+      blocker.value()
+          ->experiments()
+          .SetStatus(w.sweep->experiment_id(), core::ExperimentStatus::kRunning)
+          .ok());
   w.store->SetBusyPolicy(
       {std::chrono::milliseconds(0), std::chrono::milliseconds(0)});
   w.runner->Report(ids[0], Epoch(1, 0.5));
@@ -350,7 +352,7 @@ TEST_CASE("extend says a sweep launches its trials only if it has not ended",
   REQUIRE(w.runner->started.size() == 4);  // the extension, launched
   finish(3);
   REQUIRE(w.finished);
-  CHECK(w.store->FindExperiment("fake").value()->status ==
+  CHECK(w.store->experiments().Find("fake").value()->status ==
         core::ExperimentStatus::kFinished);
 
   // The sweep has ended; its tuner still holds the lock.

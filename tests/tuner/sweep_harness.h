@@ -90,7 +90,7 @@ inline runner::DevicePool TestPool(const ExperimentConfig& config) {
 // What the store holds once the sweep has ended.
 inline void ReadBack(const ExperimentConfig& config, SweepResult& result) {
   result.store->LimitPages(1 << 30).ok();  // read what was written
-  result.experiment = *result.store->FindExperiment(config.name).value();
+  result.experiment = *result.store->experiments().Find(config.name).value();
   result.trials = result.store->ListTrials(result.experiment.id).value();
 }
 

@@ -67,7 +67,7 @@ TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
 
   auto store = storage::TrialStore::OpenReadOnly((dir / "tuner.db").string());
   REQUIRE(store.ok());
-  auto experiment = store.value()->FindExperiment(name).value();
+  auto experiment = store.value()->experiments().Find(name).value();
   REQUIRE(experiment);
   auto rows = store.value()->ListTrials(experiment->id).value();
   REQUIRE(rows.size() == 1);

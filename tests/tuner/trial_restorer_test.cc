@@ -38,7 +38,7 @@ struct Stored {
     record.name = config.name;
     record.status = core::ExperimentStatus::kRunning;
     record.metric = config.metric;
-    experiment = store->CreateExperiment(record).value();
+    experiment = store->experiments().Create(record).value();
   }
   // A trial with `attempts` launches and one report per epoch in `epochs`
   // (attempt by attempt as `attempt_of` says).

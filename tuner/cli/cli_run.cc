@@ -143,7 +143,7 @@ int Resume(const QueryOptions& options) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
     return kExitFailure;
   }
-  auto experiment = store.value()->FindExperiment(options.name);
+  auto experiment = store.value()->experiments().Find(options.name);
   if (!experiment.ok() || !experiment.value()) {
     std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
                  options.name.c_str(), options.db_path.c_str());
@@ -177,7 +177,7 @@ int Run(const RunOptions& options) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
     return kExitFailure;
   }
-  auto existing = store.value()->FindExperiment(config.value().name);
+  auto existing = store.value()->experiments().Find(config.value().name);
   if (existing.ok() && existing.value()) {
     if (!SameAsStored(*existing.value(), db_path, text.value(), overrides))
       return kExitBadInput;

@@ -136,7 +136,7 @@ int Simulate(const SimulateOptions& options) {
     std::fprintf(stderr, "tuner: %s\n", store.message().c_str());
     return cli::kExitFailure;
   }
-  auto existing = store.value()->FindExperiment(config.value().name);
+  auto existing = store.value()->experiments().Find(config.value().name);
   if (existing.ok() && existing.value()) {
     return Fail("experiment '" + config.value().name + "' exists in " +
                     db_path + "; give the simulation another name (--name)",

@@ -22,7 +22,7 @@ namespace {
 core::Result<std::string> TrialsRootOf(const StopOptions& options) {
   auto store = storage::TrialStore::OpenReadOnly(options.db_path);
   if (store.ok()) {
-    auto experiment = store.value()->FindExperiment(options.name);
+    auto experiment = store.value()->experiments().Find(options.name);
     if (experiment.ok() && experiment.value()) {
       return NamedTrialsRoot(experiment.value()->config_json, options.db_path,
                              options.name);
@@ -35,7 +35,7 @@ core::Result<std::string> TrialsRootOf(const StopOptions& options) {
 bool IsStored(const StopOptions& options) {
   auto store = storage::TrialStore::OpenReadOnly(options.db_path);
   if (!store.ok()) return false;
-  auto experiment = store.value()->FindExperiment(options.name);
+  auto experiment = store.value()->experiments().Find(options.name);
   return experiment.ok() && experiment.value();
 }
 

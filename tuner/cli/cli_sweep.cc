@@ -90,7 +90,7 @@ int RunSweep(const ExperimentConfig& config, const std::string& config_json,
   }
   const std::string& trials_root = site.value().trials_root();
   if (!resume) {  // before any booking: refused at once
-    auto found = store.FindExperiment(config.name);
+    auto found = store.experiments().Find(config.name);
     if (found.ok() && found.value()) {
       std::fprintf(stderr, "tuner: experiment '%s' already exists\n",
                    config.name.c_str());

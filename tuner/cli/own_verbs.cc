@@ -71,7 +71,7 @@ void NamesFlags(CLI::App& c, Arguments&) { c.group(""); }
 int NamesVerb(Arguments& a) {
   auto store = storage::TrialStore::OpenReadOnly(a.db);
   if (!store.ok()) return kExitOk;
-  auto experiments = store.value()->ListExperiments();
+  auto experiments = store.value()->experiments().List();
   if (!experiments.ok()) return kExitOk;
   for (const auto& experiment : experiments.value()) {
     if (!config::IsName(experiment.name)) continue;

@@ -19,7 +19,7 @@ core::Result<SlurmAllocation> AcquireSlurm(
     const runner::KeepGoing& keep_going) {
   storage::ClusterJob stored;
   if (resume) {
-    auto job = store.GetClusterJob(resume->id);
+    auto job = store.experiments().ClusterJobOf(resume->id);
     if (!job.ok()) return job.error();
     stored = job.value();
   }
@@ -27,7 +27,7 @@ core::Result<SlurmAllocation> AcquireSlurm(
                                       job_name, {}, keep_going);
   if (!allocation.ok()) return allocation.error();
   if (resume && allocation.value().job != stored.job) {
-    TUNER_RETURN_IF_ERROR(store.SetClusterJob(
+    TUNER_RETURN_IF_ERROR(store.experiments().SetClusterJob(
         resume->id, {allocation.value().job, allocation.value().booked}));
     TUNER_RETURN_IF_ERROR(store.Commit());
   }

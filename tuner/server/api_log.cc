@@ -71,7 +71,7 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   if (!trial.ok()) return ErrorResponse(500, trial.message());
   if (!trial.value())
     return ErrorResponse(404, "no trial " + std::to_string(id));
-  auto experiments = store.value()->ListExperiments();
+  auto experiments = store.value()->experiments().List();
   if (!experiments.ok()) return ErrorResponse(500, experiments.message());
   core::Result<std::string> root =
       core::NotFound("trial " + std::to_string(id) + " has no experiment");

@@ -90,7 +90,7 @@ Response Api::ListExperiments(const Query& query) const {
   if (format != "json") return ErrorResponse(400, "format: json, table or csv");
   std::vector<ExperimentRecord> all;
   if (name.empty()) {
-    auto listed = store.value()->ListExperiments();
+    auto listed = store.value()->experiments().List();
     if (!listed.ok()) return ErrorResponse(listed.error());
     all = std::move(listed).value();
   } else {
@@ -192,7 +192,7 @@ Response Api::GetTrial(int64_t id, const Query& query) const {
   if (more) reports.value().pop_back();
   Json out = TrialJson(*trial.value(), UnixNow());
   std::string experiment;
-  if (auto all = store.value()->ListExperiments(); all.ok()) {
+  if (auto all = store.value()->experiments().List(); all.ok()) {
     for (const auto& e : all.value()) {
       if (e.id == trial.value()->experiment_id) experiment = e.name;
     }

@@ -92,7 +92,7 @@ core::Status ExperimentHub::Started(std::unique_ptr<Experiment> experiment,
 core::Status ExperimentHub::Submit(const ExperimentConfig& config,
                                    const std::string& stored_json,
                                    runner::DevicePool pool) {
-  auto stored = store_.FindExperiment(config.name);
+  auto stored = store_.experiments().Find(config.name);
   if (!stored.ok()) return stored.status();
   if (stored.value()) {
     bool finished = stored.value()->status == core::ExperimentStatus::kFinished;
@@ -117,7 +117,7 @@ core::Result<ExperimentHub::Resumable> ExperimentHub::FindResumable(
   if (running_.count(name) > 0) {
     return core::AlreadyExists("experiment '" + name + "' is running");
   }
-  auto stored = store_.FindExperiment(name);
+  auto stored = store_.experiments().Find(name);
   if (!stored.ok()) return stored.error();
   if (!stored.value()) {
     return core::NotFound("no experiment '" + name + "' in " +
@@ -154,7 +154,7 @@ core::Status ExperimentHub::Resume(const std::string& name,
 
 std::vector<std::string> ExperimentHub::Unfinished() {
   std::vector<std::string> names;
-  auto all = store_.ListExperiments();
+  auto all = store_.experiments().List();
   if (!all.ok()) return names;
   for (const auto& e : all.value()) {
     if (e.status == core::ExperimentStatus::kRunning &&
@@ -168,7 +168,7 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
   auto it = running_.find(name);
   if (it == running_.end()) {
     // 409 for a known experiment in another state, 404 for an unknown name.
-    auto stored = store_.FindExperiment(name);
+    auto stored = store_.experiments().Find(name);
     if (stored.ok() && stored.value()) {
       std::string elsewhere = RunElsewhere(*stored.value());
       if (!elsewhere.empty()) return core::AlreadyExists(elsewhere);

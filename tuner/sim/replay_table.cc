@@ -117,7 +117,7 @@ core::Result<CurveRow> RowOf(storage::TrialStore& store,
 core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
                                              const std::string& name,
                                              const std::string& time_attr) {
-  auto experiment = store.FindExperiment(name);
+  auto experiment = store.experiments().Find(name);
   if (!experiment.ok()) return experiment.error();
   if (!experiment.value())
     return core::NotFound("no experiment '" + name + "' in the database");

@@ -242,9 +242,9 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
                                     const std::string& db_path,
                                     const std::string& name) {
   DeletePlan plan;
-  auto doomed = store.DoomedPaths(name);
+  auto doomed = store.experiments().DoomedPaths(name);
   if (!doomed.ok()) return doomed.error();
-  auto found = store.FindExperiment(name);
+  auto found = store.experiments().Find(name);
   if (!found.ok()) return found.error();
   // Only a crafted row has a name that is no path component: no files,
   // not even the lock.
@@ -310,7 +310,7 @@ core::Status RemovePaths(storage::TrialStore& store, const DeletePlan& plan,
     }
     if (removal.kind == TreeRemoval::kRemoved) ++outcome.removed;
     if (removal.kind == TreeRemoval::kLink) outcome.left.push_back(removal.why);
-    TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(doomed.path()));
+    TUNER_RETURN_IF_ERROR(store.experiments().ForgetDoomedPath(doomed.path()));
   }
   for (const auto& path : plan.refused) {
     // Named once, and only when it is there.
@@ -319,7 +319,7 @@ core::Status RemovePaths(storage::TrialStore& store, const DeletePlan& plan,
         [&](const std::string& left) { return left.starts_with(path + ": "); });
     if (!named && Exists(path))
       outcome.left.push_back(path + ": not a path of this experiment's");
-    TUNER_RETURN_IF_ERROR(store.ForgetDoomedPath(path));
+    TUNER_RETURN_IF_ERROR(store.experiments().ForgetDoomedPath(path));
   }
   return core::Status::Ok();
 }
@@ -369,7 +369,7 @@ void DropLock(const std::string& db_path, const std::string& lock_path,
 // one committed transaction.
 core::Status DeleteRows(storage::TrialStore& store, const DeletePlan& plan,
                         const std::string& name) {
-  auto found = store.FindExperiment(name);
+  auto found = store.experiments().Find(name);
   if (!found.ok()) return found.error();
   if (!found.value()) return core::Status::Ok();
   std::vector<std::string> paths;

@@ -26,7 +26,7 @@ core::Status RefuseSpentGrid(storage::TrialStore& store,
   if (config.searcher.type != core::SearcherType::kGrid) {
     return core::Status::Ok();
   }
-  auto stored = store.TrialBudget(experiment.id);
+  auto stored = store.experiments().TrialBudget(experiment.id);
   if (!stored.ok()) return stored.error();
   int64_t budget = stored.value().value_or(config.num_trials);
   int64_t grid = GridSize(config);
@@ -52,7 +52,7 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
                                  std::to_string(kMaxTrialBudget) + ", got " +
                                  std::to_string(more));
   }
-  auto found = store.FindExperiment(name);
+  auto found = store.experiments().Find(name);
   if (!found.ok()) return found.error();
   if (!found.value()) {
     return core::NotFound("no experiment '" + name + "' in " + db_path);
@@ -63,7 +63,7 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   if (!config.ok()) return config.error();
   TUNER_RETURN_IF_ERROR(
       RefuseSpentGrid(store, experiment, config.value(), more));
-  auto budget = store.ExtendTrialBudget(
+  auto budget = store.experiments().ExtendTrialBudget(
       experiment.id, config.value().num_trials, more, kMaxTrialBudget);
   if (!budget.ok()) {
     (void)store.Commit();  // ends the batch, which holds no write
@@ -71,7 +71,7 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   }
   ExtendOutcome outcome;
   outcome.budget = budget.value();
-  auto status = store.FindExperiment(name);  // in the same batch
+  auto status = store.experiments().Find(name);  // in the same batch
   TUNER_RETURN_IF_ERROR(store.Commit());
   outcome.status = status.ok() && status.value() ? status.value()->status
                                                  : experiment.status;
@@ -91,7 +91,7 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
 
 bool HasBudgetLeft(storage::TrialStore& store,
                    const storage::ExperimentRecord& experiment) {
-  auto budget = store.TrialBudget(experiment.id);
+  auto budget = store.experiments().TrialBudget(experiment.id);
   return budget.ok() && budget.value() &&
          *budget.value() > TrialCount(store, experiment.id);
 }

@@ -39,24 +39,24 @@ bool Journal::Commit() { return Note(store_.Commit()); }
 
 core::Result<storage::ExperimentId> Journal::CreateExperiment(
     const storage::ExperimentRecord& record, const storage::ClusterJob& job) {
-  auto id = store_.CreateExperiment(record);
+  auto id = store_.experiments().Create(record);
   if (!id.ok()) return id.status();
   if (!job.job.empty())
-    TUNER_RETURN_IF_ERROR(store_.SetClusterJob(id.value(), job));
+    TUNER_RETURN_IF_ERROR(store_.experiments().SetClusterJob(id.value(), job));
   TUNER_RETURN_IF_ERROR(store_.Commit());
   return id;
 }
 
 core::Status Journal::ExperimentResumed(storage::ExperimentId experiment) {
-  TUNER_RETURN_IF_ERROR(
-      store_.SetExperimentStatus(experiment, core::ExperimentStatus::kRunning));
+  TUNER_RETURN_IF_ERROR(store_.experiments().SetStatus(
+      experiment, core::ExperimentStatus::kRunning));
   return store_.Commit();
 }
 
 void Journal::ExperimentEnded(storage::ExperimentId experiment,
                               core::ExperimentStatus status,
                               const std::string& error) {
-  (void)store_.SetExperimentStatus(experiment, status, error);
+  (void)store_.experiments().SetStatus(experiment, status, error);
   (void)store_.Commit();
 }
 

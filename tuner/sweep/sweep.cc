@@ -214,8 +214,8 @@ void Sweep::FillSlots() {
 
 bool Sweep::RefreshBudget(bool locked) {
   if (experiment_ == 0) return false;
-  auto stored = locked ? store_.TrialBudgetLocked(experiment_)
-                       : store_.TrialBudget(experiment_);
+  auto stored = locked ? store_.experiments().TrialBudgetLocked(experiment_)
+                       : store_.experiments().TrialBudget(experiment_);
   if (!journal_.Note(stored.status()) || !stored.value()) return false;
   if (*stored.value() <= budget_) return false;
   spdlog::info("experiment '{}': trial budget extended from {} to {}",

@@ -26,11 +26,11 @@ core::Result<std::string> Text(
 core::Result<ExperimentRecord> FindExperimentIn(TrialStore& store,
                                                 const std::string& name,
                                                 const std::string& where) {
-  auto found = store.FindExperiment(name);
+  auto found = store.experiments().Find(name);
   if (!found.ok()) return found.error();
   if (found.value()) return *found.value();
   std::string names;
-  if (auto all = store.ListExperiments(); all.ok()) {
+  if (auto all = store.experiments().List(); all.ok()) {
     for (const auto& e : all.value())
       names += (names.empty() ? "" : ", ") + e.name;
   }

@@ -140,7 +140,7 @@ core::Result<std::string> StatusText(
   }
   std::vector<ExperimentRecord> experiments;
   if (name.empty()) {
-    auto all = store.ListExperiments();
+    auto all = store.experiments().List();
     if (!all.ok()) return all.error();
     experiments = std::move(all).value();
   } else {
