@@ -192,12 +192,7 @@ core::Result<std::vector<LeaseRecord>> ChangeFeed::ListLeasesSince(
   Statement& s = stmt.value();
   s.Bind(1, experiment);
   s.Bind(2, since);
-  std::vector<LeaseRecord> out;
-  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
-    out.push_back(ReadLeaseRow(s));
-    return core::Status::Ok();
-  }));
-  return out;
+  return ReadLeaseRows(s);
 }
 
 }  // namespace tuner::storage

@@ -51,12 +51,7 @@ core::Result<std::vector<LeaseRecord>> LeaseTable::List(
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
-  std::vector<LeaseRecord> out;
-  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
-    out.push_back(ReadLeaseRow(s));
-    return core::Status::Ok();
-  }));
-  return out;
+  return ReadLeaseRows(s);
 }
 
 }  // namespace tuner::storage

@@ -102,4 +102,13 @@ LeaseRecord ReadLeaseRow(const Statement& s) {
                      s.Text(8)};
 }
 
+core::Result<std::vector<LeaseRecord>> ReadLeaseRows(Statement& s) {
+  std::vector<LeaseRecord> out;
+  TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
+    out.push_back(ReadLeaseRow(s));
+    return core::Status::Ok();
+  }));
+  return out;
+}
+
 }  // namespace tuner::storage

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "storage/records.h"
 #include "storage/row_batch.h"
@@ -37,6 +38,8 @@ core::Status EachRow(Statement& stmt, const std::function<core::Status()>& row);
 extern const char kLeaseColumns[];
 // The current row of a statement that selected kLeaseColumns (first).
 LeaseRecord ReadLeaseRow(const Statement& s);
+// Every row of a statement (bound) that selected kLeaseColumns (first).
+core::Result<std::vector<LeaseRecord>> ReadLeaseRows(Statement& s);
 
 // A params row's value: `kind` is its kind column (b, i, f or s) and
 // `column` the index of its value column in `s`.

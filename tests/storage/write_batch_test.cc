@@ -39,6 +39,12 @@ std::unique_ptr<Database> OpenDb(const std::string& path) {
   return std::move(db).value();
 }
 
+// A private in-memory database with one table, t.
+std::unique_ptr<Database> MemoryDbWithTable() {
+  auto db = MemoryDbWithTable();
+  return db;
+}
+
 int64_t CountRows(Database& db) {
   auto stmt = db.Prepare("SELECT count(*) FROM t");
   REQUIRE(stmt.ok());
@@ -49,8 +55,7 @@ int64_t CountRows(Database& db) {
 
 TEST_CASE("WriteBatch: a batch opens on the first write and a commit ends it",
           "[batch]") {
-  auto db = OpenDb(":memory:");
-  REQUIRE(db->Execute("CREATE TABLE t (x)").ok());
+  auto db = MemoryDbWithTable();
   FakeMemory memory;
   WriteBatch batch(*db, memory.Hooks());
   CHECK(batch.Commit().ok());  // nothing open: nothing to do
@@ -69,8 +74,7 @@ TEST_CASE("WriteBatch: a batch opens on the first write and a commit ends it",
 
 TEST_CASE("WriteBatch: a held commit keeps the transaction for n - 1 batches",
           "[batch]") {
-  auto db = OpenDb(":memory:");
-  REQUIRE(db->Execute("CREATE TABLE t (x)").ok());
+  auto db = MemoryDbWithTable();
   FakeMemory memory;
   WriteBatch batch(*db, memory.Hooks());
   batch.HoldCommits(3);
@@ -96,8 +100,7 @@ TEST_CASE("WriteBatch: a held commit keeps the transaction for n - 1 batches",
 
 TEST_CASE("WriteBatch: a failed commit rolls the batch back and forgets",
           "[batch]") {
-  auto db = OpenDb(":memory:");
-  REQUIRE(db->Execute("CREATE TABLE t (x)").ok());
+  auto db = MemoryDbWithTable();
   FakeMemory memory;
   WriteBatch batch(*db, memory.Hooks());
   REQUIRE(batch.Begin().ok());
@@ -116,8 +119,7 @@ TEST_CASE(
     "WriteBatch: a batch SQLite ended by itself is lost, and the next "
     "commit says so",
     "[batch]") {
-  auto db = OpenDb(":memory:");
-  REQUIRE(db->Execute("CREATE TABLE t (x)").ok());
+  auto db = MemoryDbWithTable();
   FakeMemory memory;
   WriteBatch batch(*db, memory.Hooks());
   REQUIRE(batch.Begin().ok());
