@@ -41,7 +41,8 @@ std::unique_ptr<Database> OpenDb(const std::string& path) {
 
 // A private in-memory database with one table, t.
 std::unique_ptr<Database> MemoryDbWithTable() {
-  auto db = MemoryDbWithTable();
+  auto db = OpenDb(":memory:");
+  REQUIRE(db->Execute("CREATE TABLE t (x)").ok());
   return db;
 }
 
