@@ -60,31 +60,32 @@ void RunTrial(int64_t index, int reports, tuner::schedulers::Searcher& searcher,
   using namespace tuner;
   core::Params params = *searcher.Suggest(index);
   double lr = std::get<double>(params[0].second);
-  auto id = store.AddTrial(experiment, index, params);
+  auto id = store.trials().Add(experiment, index, params);
   Check(id.status());
   scheduler.OnAdd(id.value(), index);
-  Check(store.MarkRunning(id.value()));
+  Check(store.trials().MarkRunning(id.value()));
   if (commit_each) Check(store.Commit());
   for (int step = 1; step <= reports; ++step) {
     double value = Curve(lr, step);
     core::Metrics metrics{{"loss", value}, {"step", step}};
-    Check(store.AppendReport({id.value(), step, step, value, metrics},
-                             core::Mode::kMin));
+    Check(store.reports().Append({id.value(), step, step, value, metrics},
+                                 core::Mode::kMin));
     ++totals.reports;
     core::Decision decision = fifo
                                   ? FifoDecision(step, reports)
                                   : scheduler.OnReport(id.value(), step, value);
     for (const auto& rung : decision.rungs)
-      Check(store.AppendDecision({id.value(), rung}));
+      Check(store.reports().AppendDecision({id.value(), rung}));
     if (decision.action == core::Action::kContinue) continue;
     bool done = decision.action == core::Action::kComplete;
     if (done) {
       ++totals.completed;
       totals.best = std::min(totals.best, value);
     }
-    Check(store.FinishTrial(id.value(), {done ? core::TrialStatus::kCompleted
-                                              : core::TrialStatus::kStopped,
-                                         0, done ? "" : "rung", std::nullopt}));
+    Check(store.trials().Finish(
+        id.value(),
+        {done ? core::TrialStatus::kCompleted : core::TrialStatus::kStopped, 0,
+         done ? "" : "rung", std::nullopt}));
     if (commit_each) Check(store.Commit());
     return;
   }

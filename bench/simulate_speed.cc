@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  auto curves = store.value()->ListCurves(result.value().experiment);
+  auto curves = store.value()->reports().ListCurves(result.value().experiment);
   if (!curves.ok()) Fail(curves.message());
   size_t reports = curves.value().size();
   store.value().reset();

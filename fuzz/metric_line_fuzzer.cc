@@ -36,7 +36,7 @@ struct Store {
     e.time_attr = "epoch";
     e.config_json = "{}";
     auto id = store->experiments().Create(e).value();
-    trial = store->AddTrial(id, 0, {}).value();
+    trial = store->trials().Add(id, 0, {}).value();
     seq = 0;
   }
 
@@ -46,7 +46,7 @@ struct Store {
     tuner::storage::ReportRecord report{
         trial, ++seq, tuner::core::FindMetric(metrics, "epoch"),
         tuner::core::FindMetric(metrics, "score"), metrics};
-    if (!store->AppendReport(report, tuner::core::Mode::kMax).ok())
+    if (!store->reports().Append(report, tuner::core::Mode::kMax).ok())
       __builtin_trap();
   }
 };

@@ -92,6 +92,26 @@ core::Status EachRow(Statement& stmt,
   }
 }
 
+core::Result<std::vector<std::string>> FirstColumnTexts(Statement& stmt) {
+  std::vector<std::string> out;
+  auto status = EachRow(stmt, [&] {
+    out.push_back(stmt.Text(0));
+    return core::Status::Ok();
+  });
+  if (!status.ok()) return status.error();
+  return out;
+}
+
+core::Status InReadTransaction(Database& db,
+                               const std::function<core::Status()>& read) {
+  if (db.InTransaction()) return read();
+  TUNER_RETURN_IF_ERROR(db.Execute("BEGIN"));
+  core::Status status = read();
+  core::Status end = db.Execute("COMMIT");  // a read: takes no lock
+  if (!end.ok() && db.InTransaction()) (void)db.Execute("ROLLBACK");
+  return status.ok() ? end : status;
+}
+
 const char kLeaseColumns[] =
     "id, trial_id, attempt, kind, devices, cpus, acquired_at, released_at, "
     "node";

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "storage/records.h"
@@ -33,6 +34,12 @@ std::optional<double> ReportValue(std::optional<double> column,
 
 // Steps `stmt` to its end, calling `row` on each; stops at the first error.
 core::Status EachRow(Statement& stmt, const std::function<core::Status()>& row);
+// The first column of every row of `stmt`, as text.
+core::Result<std::vector<std::string>> FirstColumnTexts(Statement& stmt);
+// Runs `read` in one read transaction (one snapshot, and one check of the
+// files: see Database), unless a transaction is open already.
+core::Status InReadTransaction(Database& db,
+                               const std::function<core::Status()>& read);
 
 // "id, trial_id, ..." of the leases table, in the order ReadLeaseRow reads.
 extern const char kLeaseColumns[];

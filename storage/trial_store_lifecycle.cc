@@ -27,7 +27,7 @@ constexpr const char* kDeleteRows[] = {
 core::Status TrialStore::DeleteExperiment(
     ExperimentId experiment, const std::string& name,
     const std::vector<std::string>& paths) {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
+  TUNER_RETURN_IF_ERROR(batch_.Begin());
   TUNER_RETURN_IF_ERROR(batch_.Flush());  // rows of its trials included
   auto doom = db_->Prepare(
       "INSERT OR IGNORE INTO doomed_paths (path, experiment, created_at) "
@@ -41,9 +41,7 @@ core::Status TrialStore::DeleteExperiment(
     if (!stmt.ok()) return stmt.error();
     TUNER_RETURN_IF_ERROR(stmt.value().Bind(1, experiment).Run());
   }
-  board_->Drop(experiment);
-  ranks_.clear();
-  return counts_->Drop(experiment);
+  return trials_.Dropped(experiment);
 }
 
 }  // namespace tuner::storage

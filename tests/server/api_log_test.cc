@@ -35,8 +35,8 @@ struct Fixture {
     e.time_attr = "epoch";
     e.config_json = nlohmann::json{{"trials_root", root.string()}}.dump();
     auto id = store->experiments().Create(e).value();
-    REQUIRE(store->AddTrial(id, 0, {}).ok());
-    REQUIRE(store->AddTrial(id, 1, {}).ok());
+    REQUIRE(store->trials().Add(id, 0, {}).ok());
+    REQUIRE(store->trials().Add(id, 1, {}).ok());
     REQUIRE(store->Commit().ok());
     fs::create_directories(root / "1");
     fs::create_directories(root / "2");

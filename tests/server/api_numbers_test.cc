@@ -36,21 +36,20 @@ struct Fixture {
     e.mode = core::Mode::kMin;
     e.time_attr = "epoch";
     auto id = store->experiments().Create(e).value();
-    auto trial = store->AddTrial(id, 0, {}).value();
-    REQUIRE(store->AddTrial(id, 1, {}).ok());
-    REQUIRE(store->MarkRunning(trial).ok());
-    REQUIRE(
-        store
-            ->AppendReport({trial,
-                            1,
-                            1.0,
-                            kInf,
-                            {{"loss", kInf}, {"grad", -kInf}, {"acc", 0.5}}},
-                           core::Mode::kMin)
-            .ok());
-    REQUIRE(store
-                ->FinishTrial(trial, {core::TrialStatus::kStopped, 0,
-                                      "non-finite", std::nullopt})
+    auto trial = store->trials().Add(id, 0, {}).value();
+    REQUIRE(store->trials().Add(id, 1, {}).ok());
+    REQUIRE(store->trials().MarkRunning(trial).ok());
+    REQUIRE(store->reports()
+                .Append({trial,
+                         1,
+                         1.0,
+                         kInf,
+                         {{"loss", kInf}, {"grad", -kInf}, {"acc", 0.5}}},
+                        core::Mode::kMin)
+                .ok());
+    REQUIRE(store->trials()
+                .Finish(trial, {core::TrialStatus::kStopped, 0, "non-finite",
+                                std::nullopt})
                 .ok());
     REQUIRE(store->Commit().ok());
     stores.emplace(db);

@@ -69,20 +69,20 @@ TEST_CASE("curves offer every metric a trial reported",
           "[server][api][dashboard]") {
   Fixture f;
   f.now = 2000;
-  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  auto trial = f.writer->trials().Add(f.experiment, 40, {{"lr", 1e-3}});
   REQUIRE(trial.ok());
-  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
-  REQUIRE(f.writer
-              ->AppendReport({trial.value(),
-                              1,
-                              1.0,
-                              std::nullopt,
-                              {{"loss", 0.7}, {"epoch", 1.0}}},
-                             core::Mode::kMax)
+  REQUIRE(f.writer->trials().MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer->reports()
+              .Append({trial.value(),
+                       1,
+                       1.0,
+                       std::nullopt,
+                       {{"loss", 0.7}, {"epoch", 1.0}}},
+                      core::Mode::kMax)
               .ok());
   REQUIRE(
-      f.writer
-          ->AppendReport(
+      f.writer->reports()
+          .Append(
               {trial.value(), 2, 1.0, 0.9, {{"eval_f1", 0.9}, {"epoch", 1.0}}},
               core::Mode::kMax)
           .ok());
@@ -115,16 +115,15 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
 
   // A new trial reports at 2000: only it comes back.
   f.now = 2000;
-  auto trial = f.writer->AddTrial(f.experiment, 40,
-                                  {{"lr", 1e-3}, {"batch", int64_t{16}}});
+  auto trial = f.writer->trials().Add(f.experiment, 40,
+                                      {{"lr", 1e-3}, {"batch", int64_t{16}}});
   REQUIRE(trial.ok());
-  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer->trials().MarkRunning(trial.value()).ok());
   for (int epoch = 1; epoch <= 2; ++epoch) {
-    REQUIRE(
-        f.writer
-            ->AppendReport({trial.value(), epoch, epoch, 0.5, {{"score", 0.5}}},
-                           core::Mode::kMax)
-            .ok());
+    REQUIRE(f.writer->reports()
+                .Append({trial.value(), epoch, epoch, 0.5, {{"score", 0.5}}},
+                        core::Mode::kMax)
+                .ok());
   }
   REQUIRE(f.writer->Commit().ok());
   json fresh = f.GetJson("/api/experiments/views/curves?since=1500");
@@ -148,26 +147,26 @@ TEST_CASE("curves ?since= returns only the trials and reports after it",
 // `milestones`. Returns its id.
 core::TrialId AddTrainerTrial(Fixture& f, int epochs,
                               const std::vector<double>& milestones) {
-  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  auto trial = f.writer->trials().Add(f.experiment, 40, {{"lr", 1e-3}});
   REQUIRE(trial.ok());
-  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer->trials().MarkRunning(trial.value()).ok());
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     double e = epoch;
-    REQUIRE(f.writer
-                ->AppendReport({trial.value(),
-                                2 * epoch - 1,
-                                e,
-                                std::nullopt,
-                                {{"loss", 1 / e}, {"epoch", e}}},
-                               core::Mode::kMax)
+    REQUIRE(f.writer->reports()
+                .Append({trial.value(),
+                         2 * epoch - 1,
+                         e,
+                         std::nullopt,
+                         {{"loss", 1 / e}, {"epoch", e}}},
+                        core::Mode::kMax)
                 .ok());
-    REQUIRE(f.writer
-                ->AppendReport({trial.value(),
-                                2 * epoch,
-                                e,
-                                0.5 + e / 1000,
-                                {{"score", 0.5 + e / 1000}, {"epoch", e}}},
-                               core::Mode::kMax)
+    REQUIRE(f.writer->reports()
+                .Append({trial.value(),
+                         2 * epoch,
+                         e,
+                         0.5 + e / 1000,
+                         {{"score", 0.5 + e / 1000}, {"epoch", e}}},
+                        core::Mode::kMax)
                 .ok());
   }
   int rung = 0;
@@ -177,7 +176,7 @@ core::TrialId AddTrainerTrial(Fixture& f, int epochs,
     d.milestone = milestone;
     d.value = 0.5 + milestone / 1000;
     d.verdict = core::RungVerdict::kContinue;
-    REQUIRE(f.writer->AppendDecision({trial.value(), d}).ok());
+    REQUIRE(f.writer->reports().AppendDecision({trial.value(), d}).ok());
   }
   REQUIRE(f.writer->Commit().ok());
   return trial.value();
@@ -239,17 +238,17 @@ TEST_CASE("trials, best and a trial over the API carry start, end, duration",
           "[server][api]") {
   Fixture f;
   f.now = 2000;
-  auto trial = f.writer->AddTrial(f.experiment, 40, {{"lr", 1e-3}});
+  auto trial = f.writer->trials().Add(f.experiment, 40, {{"lr", 1e-3}});
   REQUIRE(trial.ok());
-  REQUIRE(f.writer->MarkRunning(trial.value()).ok());
-  REQUIRE(f.writer
-              ->AppendReport({trial.value(), 1, 4.0, 2.0, {{"score", 2.0}}},
-                             core::Mode::kMax)
+  REQUIRE(f.writer->trials().MarkRunning(trial.value()).ok());
+  REQUIRE(f.writer->reports()
+              .Append({trial.value(), 1, 4.0, 2.0, {{"score", 2.0}}},
+                      core::Mode::kMax)
               .ok());
   f.now = 2090;
-  REQUIRE(f.writer
-              ->FinishTrial(trial.value(), {core::TrialStatus::kCompleted, 0,
-                                            "", std::nullopt})
+  REQUIRE(f.writer->trials()
+              .Finish(trial.value(),
+                      {core::TrialStatus::kCompleted, 0, "", std::nullopt})
               .ok());
   REQUIRE(f.writer->Commit().ok());
   json best = f.GetJson("/api/experiments/views/best?format=json");

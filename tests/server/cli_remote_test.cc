@@ -231,7 +231,7 @@ TEST_CASE(
       [&] {
         auto e = store.value()->experiments().Find("digits-lr-sweep");
         if (!e.ok() || !e.value()) return false;
-        auto trials = store.value()->ListTrials(e.value()->id);
+        auto trials = store.value()->trials().List(e.value()->id);
         if (!trials.ok()) return false;
         for (const auto& t : trials.value()) {
           completed += t.status == core::TrialStatus::kCompleted;

@@ -203,7 +203,7 @@ std::vector<std::string> Statuses(storage::TrialStore& store,
   auto e = store.experiments().Find(name);
   REQUIRE(e.ok());
   REQUIRE(e.value());
-  auto trials = store.ListTrials(e.value()->id);
+  auto trials = store.trials().List(e.value()->id);
   REQUIRE(trials.ok());
   std::vector<std::string> out;
   for (const auto& t : trials.value())

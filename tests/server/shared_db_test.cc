@@ -107,7 +107,7 @@ TEST_CASE("four tuners, the service and readers share one database",
     auto experiment = store->experiments().Find(name).value();
     REQUIRE(experiment.has_value());
     CHECK(experiment->status == core::ExperimentStatus::kFinished);
-    auto trials = store->ListTrials(experiment->id).value();
+    auto trials = store->trials().List(experiment->id).value();
     CHECK(trials.size() == 4);
     for (const auto& trial : trials) {
       CHECK((trial.status == core::TrialStatus::kCompleted ||

@@ -63,9 +63,10 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
   for (int i = 0; i < kViewsTrials; ++i) {
     double lr = ViewsLr(i);
     int64_t batch = 16 << (i % 3);
-    auto trial = store.AddTrial(id.value(), i, {{"lr", lr}, {"batch", batch}});
+    auto trial =
+        store.trials().Add(id.value(), i, {{"lr", lr}, {"batch", batch}});
     REQUIRE(trial.ok());
-    REQUIRE(store.MarkRunning(trial.value()).ok());
+    REQUIRE(store.trials().MarkRunning(trial.value()).ok());
     double distance = std::abs(std::log10(lr) + 3);
     int last = distance > 1.5 ? 1 : distance > 0.8 ? 2 : 4;
     for (int epoch = 1; epoch <= last; ++epoch) {
@@ -74,9 +75,9 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
                             {"score", score},
                             {"loss", 1 - score},
                             {"acc", 0.5 * score}};
-      REQUIRE(store
-                  .AppendReport({trial.value(), epoch, epoch, score, metrics},
-                                core::Mode::kMax)
+      REQUIRE(store.reports()
+                  .Append({trial.value(), epoch, epoch, score, metrics},
+                          core::Mode::kMax)
                   .ok());
       if (epoch == 1 || epoch == 2) {
         core::RungDecision d;
@@ -85,15 +86,15 @@ inline storage::ExperimentId AddViewsExperiment(storage::TrialStore& store,
         d.value = score;
         d.verdict = epoch < last ? core::RungVerdict::kContinue
                                  : core::RungVerdict::kStop;
-        REQUIRE(store.AppendDecision({trial.value(), d}).ok());
+        REQUIRE(store.reports().AppendDecision({trial.value(), d}).ok());
       }
     }
-    REQUIRE(store
-                .FinishTrial(trial.value(),
-                             {last == 4 ? core::TrialStatus::kCompleted
-                                        : core::TrialStatus::kStopped,
-                              0, last == 4 ? "" : "rung", std::nullopt})
-                .ok());
+    REQUIRE(
+        store.trials()
+            .Finish(trial.value(), {last == 4 ? core::TrialStatus::kCompleted
+                                              : core::TrialStatus::kStopped,
+                                    0, last == 4 ? "" : "rung", std::nullopt})
+            .ok());
   }
   REQUIRE(store.Commit().ok());
   return id.value();

@@ -174,7 +174,7 @@ TEST_CASE("a lease's node and the experiment's allocation are stored",
   record.status = core::ExperimentStatus::kRunning;
   record.metric = "score";
   auto experiment = store->experiments().Create(record).value();
-  auto trial = store->AddTrial(experiment, 0, {{"lr", 0.1}}).value();
+  auto trial = store->trials().Add(experiment, 0, {{"lr", 0.1}}).value();
   storage::LeaseRecord lease;
   lease.trial = trial;
   lease.attempt = 1;

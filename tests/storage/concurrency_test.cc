@@ -237,12 +237,12 @@ TEST_CASE("a batch holds the write lock until Commit() and no longer",
   REQUIRE(first->Commit().ok());
   CHECK_FALSE(first->InTransaction());
   // Reads take no lock.
-  REQUIRE(first->ListTrials(experiment).ok());
+  REQUIRE(first->trials().List(experiment).ok());
   CHECK_FALSE(first->InTransaction());
   REQUIRE(second->experiments().Create(Experiment("second")).ok());
   REQUIRE(second->Commit().ok());
 
-  REQUIRE(first->AddTrial(experiment, 0, {{"lr", 0.1}}).ok());
+  REQUIRE(first->trials().Add(experiment, 0, {{"lr", 0.1}}).ok());
   CHECK(first->InTransaction());
   CHECK_FALSE(second->experiments().Create(Experiment("third")).ok());
   REQUIRE(first->Commit().ok());

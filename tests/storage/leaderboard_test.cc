@@ -81,7 +81,7 @@ std::vector<core::TrialId> ScannedBest(Database& db, ExperimentId e,
 
 std::vector<core::TrialId> BoardBest(TrialStore& store,
                                      const ExperimentRecord& e, int64_t limit) {
-  auto best = store.BestTrials(e, limit);
+  auto best = store.trials().Best(e, limit);
   REQUIRE(best.ok());
   std::vector<core::TrialId> ids;
   for (const auto& t : best.value()) ids.push_back(t.id);
@@ -93,7 +93,7 @@ std::vector<core::TrialId> BoardBest(TrialStore& store,
 std::vector<core::TrialId> OwnRanking(TrialStore& store,
                                       const ExperimentRecord& e) {
   std::vector<Rank> ranks;
-  auto trials = store.ListTrials(e.id);
+  auto trials = store.trials().List(e.id);
   REQUIRE(trials.ok());
   for (const auto& t : trials.value()) {
     if (!t.last_value) continue;
@@ -159,10 +159,10 @@ TEST_CASE(
     auto& ids = trials[mode];
     int action = random() % 10;
     if (ids.empty() || action == 0) {
-      ids.push_back(store
-                        ->AddTrial(experiments[mode].id,
-                                   static_cast<int64_t>(ids.size()), {})
-                        .value());
+      ids.push_back(
+          store->trials()
+              .Add(experiments[mode].id, static_cast<int64_t>(ids.size()), {})
+              .value());
       continue;
     }
     core::TrialId t = ids[random() % ids.size()];
@@ -170,14 +170,14 @@ TEST_CASE(
     double time = static_cast<double>(random() % 6);
     double value = static_cast<double>(random() % 9) / 4 - 1;
     if (action <= 6) {
-      REQUIRE(store->AppendReport({t, ++seqs[t], time, value, {}}, mode).ok());
+      REQUIRE(
+          store->reports().Append({t, ++seqs[t], time, value, {}}, mode).ok());
     } else if (action == 7) {
       std::optional<double> end_time;
       if (random() % 2) end_time = time;
-      REQUIRE(
-          store
-              ->FinishTrial(t, {core::TrialStatus::kCompleted, 0, "", end_time})
-              .ok());
+      REQUIRE(store->trials()
+                  .Finish(t, {core::TrialStatus::kCompleted, 0, "", end_time})
+                  .ok());
     } else if (action == 8) {
       // Inside the transaction: the writer's own reads see its writes.
       for (auto& [m, e] : experiments) {
@@ -193,13 +193,14 @@ TEST_CASE(
     } else {
       REQUIRE(store->Commit().ok());
       if (random() % 3 == 0) {
-        REQUIRE(
-            other->AppendReport({t, ++seqs[t], time, value, {}}, mode).ok());
+        REQUIRE(other->reports()
+                    .Append({t, ++seqs[t], time, value, {}}, mode)
+                    .ok());
         if (random() % 2) {
-          REQUIRE(other
-                      ->FinishTrial(
-                          t, {core::TrialStatus::kStopped, 0, "", std::nullopt})
-                      .ok());
+          REQUIRE(
+              other->trials()
+                  .Finish(t, {core::TrialStatus::kStopped, 0, "", std::nullopt})
+                  .ok());
         }
         REQUIRE(other->Commit().ok());
       }
@@ -231,13 +232,13 @@ TEST_CASE("a trial the board put back on in a refill moves from there",
   std::map<char, core::TrialId> t;
   std::map<char, int64_t> seq;
   auto report = [&](char name, double time, double value) {
-    REQUIRE(
-        store->AppendReport({t[name], ++seq[name], time, value, {}}, Mode::kMax)
-            .ok());
-    REQUIRE(store->ListTrials(record.id).ok());  // writes it at once
+    REQUIRE(store->reports()
+                .Append({t[name], ++seq[name], time, value, {}}, Mode::kMax)
+                .ok());
+    REQUIRE(store->trials().List(record.id).ok());  // writes it at once
   };
   for (char name : {'a', 'b', 'c', 'd'})
-    t[name] = store->AddTrial(record.id, name, {}).value();
+    t[name] = store->trials().Add(record.id, name, {}).value();
   report('a', 1, 3);
   report('b', 1, 2);
   report('c', 1, 1);
@@ -272,17 +273,19 @@ TEST_CASE(
   record.id = store->experiments().Create(record).value();
   std::vector<core::TrialId> ids;
   for (int64_t i = 0; i < 6; ++i) {
-    ids.push_back(store->AddTrial(record.id, i, {}).value());
-    REQUIRE(
-        store->AppendReport({ids[i], 1, 5.0, 1.0 * i, {}}, Mode::kMin).ok());
+    ids.push_back(store->trials().Add(record.id, i, {}).value());
+    REQUIRE(store->reports()
+                .Append({ids[i], 1, 5.0, 1.0 * i, {}}, Mode::kMin)
+                .ok());
   }
   REQUIRE(store->Commit().ok());
   // The best trial reports again, then with a NaN time: its row's time
   // becomes NULL, which ranks after every time.
-  REQUIRE(store->AppendReport({ids[0], 2, 6.0, 0.0, {}}, Mode::kMin).ok());
-  REQUIRE(store->ListTrials(record.id).ok());  // written, and ranked
-  REQUIRE(
-      store->AppendReport({ids[0], 3, std::nan(""), 0.0, {}}, Mode::kMin).ok());
+  REQUIRE(store->reports().Append({ids[0], 2, 6.0, 0.0, {}}, Mode::kMin).ok());
+  REQUIRE(store->trials().List(record.id).ok());  // written, and ranked
+  REQUIRE(store->reports()
+              .Append({ids[0], 3, std::nan(""), 0.0, {}}, Mode::kMin)
+              .ok());
   REQUIRE(store->Commit().ok());
   auto reader = Database::Open(path, true).value();
   CheckInvariant(*reader, record.id, 3);
@@ -291,6 +294,66 @@ TEST_CASE(
   CHECK(BoardBest(*store, record, 2) ==
         std::vector<core::TrialId>{all[0], all[1]});
   CHECK(BoardBest(*store, record, -1) == all);
+  store.reset();
+  reader.reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(
+    "a trial's write that fails leaves the board as the rows are: its "
+    "placement is abandoned, and the trials it moved are where they were",
+    "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard-abandon");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
+  auto record = Experiment("e", Mode::kMax);
+  record.id = store->experiments().Create(record).value();
+  std::vector<core::TrialId> ids;
+  for (int64_t i = 0; i < 6; ++i) {
+    ids.push_back(store->trials().Add(record.id, i, {}).value());
+    REQUIRE(store->reports()
+                .Append({ids[i], 1, 1.0, 1.0 * i, {}}, Mode::kMax)
+                .ok());
+  }
+  REQUIRE(store->Commit().ok());
+  auto reader = Database::Open(path, true).value();
+  CheckInvariant(*reader, record.id, 3);
+  // Another connection refuses the end of the worst trial, which the
+  // board holds off; its values alone are written.
+  {
+    auto other = Database::Open(path, false).value();
+    REQUIRE(other
+                ->Execute("CREATE TRIGGER refuse_end BEFORE UPDATE OF status "
+                          "ON trials WHEN NEW.id = " +
+                          std::to_string(ids[0]) +
+                          " BEGIN SELECT RAISE(ABORT, 'refused'); END")
+                .ok());
+  }
+  // Its end carries the best value yet, at a later time: the board places
+  // it first, moving the others down and one off, then the write fails.
+  REQUIRE(store->reports().Append({ids[0], 2, 2.0, 10.0, {}}, Mode::kMax).ok());
+  CHECK_FALSE(store->trials()
+                  .Finish(ids[0], {core::TrialStatus::kCompleted, 0, "", 2.0})
+                  .ok());
+  // Within the batch, the board ranks as the rows are (a read writes the
+  // refused trial's values first, without a status: the trigger lets them
+  // through).
+  for (int64_t n : {1, 3}) {
+    auto want = OwnRanking(*store, record);
+    want.resize(n);
+    CHECK(BoardBest(*store, record, n) == want);
+  }
+  REQUIRE(store->reports().Append({ids[1], 2, 2.0, 0.5, {}}, Mode::kMax).ok());
+  REQUIRE(store->Commit().ok());
+  CheckInvariant(*reader, record.id, 3);
+  auto after = ScannedBest(*reader, record.id, Mode::kMax);
+  REQUIRE(after.size() == 6);
+  CHECK(after[0] == ids[0]);
+  for (int64_t n : {1, 2, 3, 6}) {
+    auto want = after;
+    want.resize(n);
+    CHECK(BoardBest(*store, record, n) == want);
+  }
   store.reset();
   reader.reset();
   std::filesystem::remove_all(dir);
@@ -305,10 +368,11 @@ TEST_CASE("a database of schema 12 gets a board of its best 128 trials",
     auto store = TrialStore::Open(path).value();
     auto e = store->experiments().Create(Experiment("e", Mode::kMax)).value();
     for (int64_t i = 0; i < 300; ++i) {
-      auto t = store->AddTrial(e, i, {}).value();
+      auto t = store->trials().Add(e, i, {}).value();
       double value = static_cast<double>((i * 37) % 300);
-      REQUIRE(
-          store->AppendReport({t, 1, 1.0 + i % 3, value, {}}, Mode::kMax).ok());
+      REQUIRE(store->reports()
+                  .Append({t, 1, 1.0 + i % 3, value, {}}, Mode::kMax)
+                  .ok());
     }
     REQUIRE(store->Commit().ok());
     auto db = Database::Open(path, false).value();

@@ -53,7 +53,7 @@ constexpr const char* kUndoBoard =
 // The counts by a scan of the trials, what trial_counts must agree with.
 std::map<TrialStatus, int64_t> Recount(TrialStore& store, ExperimentId e) {
   std::map<TrialStatus, int64_t> out;
-  auto trials = store.ListTrials(e);
+  auto trials = store.trials().List(e);
   REQUIRE(trials.ok());
   for (const auto& t : trials.value()) ++out[t.status];
   return out;
@@ -64,13 +64,14 @@ ExperimentId Populate(TrialStore& store, const std::string& name) {
   auto e = store.experiments().Create(Experiment(name, core::Mode::kMax));
   REQUIRE(e.ok());
   for (int64_t i = 0; i < 12; ++i) {
-    auto t = store.AddTrial(e.value(), i, {{"lr", 0.1 * i}});
+    auto t = store.trials().Add(e.value(), i, {{"lr", 0.1 * i}});
     REQUIRE(t.ok());
     if (i % 4 == 0) continue;  // pending
-    REQUIRE(store.MarkRunning(t.value()).ok());
+    REQUIRE(store.trials().MarkRunning(t.value()).ok());
     if (i % 4 == 1) continue;  // running
     auto status = i % 4 == 2 ? TrialStatus::kCompleted : TrialStatus::kFailed;
-    REQUIRE(store.FinishTrial(t.value(), {status, 0, "", std::nullopt}).ok());
+    REQUIRE(
+        store.trials().Finish(t.value(), {status, 0, "", std::nullopt}).ok());
   }
   REQUIRE(store.Commit().ok());
   return e.value();
@@ -81,7 +82,7 @@ TEST_CASE("status counts are kept by the store, right through every change",
   auto store = TrialStore::Open(":memory:").value();
   ExperimentId a = Populate(*store, "a");
   ExperimentId b = Populate(*store, "b");
-  auto counts = store->CountTrials(a);
+  auto counts = store->trials().Count(a);
   REQUIRE(counts.ok());
   CHECK(counts.value() == Recount(*store, a));
   CHECK(counts.value().at(TrialStatus::kPending) == 3);
@@ -89,16 +90,16 @@ TEST_CASE("status counts are kept by the store, right through every change",
   CHECK(counts.value().at(TrialStatus::kCompleted) == 3);
   CHECK(counts.value().at(TrialStatus::kFailed) == 3);
   // A retried trial goes back to running, then ends once more.
-  auto trials = store->ListTrials(b).value();
-  REQUIRE(store->MarkRunning(trials[3].id).ok());
-  REQUIRE(store
-              ->FinishTrial(trials[3].id,
-                            {TrialStatus::kStopped, 0, "", std::nullopt})
-              .ok());
+  auto trials = store->trials().List(b).value();
+  REQUIRE(store->trials().MarkRunning(trials[3].id).ok());
+  REQUIRE(
+      store->trials()
+          .Finish(trials[3].id, {TrialStatus::kStopped, 0, "", std::nullopt})
+          .ok());
   REQUIRE(store->Commit().ok());
-  CHECK(store->CountTrials(b).value() == Recount(*store, b));
-  CHECK(store->CountTrials(b).value().count(TrialStatus::kFailed) == 1);
-  CHECK(store->CountTrials(a).value() == Recount(*store, a));
+  CHECK(store->trials().Count(b).value() == Recount(*store, b));
+  CHECK(store->trials().Count(b).value().count(TrialStatus::kFailed) == 1);
+  CHECK(store->trials().Count(a).value() == Recount(*store, a));
 }
 
 TEST_CASE(
@@ -109,32 +110,33 @@ TEST_CASE(
   auto b = TrialStore::Open(file.path()).value();
   auto reader = TrialStore::OpenReadOnly(file.path()).value();
   ExperimentId e = Populate(*a, "e");
-  auto trials = a->ListTrials(e).value();
+  auto trials = a->trials().List(e).value();
   // Uncommitted changes are nobody else's, counts included.
-  REQUIRE(a->MarkRunning(trials[0].id).ok());
-  REQUIRE(a->AddTrial(e, 12, {}).ok());
-  CHECK(a->CountTrials(e).value() == Recount(*a, e));
-  CHECK(reader->CountTrials(e).value() == Recount(*reader, e));
-  CHECK(reader->CountTrials(e).value().at(TrialStatus::kPending) == 3);
+  REQUIRE(a->trials().MarkRunning(trials[0].id).ok());
+  REQUIRE(a->trials().Add(e, 12, {}).ok());
+  CHECK(a->trials().Count(e).value() == Recount(*a, e));
+  CHECK(reader->trials().Count(e).value() == Recount(*reader, e));
+  CHECK(reader->trials().Count(e).value().at(TrialStatus::kPending) == 3);
   REQUIRE(a->Commit().ok());
-  CHECK(reader->CountTrials(e).value().at(TrialStatus::kPending) == 3);
-  CHECK(reader->CountTrials(e).value().at(TrialStatus::kRunning) == 4);
+  CHECK(reader->trials().Count(e).value().at(TrialStatus::kPending) == 3);
+  CHECK(reader->trials().Count(e).value().at(TrialStatus::kRunning) == 4);
   // Another writer's changes add to them.
-  REQUIRE(b->FinishTrial(trials[0].id,
-                         {TrialStatus::kCompleted, 0, "", std::nullopt})
-              .ok());
+  REQUIRE(
+      b->trials()
+          .Finish(trials[0].id, {TrialStatus::kCompleted, 0, "", std::nullopt})
+          .ok());
   REQUIRE(b->Commit().ok());
-  CHECK(reader->CountTrials(e).value() == Recount(*reader, e));
-  CHECK(a->CountTrials(e).value() == Recount(*a, e));
+  CHECK(reader->trials().Count(e).value() == Recount(*reader, e));
+  CHECK(a->trials().Count(e).value() == Recount(*a, e));
   // A writer reads a row's status again in its next transaction: another
   // writer may have changed it meanwhile (b ended the trial a launched).
-  REQUIRE(a->MarkRunning(trials[0].id).ok());
+  REQUIRE(a->trials().MarkRunning(trials[0].id).ok());
   REQUIRE(a->Commit().ok());
-  CHECK(reader->CountTrials(e).value() == Recount(*reader, e));
+  CHECK(reader->trials().Count(e).value() == Recount(*reader, e));
   // A deleted experiment leaves no count behind.
   REQUIRE(a->DeleteExperiment(e, "e", {}).ok());
   REQUIRE(a->Commit().ok());
-  CHECK(reader->CountTrials(e).value().empty());
+  CHECK(reader->trials().Count(e).value().empty());
 }
 
 TEST_CASE(
@@ -153,15 +155,15 @@ TEST_CASE(
   REQUIRE(store->Commit().ok());
   for (size_t i = 0; i < experiments.size(); ++i) {
     for (size_t n = 0; n <= i % 3; ++n) {
-      auto t = store->AddTrial(experiments[i], static_cast<int64_t>(n), {});
+      auto t = store->trials().Add(experiments[i], static_cast<int64_t>(n), {});
       REQUIRE(t.ok());
-      if (n == 1) REQUIRE(store->MarkRunning(t.value()).ok());
+      if (n == 1) REQUIRE(store->trials().MarkRunning(t.value()).ok());
     }
   }
   REQUIRE(store->Commit().ok());
   for (ExperimentId e : experiments) {
     INFO("experiment " << e);
-    CHECK(store->CountTrials(e).value() == Recount(*store, e));
+    CHECK(store->trials().Count(e).value() == Recount(*store, e));
   }
 }
 
@@ -193,9 +195,9 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
     auto reader = TrialStore::OpenReadOnly(file.path()).value();
     auto e = reader->experiments().Find("old").value();
     REQUIRE(e);
-    CHECK(reader->CountTrials(e->id).value() == Recount(*reader, e->id));
-    CHECK(reader->BestTrials(*e, 1).ok());
-    auto trials = reader->ListTrials(e->id);
+    CHECK(reader->trials().Count(e->id).value() == Recount(*reader, e->id));
+    CHECK(reader->trials().Best(*e, 1).ok());
+    auto trials = reader->trials().List(e->id);
     INFO(trials.status().message());
     CHECK(trials.ok());
   }
@@ -203,7 +205,7 @@ TEST_CASE("a database from before migration 8 gets its counts and indexes",
     auto store = TrialStore::Open(file.path()).value();
     auto e = store->experiments().Find("old").value();
     REQUIRE(e);
-    auto counts = store->CountTrials(e->id);
+    auto counts = store->trials().Count(e->id);
     REQUIRE(counts.ok());
     CHECK(counts.value() == Recount(*store, e->id));
     CHECK(counts.value().at(TrialStatus::kRunning) == 3);
@@ -215,7 +217,7 @@ std::vector<core::TrialId> BestIds(TrialStore& store, const std::string& name) {
   auto e = store.experiments().Find(name).value();
   REQUIRE(e);
   std::vector<core::TrialId> ids;
-  auto best = store.BestTrials(*e, 100);
+  auto best = store.trials().Best(*e, 100);
   REQUIRE(best.ok());
   for (const auto& t : best.value()) ids.push_back(t.id);
   return ids;
@@ -234,11 +236,12 @@ TEST_CASE(
       std::string name(core::ToString(mode));
       auto e = store->experiments().Create(Experiment(name, mode)).value();
       for (int64_t i = 0; i < 8; ++i) {
-        auto t = store->AddTrial(e, i, {}).value();
+        auto t = store->trials().Add(e, i, {}).value();
         double time = i % 3 == 0 ? 1.0 : 2.0;
-        REQUIRE(store->AppendReport({t, 1, time, values[i], {}}, mode).ok());
+        REQUIRE(
+            store->reports().Append({t, 1, time, values[i], {}}, mode).ok());
       }
-      store->AddTrial(e, 8, {}).value();  // no report: not ranked
+      store->trials().Add(e, 8, {}).value();  // no report: not ranked
     }
     REQUIRE(store->Commit().ok());
     for (const char* name : {"max", "min"})
@@ -298,12 +301,12 @@ TEST_CASE("best by the best value any report reached", "[storage][query]") {
       store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   // Trial 1 peaked early at 0.9 then fell to 0.5 at epoch 3; trial 2 ended
   // at 0.7 at epoch 3 (the best by the last value).
-  auto t1 = store->AddTrial(e, 0, {}).value();
-  auto t2 = store->AddTrial(e, 1, {}).value();
+  auto t1 = store->trials().Add(e, 0, {}).value();
+  auto t2 = store->trials().Add(e, 1, {}).value();
   auto report = [&](core::TrialId t, int64_t seq, double value) {
-    REQUIRE(
-        store->AppendReport({t, seq, double(seq), value, {}}, core::Mode::kMax)
-            .ok());
+    REQUIRE(store->reports()
+                .Append({t, seq, double(seq), value, {}}, core::Mode::kMax)
+                .ok());
   };
   report(t1, 1, 0.9);
   report(t1, 3, 0.5);
@@ -311,15 +314,15 @@ TEST_CASE("best by the best value any report reached", "[storage][query]") {
   report(t2, 3, 0.7);
   REQUIRE(store->Commit().ok());
   auto record = store->experiments().Find("e").value().value();
-  CHECK(store->BestTrials(record, 1, BestBy::kLast).value()[0].id == t2);
-  CHECK(store->BestTrials(record, 1, BestBy::kBest).value()[0].id == t1);
+  CHECK(store->trials().Best(record, 1, BestBy::kLast).value()[0].id == t2);
+  CHECK(store->trials().Best(record, 1, BestBy::kBest).value()[0].id == t1);
   std::vector<core::TrialId> order;
-  REQUIRE(store
-              ->ForEachBest(record, 5, BestBy::kBest,
-                            [&](const TrialRecord& t) {
-                              order.push_back(t.id);
-                              return core::Status::Ok();
-                            })
+  REQUIRE(store->trials()
+              .ForEachBest(record, 5, BestBy::kBest,
+                           [&](const TrialRecord& t) {
+                             order.push_back(t.id);
+                             return core::Status::Ok();
+                           })
               .ok());
   CHECK(order == std::vector<core::TrialId>{t1, t2});
 }
@@ -328,55 +331,56 @@ TEST_CASE("streaming reads hand out every row and stop at an error",
           "[storage][query]") {
   auto store = TrialStore::Open(":memory:").value();
   ExperimentId e = Populate(*store, "e");
-  auto trials = store->ListTrials(e).value();
-  REQUIRE(store
-              ->AppendReport({trials[0].id,
-                              1,
-                              1.0,
-                              0.5,
-                              {{"acc", 0.5}, {"epoch", 1}, {"loss", 2.0}}},
-                             core::Mode::kMax)
+  auto trials = store->trials().List(e).value();
+  REQUIRE(store->reports()
+              .Append({trials[0].id,
+                       1,
+                       1.0,
+                       0.5,
+                       {{"acc", 0.5}, {"epoch", 1}, {"loss", 2.0}}},
+                      core::Mode::kMax)
               .ok());
-  REQUIRE(store
-              ->AppendReport({trials[0].id,
-                              2,
-                              2.0,
-                              0.6,
-                              {{"acc", 0.6}, {"epoch", 2}, {"lr_now", 0.1}}},
-                             core::Mode::kMax)
+  REQUIRE(store->reports()
+              .Append({trials[0].id,
+                       2,
+                       2.0,
+                       0.6,
+                       {{"acc", 0.6}, {"epoch", 2}, {"lr_now", 0.1}}},
+                      core::Mode::kMax)
               .ok());
   REQUIRE(store->Commit().ok());
   std::vector<core::TrialId> seen;
-  REQUIRE(store
-              ->ForEachTrial(e,
-                             [&](const TrialRecord& t) {
-                               seen.push_back(t.id);
-                               CHECK(t.params.size() == 1);
-                               return core::Status::Ok();
-                             })
+  REQUIRE(store->trials()
+              .ForEach(e,
+                       [&](const TrialRecord& t) {
+                         seen.push_back(t.id);
+                         CHECK(t.params.size() == 1);
+                         return core::Status::Ok();
+                       })
               .ok());
   CHECK(seen.size() == trials.size());
   int calls = 0;
-  auto stopped = store->ForEachTrial(e, [&](const TrialRecord&) {
+  auto stopped = store->trials().ForEach(e, [&](const TrialRecord&) {
     ++calls;
     return core::Status(core::IoError("stop here"));
   });
   CHECK(stopped.message() == "stop here");
   CHECK(calls == 1);
   std::vector<int64_t> seqs;
-  REQUIRE(store
-              ->ForEachReport(e,
-                              [&](const ReportRecord& r) {
-                                seqs.push_back(r.seq);
-                                CHECK(r.created_at > 0);
-                                return core::Status::Ok();
-                              })
+  REQUIRE(store->reports()
+              .ForEach(e,
+                       [&](const ReportRecord& r) {
+                         seqs.push_back(r.seq);
+                         CHECK(r.created_at > 0);
+                         return core::Status::Ok();
+                       })
               .ok());
   CHECK(seqs == std::vector<int64_t>{1, 2});
-  CHECK(store->ParamNames(e).value() == std::vector<std::string>{"lr"});
-  CHECK(store->MetricNames(e, 10).value() ==
+  CHECK(store->trials().ParamNames(e).value() ==
+        std::vector<std::string>{"lr"});
+  CHECK(store->reports().MetricNames(e, 10).value() ==
         std::vector<std::string>{"acc", "epoch", "loss", "lr_now"});
-  CHECK_FALSE(store->MetricNames(e, 3).ok());
+  CHECK_FALSE(store->reports().MetricNames(e, 3).ok());
 }
 
 }  // namespace

@@ -70,37 +70,40 @@ TEST_CASE(
   auto store = TrialStore::Open(path).value();
   ExperimentRecord record = testing::ExperimentNamed("e", core::Mode::kMin);
   auto e = store->experiments().Create(record).value();
-  auto t = store->AddTrial(e, 0, {{"lr", 0.1}, {"opt", std::string("adam")}})
+  auto t = store->trials()
+               .Add(e, 0, {{"lr", 0.1}, {"opt", std::string("adam")}})
                .value();
-  REQUIRE(store->MarkRunning(t).ok());
-  REQUIRE(store
-              ->AppendReport({t, 1, 1.0, 0.5, {{"loss", 0.5}}, 1, 120},
-                             core::Mode::kMin)
-              .ok());
+  REQUIRE(store->trials().MarkRunning(t).ok());
+  REQUIRE(
+      store->reports()
+          .Append({t, 1, 1.0, 0.5, {{"loss", 0.5}}, 1, 120}, core::Mode::kMin)
+          .ok());
   core::RungDecision rung;
   rung.milestone = 1;
   rung.value = 0.5;
   rung.rank = 1;
   rung.n = 1;
   rung.verdict = core::RungVerdict::kContinue;
-  REQUIRE(store->AppendDecision({t, rung}).ok());
+  REQUIRE(store->reports().AppendDecision({t, rung}).ok());
   REQUIRE(store->InTransaction());
 
-  CHECK(store->ParamNames(e).value() == std::vector<std::string>{"lr", "opt"});
-  auto trial = store->FindTrial(t).value();
+  CHECK(store->trials().ParamNames(e).value() ==
+        std::vector<std::string>{"lr", "opt"});
+  auto trial = store->trials().Find(t).value();
   REQUIRE(trial);
   CHECK(trial->params.size() == 2);
   CHECK(trial->last_value == 0.5);
-  CHECK(store->ListReports(t).value().size() == 1);
-  CHECK(store->ListCurves(e).value().size() == 1);
-  CHECK(store->LastOffset(t, 1).value() == 120);
-  CHECK(store->ListDecisions(e).value().size() == 1);
-  CHECK(store->MetricNames(e, 10).value() == std::vector<std::string>{"loss"});
+  CHECK(store->reports().List(t).value().size() == 1);
+  CHECK(store->reports().ListCurves(e).value().size() == 1);
+  CHECK(store->reports().LastOffset(t, 1).value() == 120);
+  CHECK(store->reports().ListDecisions(e).value().size() == 1);
+  CHECK(store->reports().MetricNames(e, 10).value() ==
+        std::vector<std::string>{"loss"});
 
-  REQUIRE(store
-              ->AppendReport({t, 2, 2.0, 0.4, {{"loss", 0.4}}, 1, 200},
-                             core::Mode::kMin)
-              .ok());
+  REQUIRE(
+      store->reports()
+          .Append({t, 2, 2.0, 0.4, {{"loss", 0.4}}, 1, 200}, core::Mode::kMin)
+          .ok());
   REQUIRE(store->DeleteExperiment(e, "e", {}).ok());
   REQUIRE(store->Commit().ok());
   auto db = Database::Open(path, true).value();

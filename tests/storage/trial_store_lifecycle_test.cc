@@ -22,17 +22,17 @@ ExperimentId AddExperiment(TrialStore& store, const std::string& name) {
 
 // A trial with a param, a report, a decision and a lease.
 void AddFullTrial(TrialStore& store, ExperimentId experiment, int64_t index) {
-  auto trial = store.AddTrial(experiment, index, {{"lr", 0.1}});
+  auto trial = store.trials().Add(experiment, index, {{"lr", 0.1}});
   REQUIRE(trial.ok());
   ReportRecord report;
   report.trial = trial.value();
   report.seq = 1;
   report.time = 1;
   report.value = 0.5;
-  REQUIRE(store.AppendReport(report, core::Mode::kMax).ok());
+  REQUIRE(store.reports().Append(report, core::Mode::kMax).ok());
   DecisionRecord decision;
   decision.trial = trial.value();
-  REQUIRE(store.AppendDecision(decision).ok());
+  REQUIRE(store.reports().AppendDecision(decision).ok());
   LeaseRecord lease;
   lease.trial = trial.value();
   lease.attempt = 1;
@@ -42,7 +42,7 @@ void AddFullTrial(TrialStore& store, ExperimentId experiment, int64_t index) {
 }
 
 int64_t Count(TrialStore& store, ExperimentId id) {
-  auto counts = store.CountTrials(id);
+  auto counts = store.trials().Count(id);
   REQUIRE(counts.ok());
   int64_t n = 0;
   for (const auto& [status, count] : counts.value()) n += count;
@@ -77,21 +77,21 @@ TEST_CASE("deleting an experiment removes its rows in every table only",
   for (int i = 0; i < 3; ++i) AddFullTrial(*store, gone, i);
   AddFullTrial(*store, kept, 0);
   REQUIRE(store->Commit().ok());
-  auto kept_trials = store->ListTrials(kept).value();
+  auto kept_trials = store->trials().List(kept).value();
   REQUIRE(store->DeleteExperiment(gone, "gone", {"/x/a", "/x/b"}).ok());
   REQUIRE(store->Commit().ok());
   CHECK_FALSE(store->experiments().Find("gone").value());
   CHECK(Count(*store, gone) == 0);
-  CHECK(store->ListDecisions(gone).value().empty());
+  CHECK(store->reports().ListDecisions(gone).value().empty());
   CHECK(store->leases().List(gone).value().empty());
-  CHECK(store->ListCurves(gone).value().empty());
+  CHECK(store->reports().ListCurves(gone).value().empty());
   // Nothing of the other experiment went with it.
   CHECK(store->experiments().Find("kept").value());
-  CHECK(store->ListTrials(kept).value().size() == 1);
-  CHECK(store->ListReports(kept_trials[0].id).value().size() == 1);
-  CHECK(store->ListDecisions(kept).value().size() == 1);
+  CHECK(store->trials().List(kept).value().size() == 1);
+  CHECK(store->reports().List(kept_trials[0].id).value().size() == 1);
+  CHECK(store->reports().ListDecisions(kept).value().size() == 1);
   CHECK(store->leases().List(kept).value().size() == 1);
-  CHECK(store->ListTrials(kept).value()[0].params == kept_trials[0].params);
+  CHECK(store->trials().List(kept).value()[0].params == kept_trials[0].params);
   // The files are remembered until forgotten one by one.
   CHECK(store->experiments().DoomedPaths("gone").value() ==
         std::vector<std::string>{"/x/a", "/x/b"});

@@ -51,11 +51,11 @@ TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
                          {"width", std::string("010")},  // text, as written
                          {"scale", std::string("1e3")},
                          {"gap", std::string(" 7 ")}};
-  auto trial = store->AddTrial(id.value(), 0, params);
+  auto trial = store->trials().Add(id.value(), 0, params);
   REQUIRE(trial.ok());
-  REQUIRE(store->MarkRunning(trial.value()).ok());
+  REQUIRE(store->trials().MarkRunning(trial.value()).ok());
   REQUIRE(store->Commit().ok());
-  auto trials = store->ListTrials(id.value());
+  auto trials = store->trials().List(id.value());
   REQUIRE(trials.ok());
   REQUIRE(trials.value().size() == 1);
   CHECK(trials.value()[0].params == params);
@@ -98,47 +98,47 @@ TEST_CASE("reports update last and best values and NaN is kept", "[storage]") {
   auto store = Memory();
   auto exp =
       store->experiments().Create(Experiment("e", core::Mode::kMin)).value();
-  auto t = store->AddTrial(exp, 0, {}).value();
-  REQUIRE(
-      store->AppendReport({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin)
-          .ok());
-  REQUIRE(
-      store->AppendReport({t, 2, 2.0, 0.3, {{"acc", 0.3}}}, core::Mode::kMin)
-          .ok());
-  REQUIRE(store
-              ->AppendReport({t, 3, 3.0, 0.4, {{"acc", 0.4}, {"x", NAN}}},
-                             core::Mode::kMin)
+  auto t = store->trials().Add(exp, 0, {}).value();
+  REQUIRE(store->reports()
+              .Append({t, 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMin)
               .ok());
-  REQUIRE(store
-              ->AppendReport({t, 4, std::nullopt, std::nullopt, {{"loss", 1}}},
-                             core::Mode::kMin)
+  REQUIRE(store->reports()
+              .Append({t, 2, 2.0, 0.3, {{"acc", 0.3}}}, core::Mode::kMin)
               .ok());
-  auto trial = store->ListTrials(exp).value()[0];
+  REQUIRE(store->reports()
+              .Append({t, 3, 3.0, 0.4, {{"acc", 0.4}, {"x", NAN}}},
+                      core::Mode::kMin)
+              .ok());
+  REQUIRE(store->reports()
+              .Append({t, 4, std::nullopt, std::nullopt, {{"loss", 1}}},
+                      core::Mode::kMin)
+              .ok());
+  auto trial = store->trials().List(exp).value()[0];
   CHECK(trial.last_time == 3.0);
   CHECK(trial.last_value == 0.4);
   CHECK(trial.best_value == 0.3);
-  auto reports = store->ListReports(t).value();
+  auto reports = store->reports().List(t).value();
   REQUIRE(reports.size() == 4);
   CHECK(std::isnan(reports[2].metrics[1].second));
   CHECK_FALSE(reports[3].time.has_value());
   CHECK_FALSE(reports[3].value.has_value());
 
   // A NaN objective (stored as NULL) reads back as NaN, by trial or all.
-  REQUIRE(
-      store->AppendReport({t, 5, 4.0, NAN, {{"acc", NAN}}}, core::Mode::kMin)
-          .ok());
+  REQUIRE(store->reports()
+              .Append({t, 5, 4.0, NAN, {{"acc", NAN}}}, core::Mode::kMin)
+              .ok());
   REQUIRE(store->Commit().ok());
-  auto nan = store->ListReports(t, 4).value();
+  auto nan = store->reports().List(t, 4).value();
   REQUIRE(nan.size() == 1);
   REQUIRE(nan[0].value.has_value());
   CHECK(std::isnan(*nan[0].value));
   std::vector<std::optional<double>> values;
-  REQUIRE(store
-              ->ForEachReport(exp,
-                              [&](const storage::ReportRecord& r) {
-                                values.push_back(r.value);
-                                return core::Status::Ok();
-                              })
+  REQUIRE(store->reports()
+              .ForEach(exp,
+                       [&](const storage::ReportRecord& r) {
+                         values.push_back(r.value);
+                         return core::Status::Ok();
+                       })
               .ok());
   REQUIRE(values.size() == 5);
   CHECK_FALSE(values[3].has_value());
@@ -153,16 +153,17 @@ TEST_CASE("reports come back with the attempt and stdout offset stored",
   auto store = Memory();
   auto exp =
       store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
-  auto t = store->AddTrial(exp, 0, {}).value();
-  REQUIRE(
-      store->AppendReport({t, 1, 1.0, 0.5, {}, 1, 40}, core::Mode::kMax).ok());
-  REQUIRE(
-      store->AppendReport({t, 2, 2.0, 0.6, {}, 2, 86}, core::Mode::kMax).ok());
-  REQUIRE(store
-              ->AppendReport({t, 3, 3.0, 0.7, {}, 3, std::nullopt},
-                             core::Mode::kMax)
+  auto t = store->trials().Add(exp, 0, {}).value();
+  REQUIRE(store->reports()
+              .Append({t, 1, 1.0, 0.5, {}, 1, 40}, core::Mode::kMax)
               .ok());
-  auto reports = store->ListReports(t).value();
+  REQUIRE(store->reports()
+              .Append({t, 2, 2.0, 0.6, {}, 2, 86}, core::Mode::kMax)
+              .ok());
+  REQUIRE(store->reports()
+              .Append({t, 3, 3.0, 0.7, {}, 3, std::nullopt}, core::Mode::kMax)
+              .ok());
+  auto reports = store->reports().List(t).value();
   REQUIRE(reports.size() == 3);
   CHECK(reports[0].attempt == 1);
   CHECK(reports[0].offset == 40);
@@ -179,15 +180,15 @@ TEST_CASE("best trials are the longest trained first then by value",
   e.id = store->experiments().Create(e).value();
   int64_t index = 0;
   auto add = [&](double time, double value) {
-    auto t = store->AddTrial(e.id, index++, {}).value();
-    REQUIRE(store->AppendReport({t, 1, time, value, {}}, e.mode).ok());
+    auto t = store->trials().Add(e.id, index++, {}).value();
+    REQUIRE(store->reports().Append({t, 1, time, value, {}}, e.mode).ok());
     return t;
   };
   auto short_good = add(1, 0.99);
   auto long_bad = add(9, 0.5);
   auto long_good = add(9, 0.8);
-  store->AddTrial(e.id, 99, {}).value();  // no value: never listed
-  auto best = store->BestTrials(e, 10).value();
+  store->trials().Add(e.id, 99, {}).value();  // no value: never listed
+  auto best = store->trials().Best(e, 10).value();
   REQUIRE(best.size() == 3);
   CHECK(best[0].id == long_good);
   CHECK(best[1].id == long_bad);
@@ -204,10 +205,11 @@ TEST_CASE("a non-finite objective is never a trial's value, in either mode",
     e.id = store->experiments().Create(e).value();
     int64_t index = 0;
     auto add = [&](std::vector<std::pair<double, double>> reports) {
-      auto t = store->AddTrial(e.id, index++, {}).value();
+      auto t = store->trials().Add(e.id, index++, {}).value();
       int64_t seq = 0;
       for (auto [time, value] : reports) {
-        REQUIRE(store->AppendReport({t, ++seq, time, value, {}}, e.mode).ok());
+        REQUIRE(
+            store->reports().Append({t, ++seq, time, value, {}}, e.mode).ok());
       }
       return t;
     };
@@ -220,7 +222,7 @@ TEST_CASE("a non-finite objective is never a trial's value, in either mode",
     auto endless = add({{inf, 0.5}});
     auto short_one = add({{1, 0.1}});
     auto diverged = add({{1, 0.5}, {2, inf}, {3, std::nan("")}});
-    auto best = store->BestTrials(e, 10).value();
+    auto best = store->trials().Best(e, 10).value();
     std::vector<core::TrialId> ids;
     for (const auto& t : best) ids.push_back(t.id);
     // Those that reported only a non-finite value have none: not listed.
@@ -229,16 +231,16 @@ TEST_CASE("a non-finite objective is never a trial's value, in either mode",
                                             max ? short_one : diverged,
                                             endless});
     for (auto t : {plus_inf, minus_inf, nan}) {
-      auto row = store->FindTrial(t).value();
+      auto row = store->trials().Find(t).value();
       CHECK_FALSE(row->last_value);
       CHECK_FALSE(row->best_value);
     }
     // Its reports keep what it printed; its value is its last finite one.
-    auto row = store->FindTrial(diverged).value();
+    auto row = store->trials().Find(diverged).value();
     CHECK(row->last_time == 1);
     CHECK(row->last_value == 0.5);
     CHECK(row->best_value == 0.5);
-    auto reports = store->ListReports(diverged).value();
+    auto reports = store->reports().List(diverged).value();
     REQUIRE(reports.size() == 3);
     CHECK(reports[1].value == inf);
   }
@@ -248,18 +250,19 @@ TEST_CASE("decisions and trial ends are stored", "[storage]") {
   auto store = Memory();
   auto exp =
       store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
-  auto t = store->AddTrial(exp, 0, {}).value();
+  auto t = store->trials().Add(exp, 0, {}).value();
   core::RungDecision d{2, 1, 3.0, 0.25, 4, 7, core::RungVerdict::kPause};
-  REQUIRE(store->AppendDecision({t, d}).ok());
-  REQUIRE(store->FinishTrial(t, {core::TrialStatus::kStopped, 0, "rung 3", 3.0})
+  REQUIRE(store->reports().AppendDecision({t, d}).ok());
+  REQUIRE(store->trials()
+              .Finish(t, {core::TrialStatus::kStopped, 0, "rung 3", 3.0})
               .ok());
-  auto decisions = store->ListDecisions(exp).value();
+  auto decisions = store->reports().ListDecisions(exp).value();
   REQUIRE(decisions.size() == 1);
   CHECK(decisions[0].decision.rank == 4);
   CHECK(decisions[0].decision.n == 7);
   CHECK(decisions[0].decision.verdict == core::RungVerdict::kPause);
   CHECK(decisions[0].decision.bracket == 2);
-  auto trial = store->ListTrials(exp).value()[0];
+  auto trial = store->trials().List(exp).value()[0];
   CHECK(trial.status == core::TrialStatus::kStopped);
   CHECK(trial.reason == "rung 3");
   CHECK(trial.last_time == 3.0);
@@ -270,14 +273,13 @@ TEST_CASE("a trial launched again shows no end of its previous attempt",
   auto store = Memory();
   auto exp =
       store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
-  auto t = store->AddTrial(exp, 0, {}).value();
-  REQUIRE(store->MarkRunning(t).ok());
-  REQUIRE(store
-              ->FinishTrial(
-                  t, {core::TrialStatus::kPending, -15, "interrupted", 2.0})
+  auto t = store->trials().Add(exp, 0, {}).value();
+  REQUIRE(store->trials().MarkRunning(t).ok());
+  REQUIRE(store->trials()
+              .Finish(t, {core::TrialStatus::kPending, -15, "interrupted", 2.0})
               .ok());
-  REQUIRE(store->MarkRunning(t).ok());
-  auto trial = store->ListTrials(exp).value()[0];
+  REQUIRE(store->trials().MarkRunning(t).ok());
+  auto trial = store->trials().List(exp).value()[0];
   CHECK(trial.status == core::TrialStatus::kRunning);
   CHECK(trial.attempts == 2);
   CHECK(trial.reason.empty());
@@ -296,15 +298,15 @@ TEST_CASE(
       store->experiments().Create(Experiment("e", core::Mode::kMax)).value();
   int index = 0;
   auto end_with = [&](std::optional<double> exited_at) {
-    auto t = store->AddTrial(exp, index++, {}).value();
+    auto t = store->trials().Add(exp, index++, {}).value();
     now = 100;
-    REQUIRE(store->MarkRunning(t).ok());
+    REQUIRE(store->trials().MarkRunning(t).ok());
     now = 200;
     storage::TrialEnd end{core::TrialStatus::kCompleted, 0, "", 1.0};
     end.exited_at = exited_at;
-    REQUIRE(store->FinishTrial(t, end).ok());
+    REQUIRE(store->trials().Finish(t, end).ok());
     REQUIRE(store->Commit().ok());
-    return store->FindTrial(t).value()->ended_at;
+    return store->trials().Find(t).value()->ended_at;
   };
   CHECK(end_with(std::nullopt) == 200);
   CHECK(end_with(150) == 150);
@@ -312,19 +314,20 @@ TEST_CASE(
   CHECK(end_with(50) == 100);   // before it started: its start
 
   // Paused at 120, ended at 300 without running again (never promoted).
-  auto paused = store->AddTrial(exp, index++, {}).value();
+  auto paused = store->trials().Add(exp, index++, {}).value();
   now = 100;
-  REQUIRE(store->MarkRunning(paused).ok());
+  REQUIRE(store->trials().MarkRunning(paused).ok());
   now = 120;
-  REQUIRE(store->FinishTrial(paused, {core::TrialStatus::kPaused, -15, "", 1.0})
+  REQUIRE(store->trials()
+              .Finish(paused, {core::TrialStatus::kPaused, -15, "", 1.0})
               .ok());
   now = 300;
-  REQUIRE(store
-              ->FinishTrial(paused, {core::TrialStatus::kStopped, std::nullopt,
-                                     "not promoted", 1.0})
+  REQUIRE(store->trials()
+              .Finish(paused, {core::TrialStatus::kStopped, std::nullopt,
+                               "not promoted", 1.0})
               .ok());
   REQUIRE(store->Commit().ok());
-  auto stopped = store->FindTrial(paused).value();
+  auto stopped = store->trials().Find(paused).value();
   CHECK(stopped->ended_at == 120);
   CHECK(stopped->exit_code == -15);
 }
@@ -339,10 +342,10 @@ TEST_CASE("a committed write is visible to a reader in WAL mode", "[storage]") {
         writer->experiments().Create(Experiment("e", core::Mode::kMax)).value();
     REQUIRE(writer->Commit().ok());
     auto reader = TrialStore::OpenReadOnly(path).value();
-    writer->AddTrial(exp, 0, {}).value();
-    CHECK(reader->ListTrials(exp).value().empty());  // not committed yet
+    writer->trials().Add(exp, 0, {}).value();
+    CHECK(reader->trials().List(exp).value().empty());  // not committed yet
     REQUIRE(writer->Commit().ok());
-    CHECK(reader->ListTrials(exp).value().size() == 1);
+    CHECK(reader->trials().List(exp).value().size() == 1);
     auto plain = Database::Open(path, true).value();
     auto mode = plain->Prepare("PRAGMA journal_mode");
     REQUIRE(mode.value().Step().value());
@@ -368,25 +371,25 @@ TEST_CASE("held commits reach the file every Nth batch and when flushed",
     REQUIRE(writer->Commit().ok());  // batch 1: held
     CHECK_FALSE(writer->InTransaction());
     CHECK(reader->experiments().List().value().empty());
-    writer->AddTrial(exp, 0, {}).value();  // batch 2 goes on the held one
+    writer->trials().Add(exp, 0, {}).value();  // batch 2 goes on the held one
     CHECK(writer->InTransaction());
     REQUIRE(writer->Commit().ok());  // held
     CHECK(reader->experiments().List().value().empty());
-    writer->AddTrial(exp, 1, {}).value();
+    writer->trials().Add(exp, 1, {}).value();
     REQUIRE(writer->Commit().ok());  // the 3rd: all three committed
-    CHECK(reader->ListTrials(exp).value().size() == 2);
-    writer->AddTrial(exp, 2, {}).value();
+    CHECK(reader->trials().List(exp).value().size() == 2);
+    writer->trials().Add(exp, 2, {}).value();
     REQUIRE(writer->Commit().ok());  // held again
-    CHECK(reader->ListTrials(exp).value().size() == 2);
+    CHECK(reader->trials().List(exp).value().size() == 2);
     REQUIRE(writer->FlushHeld().ok());
-    CHECK(reader->ListTrials(exp).value().size() == 3);
-    writer->AddTrial(exp, 3, {}).value();
+    CHECK(reader->trials().List(exp).value().size() == 3);
+    writer->trials().Add(exp, 3, {}).value();
     REQUIRE(writer->Commit().ok());  // held: the destructor flushes it
   }
   auto after = TrialStore::OpenReadOnly(path).value();
   auto experiment = after->experiments().Find("e").value();
   REQUIRE(experiment);
-  CHECK(after->ListTrials(experiment->id).value().size() == 4);
+  CHECK(after->trials().List(experiment->id).value().size() == 4);
   for (auto suffix : {"", "-wal", "-shm"})
     std::filesystem::remove(path + suffix);
 }
@@ -408,7 +411,7 @@ TEST_CASE("device leases are stored with their span", "[storage]") {
   auto experiment =
       store->experiments().Create(Experiment("e", core::Mode::kMax));
   REQUIRE(experiment.ok());
-  auto trial = store->AddTrial(experiment.value(), 0, {{"lr", 0.1}});
+  auto trial = store->trials().Add(experiment.value(), 0, {{"lr", 0.1}});
   REQUIRE(trial.ok());
   LeaseRecord lease;
   lease.trial = trial.value();
@@ -487,7 +490,7 @@ TEST_CASE(
       WARN("neither chattr +i nor a non-root chmod: not tested");
     } else {
       // Before: SIGBUS (SQLite writes its mapping of the -shm file).
-      auto trial = store->AddTrial(exp.value(), 0, {});
+      auto trial = store->trials().Add(exp.value(), 0, {});
       REQUIRE_FALSE(trial.ok());
       INFO(trial.message());
       CHECK(trial.message().find("database " + db + ": " + db) !=

@@ -141,14 +141,14 @@ TEST_CASE(
     auto experiment = db.experiments().Find(name).value();
     REQUIRE(experiment);
     CHECK(experiment->status == core::ExperimentStatus::kFinished);
-    auto trials = db.ListTrials(experiment->id).value();
+    auto trials = db.trials().List(experiment->id).value();
     REQUIRE(trials.size() == kTrials);
     for (const auto& trial : trials) {
       INFO("trial " << trial.id << ": " << trial.reason);
       CHECK((trial.status == core::TrialStatus::kCompleted ||
              trial.status == core::TrialStatus::kStopped));
       double last_time = 0;
-      auto reports = db.ListReports(trial.id).value();
+      auto reports = db.reports().List(trial.id).value();
       for (const auto& report : reports) {
         if (!report.time) continue;
         CHECK(*report.time > last_time);  // no report stored twice

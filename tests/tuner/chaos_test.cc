@@ -118,13 +118,13 @@ std::string StoredStory(storage::TrialStore& db,
                         const fs::path& trial_dir) {
   std::ostringstream out;
   out << "attempts " << trial.attempts << "; reports";
-  auto reports = db.ListReports(trial.id).value();
+  auto reports = db.reports().List(trial.id).value();
   for (const auto& r : reports) {
     out << " " << r.attempt << ":" << (r.time ? *r.time : NAN) << "="
         << (r.value ? *r.value : NAN);
   }
   out << "; decisions";
-  auto decisions = db.ListDecisions(trial.experiment_id).value();
+  auto decisions = db.reports().ListDecisions(trial.experiment_id).value();
   for (const auto& d : decisions) {
     if (d.trial != trial.id) continue;
     out << " " << d.decision.milestone << ":"
@@ -167,7 +167,7 @@ void CheckDecisions(
   std::sort(by_index.begin(), by_index.end(),
             [](auto* a, auto* b) { return a->index < b->index; });
   for (const auto* t : by_index) scheduler->OnAdd(t->id, t->index);
-  auto decisions = db.ListDecisions(experiment.id).value();
+  auto decisions = db.reports().ListDecisions(experiment.id).value();
   CHECK(decisions.size() >= trials.size());
   for (const auto& stored : decisions) {
     INFO("trial " << stored.trial << " rung " << stored.decision.milestone
@@ -260,7 +260,7 @@ void RunChaos(const std::string& name,
   auto experiment = db.experiments().Find("chaos").value();
   REQUIRE(experiment);
   CHECK(experiment->status == core::ExperimentStatus::kFinished);
-  auto trials = db.ListTrials(experiment->id).value();
+  auto trials = db.trials().List(experiment->id).value();
   REQUIRE(trials.size() == 48);
   std::map<core::TrialId, std::vector<storage::ReportRecord>> reports;
   for (const auto& trial : trials) {
@@ -271,7 +271,7 @@ void RunChaos(const std::string& name,
                   << LogAbout(dir / "tuner.log", trial.id));
     CHECK((trial.status == core::TrialStatus::kCompleted ||
            trial.status == core::TrialStatus::kStopped));
-    reports[trial.id] = db.ListReports(trial.id).value();
+    reports[trial.id] = db.reports().List(trial.id).value();
     double last_time = 0;
     for (const auto& report : reports[trial.id]) {
       if (!report.value) continue;
@@ -285,7 +285,7 @@ void RunChaos(const std::string& name,
   }
   // Each trial ran once per launch the scheduler asked for: adopted trials
   // went on, none restarted; a promoted one started again once.
-  auto decisions = db.ListDecisions(experiment->id).value();
+  auto decisions = db.reports().ListDecisions(experiment->id).value();
   size_t promotions =
       std::count_if(decisions.begin(), decisions.end(), [](const auto& d) {
         return d.decision.verdict == core::RungVerdict::kPromote;
@@ -387,7 +387,7 @@ TEST_CASE("tuner stop: graceful, or detached and resumed later",
   auto experiment = store.value()->experiments().Find("again").value();
   REQUIRE(experiment);
   CHECK(experiment->status == core::ExperimentStatus::kInterrupted);
-  auto rows = store.value()->ListTrials(experiment->id).value();
+  auto rows = store.value()->trials().List(experiment->id).value();
   for (const auto& t : rows) CHECK(t.status != core::TrialStatus::kRunning);
   fs::remove_all(dir);
 }

@@ -508,23 +508,23 @@ void MakeQueryDb(const std::string& path) {
   e.time_attr = "epoch";
   e.config_json = "{}";
   auto id = store->experiments().Create(e).value();
-  auto t1 = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
-  auto t2 = store->AddTrial(id, 1, {{"lr", 0.25}}).value();
+  auto t1 = store->trials().Add(id, 0, {{"lr", 0.5}}).value();
+  auto t2 = store->trials().Add(id, 1, {{"lr", 0.25}}).value();
   for (auto [t, seq, acc] : {std::tuple{t1, 1, 0.5}, std::tuple{t1, 2, 0.75},
                              std::tuple{t2, 1, 0.125}}) {
-    REQUIRE(store
-                ->AppendReport({t,
-                                seq,
-                                double(seq),
-                                acc,
-                                {{"epoch", double(seq)}, {"acc", acc}}},
-                               core::Mode::kMax)
+    REQUIRE(store->reports()
+                .Append({t,
+                         seq,
+                         double(seq),
+                         acc,
+                         {{"epoch", double(seq)}, {"acc", acc}}},
+                        core::Mode::kMax)
                 .ok());
   }
-  REQUIRE(store->MarkRunning(t2).ok());
-  REQUIRE(store
-              ->FinishTrial(t2, {core::TrialStatus::kFailed, 1,
-                                 "oops, \"bad\"\nline", std::nullopt})
+  REQUIRE(store->trials().MarkRunning(t2).ok());
+  REQUIRE(store->trials()
+              .Finish(t2, {core::TrialStatus::kFailed, 1, "oops, \"bad\"\nline",
+                           std::nullopt})
               .ok());
   REQUIRE(store->Commit().ok());
 }
@@ -593,10 +593,10 @@ void MakeEvilDb(const std::string& path) {
   e.time_attr = "ep\x1b[2J";
   e.config_json = "{}";
   auto id = store->experiments().Create(e).value();
-  auto t = store->AddTrial(id, 0, {{"opt", std::string("s\x1b[5m")}}).value();
-  REQUIRE(store
-              ->AppendReport({t, 1, 1.0, 0.5, {{"ep\x1b[2J", 1.0}}},
-                             core::Mode::kMax)
+  auto t =
+      store->trials().Add(id, 0, {{"opt", std::string("s\x1b[5m")}}).value();
+  REQUIRE(store->reports()
+              .Append({t, 1, 1.0, 0.5, {{"ep\x1b[2J", 1.0}}}, core::Mode::kMax)
               .ok());
   REQUIRE(store->Commit().ok());
 }

@@ -127,7 +127,7 @@ TEST_CASE("fail_fast: a resumed sweep is judged by the trials it sees end",
   CHECK(sweep.error().rfind("fail_fast: the first 3 trials all failed", 0) ==
         0);
   // Two trials completed before; one slot: the third failure ends it.
-  auto trials = first.store->ListTrials(first.experiment.id).value();
+  auto trials = first.store->trials().List(first.experiment.id).value();
   CHECK(trials.size() == 5);
 }
 

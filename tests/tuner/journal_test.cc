@@ -49,7 +49,7 @@ TEST_CASE("a burst of reports shares one commit, posted after the burst",
   d.io.restart();
   CHECK(d.io.poll() == 1);  // one commit for both
   CHECK_FALSE(d.store->InTransaction());
-  CHECK(d.store->ListReports(d.trial).value().size() == 2);
+  CHECK(d.store->reports().List(d.trial).value().size() == 2);
   CHECK(d.failures.empty());
 }
 
@@ -80,7 +80,7 @@ TEST_CASE(
   CHECK_FALSE(d.store->InTransaction());
   d.io.restart();
   d.io.poll();  // the stale post
-  CHECK(d.store->ListReports(d.trial).value().size() == 1);
+  CHECK(d.store->reports().List(d.trial).value().size() == 1);
 }
 
 TEST_CASE("every storage failure is told, with what failed",

@@ -94,7 +94,7 @@ TEST_CASE("delete removes the rows and its own files, never a link's target",
   CHECK(deleted.value().removed == 1);
   CHECK(deleted.value().failed.empty());
   CHECK_FALSE(result.store->experiments().Find("doomed").value());
-  CHECK(result.store->ListTrials(result.experiment.id).value().empty());
+  CHECK(result.store->trials().List(result.experiment.id).value().empty());
   CHECK_FALSE(fs::exists(root));
   CHECK(fs::exists(outside));
   CHECK(

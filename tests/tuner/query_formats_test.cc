@@ -61,21 +61,21 @@ struct Fixture {
                                           "/base", "/db/tuner.db");
     auto id = store->experiments().Create(record);
     REQUIRE(id.ok());
-    ids.push_back(
-        store->AddTrial(id.value(), 0, {{"lr", 0.1}, {"opt", kHostile}})
-            .value());
-    ids.push_back(
-        store->AddTrial(id.value(), 1, {{"lr", 1.0 / 3}, {"opt", "a b's"}})
-            .value());
-    ids.push_back(store->AddTrial(id.value(), 2, {{"lr", 0.5}}).value());
+    ids.push_back(store->trials()
+                      .Add(id.value(), 0, {{"lr", 0.1}, {"opt", kHostile}})
+                      .value());
+    ids.push_back(store->trials()
+                      .Add(id.value(), 1, {{"lr", 1.0 / 3}, {"opt", "a b's"}})
+                      .value());
+    ids.push_back(store->trials().Add(id.value(), 2, {{"lr", 0.5}}).value());
     Report(ids[0], 1, 0.9, {{"loss", 0.25}});
     Report(ids[0], 2, 0.4, {{"grad,norm", 1e300}});
     Report(ids[1], 1, 0.3, {});
     Report(ids[1], 2, 0.8, {});
-    REQUIRE(store->MarkRunning(ids[0]).ok());
-    REQUIRE(store
-                ->FinishTrial(ids[0], {core::TrialStatus::kFailed, 3, kHostile,
-                                       std::nullopt})
+    REQUIRE(store->trials().MarkRunning(ids[0]).ok());
+    REQUIRE(store->trials()
+                .Finish(ids[0],
+                        {core::TrialStatus::kFailed, 3, kHostile, std::nullopt})
                 .ok());
     REQUIRE(store->Commit().ok());
     e = *store->experiments().Find("formats").value();
@@ -84,9 +84,8 @@ struct Fixture {
   void Report(core::TrialId t, int64_t seq, double acc, core::Metrics more) {
     core::Metrics metrics = {{"epoch", double(seq)}, {"acc", acc}};
     metrics.insert(metrics.end(), more.begin(), more.end());
-    REQUIRE(store
-                ->AppendReport({t, seq, double(seq), acc, metrics},
-                               core::Mode::kMax)
+    REQUIRE(store->reports()
+                .Append({t, seq, double(seq), acc, metrics}, core::Mode::kMax)
                 .ok());
   }
 
@@ -106,7 +105,7 @@ TEST_CASE("trials as CSV parse back to the stored values, hostile text too",
                        "id", "status", "params.lr", "params.opt", "last_time",
                        "last_value", "best_value", "attempts", "exit_code",
                        "start", "end", "duration", "reason"});
-  auto stored = f.store->ListTrials(f.e.id).value();
+  auto stored = f.store->trials().List(f.e.id).value();
   for (size_t i = 0; i < stored.size(); ++i) {
     const auto& row = rows[i + 1];
     const auto& t = stored[i];
@@ -181,7 +180,7 @@ TEST_CASE("trials as JSON, a row at a time, lay out as one dump",
           "[tuner][query]") {
   Fixture f;
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
-  auto trials = f.store->ListTrials(f.e.id).value();
+  auto trials = f.store->trials().List(f.e.id).value();
   for (const auto& t : trials) array.push_back(TrialJson(t, 5000));
   auto json = TrialsText(*f.store, f.e, TrialListing{"json", "db", 5000});
   CHECK(json.value() == array.dump(2) + "\n");
@@ -216,22 +215,22 @@ struct TimedFixture {
     record.config_json = "{}";
     auto id = store->experiments().Create(record).value();
     for (int i = 0; i < 3; ++i)
-      ids.push_back(store->AddTrial(id, i, {{"lr", 0.1 * (i + 1)}}).value());
-    REQUIRE(store->MarkRunning(ids[0]).ok());
-    REQUIRE(store
-                ->AppendReport({ids[0], 1, 1.0, 0.5, {{"acc", 0.5}}},
-                               core::Mode::kMax)
+      ids.push_back(
+          store->trials().Add(id, i, {{"lr", 0.1 * (i + 1)}}).value());
+    REQUIRE(store->trials().MarkRunning(ids[0]).ok());
+    REQUIRE(store->reports()
+                .Append({ids[0], 1, 1.0, 0.5, {{"acc", 0.5}}}, core::Mode::kMax)
                 .ok());
     clock = 1050;
-    REQUIRE(store->MarkRunning(ids[1]).ok());
-    REQUIRE(store
-                ->AppendReport({ids[1], 1, 1.0, 0.25, {{"acc", 0.25}}},
-                               core::Mode::kMax)
-                .ok());
+    REQUIRE(store->trials().MarkRunning(ids[1]).ok());
+    REQUIRE(
+        store->reports()
+            .Append({ids[1], 1, 1.0, 0.25, {{"acc", 0.25}}}, core::Mode::kMax)
+            .ok());
     clock = 1100;
-    REQUIRE(store
-                ->FinishTrial(ids[0], {core::TrialStatus::kCompleted, 0, "",
-                                       std::nullopt})
+    REQUIRE(store->trials()
+                .Finish(ids[0],
+                        {core::TrialStatus::kCompleted, 0, "", std::nullopt})
                 .ok());
     REQUIRE(store->Commit().ok());
     e = *store->experiments().Find("timed").value();
@@ -323,11 +322,10 @@ TEST_CASE("a report table that shows inf or nan says so in a footnote",
   const std::string note =
       "nan, inf, -inf: the trial reported a non-finite value\n";
   CHECK(f.Trials("table").find(note) == std::string::npos);
-  REQUIRE(
-      f.store
-          ->AppendReport({f.ids[1], 2, 2.0, -HUGE_VAL, {{"acc", -HUGE_VAL}}},
-                         core::Mode::kMax)
-          .ok());
+  REQUIRE(f.store->reports()
+              .Append({f.ids[1], 2, 2.0, -HUGE_VAL, {{"acc", -HUGE_VAL}}},
+                      core::Mode::kMax)
+              .ok());
   REQUIRE(f.store->Commit().ok());
   // Never a trial's value: trials and best show none, and say nothing.
   std::string trials = f.Trials("table");
@@ -416,7 +414,7 @@ TEST_CASE("reports as CSV: every column named once, none a formula",
   record.time_attr = "seq";
   record.config_json = "{}";
   auto id = store->experiments().Create(record).value();
-  auto trial = store->AddTrial(id, 0, {{"lr", 0.5}}).value();
+  auto trial = store->trials().Add(id, 0, {{"lr", 0.5}}).value();
   core::Metrics metrics = {{"seq", 3},
                            {"trial", 0.75},
                            {"attempt", 7},
@@ -427,8 +425,9 @@ TEST_CASE("reports as CSV: every column named once, none a formula",
                            {"+1", 11},
                            {"@SUM(A1)", 12},
                            {"-loss", 13}};
-  REQUIRE(
-      store->AppendReport({trial, 1, 3, 0.75, metrics}, core::Mode::kMax).ok());
+  REQUIRE(store->reports()
+              .Append({trial, 1, 3, 0.75, metrics}, core::Mode::kMax)
+              .ok());
   REQUIRE(store->Commit().ok());
   auto e = *store->experiments().Find("clash").value();
   auto rows = ParseCsv(ReportsText(*store, e, "csv").value());

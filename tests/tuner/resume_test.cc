@@ -94,13 +94,13 @@ class Session {
   std::vector<storage::TrialRecord> Trials() {
     auto experiment = store_->experiments().Find(config_.name).value();
     REQUIRE(experiment);
-    return store_->ListTrials(experiment->id).value();
+    return store_->trials().List(experiment->id).value();
   }
   // Objective reports stored for the only trial.
   std::vector<storage::ReportRecord> Reports() {
     auto trials = Trials();
     REQUIRE(trials.size() == 1);
-    auto all = store_->ListReports(trials[0].id).value();
+    auto all = store_->reports().List(trials[0].id).value();
     std::vector<storage::ReportRecord> out;
     for (auto& r : all)
       if (r.value) out.push_back(std::move(r));
@@ -155,7 +155,8 @@ devices: {kind: cpu, slots: 1}
     CHECK(EpochOf(reports[i]) == static_cast<double>(i + 1));
   }
   auto experiment = session.store().experiments().Find("count").value();
-  auto decisions = session.store().ListDecisions(experiment->id).value();
+  auto decisions =
+      session.store().reports().ListDecisions(experiment->id).value();
   REQUIRE(decisions.size() == 2);  // rungs 2 and 4, on those reports
   for (const auto& d : decisions) {
     INFO("rung " << d.decision.milestone);
@@ -309,20 +310,20 @@ void PausedAndPromoted(storage::TrialStore& store) {
   double values[] = {0.5, 0.2};
   for (int i = 0; i < 2; ++i) {
     core::Params params = {{"lr", i == 0 ? 0.01 : 1.0}};
-    core::TrialId id = store.AddTrial(experiment, i, params).value();
-    REQUIRE(store.MarkRunning(id).ok());
+    core::TrialId id = store.trials().Add(experiment, i, params).value();
+    REQUIRE(store.trials().MarkRunning(id).ok());
     storage::ReportRecord report{
         id, 1, 1.0, values[i], {{"epoch", 1}, {"score", values[i]}}, 1, 30};
-    REQUIRE(store.AppendReport(report, core::Mode::kMax).ok());
+    REQUIRE(store.reports().Append(report, core::Mode::kMax).ok());
     core::RungDecision pause;
     pause.milestone = 1;
     pause.value = values[i];
     pause.rank = i + 1;
     pause.n = i + 1;
     pause.verdict = core::RungVerdict::kPause;
-    REQUIRE(store.AppendDecision({id, pause}).ok());
+    REQUIRE(store.reports().AppendDecision({id, pause}).ok());
     storage::TrialEnd end{TrialStatus::kPaused, 0, "paused at rung 1", 1.0};
-    REQUIRE(store.FinishTrial(id, end).ok());
+    REQUIRE(store.trials().Finish(id, end).ok());
   }
   core::RungDecision promote;
   promote.milestone = 1;
@@ -330,8 +331,8 @@ void PausedAndPromoted(storage::TrialStore& store) {
   promote.rank = 1;
   promote.n = 2;
   promote.verdict = core::RungVerdict::kPromote;
-  auto trials = store.ListTrials(experiment).value();
-  REQUIRE(store.AppendDecision({trials.at(0).id, promote}).ok());
+  auto trials = store.trials().List(experiment).value();
+  REQUIRE(store.reports().AppendDecision({trials.at(0).id, promote}).ok());
   REQUIRE(store.Commit().ok());
 }
 
@@ -360,7 +361,7 @@ TEST_CASE(
   Session session(PromotedConfig(2));
   PausedAndPromoted(session.store());
   auto first = session.Trials().at(0);
-  REQUIRE(session.store().MarkRunning(first.id).ok());  // attempt 2
+  REQUIRE(session.store().trials().MarkRunning(first.id).ok());  // attempt 2
   REQUIRE(session.store().Commit().ok());
   fs::path trial_dir = session.dir() / "trials" / std::to_string(first.id);
   fs::create_directories(trial_dir);
@@ -387,14 +388,14 @@ TEST_CASE(
   PausedAndPromoted(session.store());
   auto& store = session.store();
   auto first = session.Trials().at(0);
-  REQUIRE(store.MarkRunning(first.id).ok());  // attempt 2
+  REQUIRE(store.trials().MarkRunning(first.id).ok());  // attempt 2
   storage::ReportRecord report{
       first.id, 2, 2.0, 0.6, {{"epoch", 2}, {"score", 0.6}}, 2, 30};
-  REQUIRE(store.AppendReport(report, core::Mode::kMax).ok());
+  REQUIRE(store.reports().Append(report, core::Mode::kMax).ok());
   core::RungDecision rung2{0, 1, 2.0, 0.6, 1, 1, core::RungVerdict::kPause};
-  REQUIRE(store.AppendDecision({first.id, rung2}).ok());
+  REQUIRE(store.reports().AppendDecision({first.id, rung2}).ok());
   rung2.verdict = core::RungVerdict::kPromote;
-  REQUIRE(store.AppendDecision({first.id, rung2}).ok());
+  REQUIRE(store.reports().AppendDecision({first.id, rung2}).ok());
   REQUIRE(store.Commit().ok());
   fs::path trial_dir = session.dir() / "trials" / std::to_string(first.id);
   fs::create_directories(trial_dir);

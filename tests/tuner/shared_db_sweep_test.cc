@@ -89,7 +89,7 @@ devices: {kind: cpu, slots: 1}
   Drive(io, clock,
         [&sweep] { return sweep.outcome() == SweepOutcome::kRunning; });
   REQUIRE(sweep.outcome() == SweepOutcome::kFinished);
-  auto trials = store->ListTrials(sweep.experiment_id()).value();
+  auto trials = store->trials().List(sweep.experiment_id()).value();
   REQUIRE(trials.size() == 2);
   for (const auto& trial : trials)
     CHECK(trial.status == core::TrialStatus::kCompleted);

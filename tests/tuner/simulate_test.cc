@@ -210,7 +210,7 @@ TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
     busy += *lease.released_at - lease.acquired_at;
   }
   CHECK(busy == Approx(30));
-  auto trials = store->ListTrials(r.experiment).value();
+  auto trials = store->trials().List(r.experiment).value();
   for (const auto& t : trials) CHECK(t.status == core::TrialStatus::kCompleted);
 }
 
@@ -226,7 +226,7 @@ TEST_CASE("a simulated asha sweep stops the worse rows at the rungs",
   auto result = Simulate(config, "{}", table.value(), *store, options);
   REQUIRE(result.ok());
   CHECK(result.value().outcome == SweepOutcome::kFinished);
-  auto trials = store->ListTrials(result.value().experiment).value();
+  auto trials = store->trials().List(result.value().experiment).value();
   int stopped = 0;
   for (const auto& t : trials)
     stopped += t.status == core::TrialStatus::kStopped;

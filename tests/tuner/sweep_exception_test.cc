@@ -110,7 +110,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   REQUIRE(bad_row);
   CHECK(bad_row->status == core::ExperimentStatus::kFailed);
   CHECK(bad_row->reason == bad_sweep.error());
-  auto bad_trials = store.value()->ListTrials(bad_row->id).value();
+  auto bad_trials = store.value()->trials().List(bad_row->id).value();
   for (const auto& t : bad_trials) {
     CHECK(t.status != core::TrialStatus::kRunning);
   }
@@ -118,7 +118,7 @@ TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
   REQUIRE(good_row);
   CHECK(good_row->status == core::ExperimentStatus::kFinished);
   CHECK(good_row->reason.empty());
-  auto trials = store.value()->ListTrials(good_row->id).value();
+  auto trials = store.value()->trials().List(good_row->id).value();
   REQUIRE(trials.size() == 3);
   for (const auto& t : trials) CHECK(t.status == core::TrialStatus::kCompleted);
   std::filesystem::remove_all(dir);

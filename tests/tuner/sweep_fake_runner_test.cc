@@ -109,7 +109,7 @@ struct World {
     io.poll();
   }
   storage::TrialRecord Row(core::TrialId id) {
-    auto trials = store->ListTrials(sweep->experiment_id());
+    auto trials = store->trials().List(sweep->experiment_id());
     INFO(trials.status().message() << " experiment " << sweep->experiment_id());
     REQUIRE(trials.ok());
     INFO(trials.value().size() << " trials");
@@ -177,7 +177,7 @@ TEST_CASE("asha on the fake runner: stops, completions and rows, in order",
   CHECK(w.store->experiments().Find("fake").value()->status ==
         core::ExperimentStatus::kFinished);
   auto best =
-      w.store->BestTrials(*w.store->experiments().Find("fake").value(), 1);
+      w.store->trials().Best(*w.store->experiments().Find("fake").value(), 1);
   REQUIRE(best.ok());
   REQUIRE(best.value().size() == 1);
   CHECK(best.value()[0].id == c);
@@ -200,7 +200,7 @@ TEST_CASE("reports a trial printed before its launch returned count for it",
   w.Settle();
   REQUIRE(w.runner->started.size() == 3);
   core::TrialId a = w.runner->started[0].trial;
-  auto reports = w.store->ListReports(a);
+  auto reports = w.store->reports().List(a);
   REQUIRE(reports.ok());
   REQUIRE(reports.value().size() == 2);
   for (const auto& report : reports.value()) CHECK(report.attempt == 1);
@@ -308,7 +308,7 @@ TEST_CASE("trials a storage failure stopped are relaunched by resume",
     auto row = w.Row(id);
     CHECK(row.status == core::TrialStatus::kRunning);
     CHECK(row.attempts == 2);
-    CHECK(w.store->Retries(id).value().failures == 0);
+    CHECK(w.store->trials().Retries(id).value().failures == 0);
   }
   for (core::TrialId id : ids) {
     w.runner->Report(id, Epoch(9, 0.5));

@@ -91,7 +91,7 @@ inline runner::DevicePool TestPool(const ExperimentConfig& config) {
 inline void ReadBack(const ExperimentConfig& config, SweepResult& result) {
   result.store->LimitPages(1 << 30).ok();  // read what was written
   result.experiment = *result.store->experiments().Find(config.name).value();
-  result.trials = result.store->ListTrials(result.experiment.id).value();
+  result.trials = result.store->trials().List(result.experiment.id).value();
 }
 
 // The options every test sweep starts from, set up where every caller's

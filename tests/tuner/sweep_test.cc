@@ -99,7 +99,8 @@ devices: {kind: cpu, slots: 1}
     }
   }
   // Every rung decision is stored: 30 at rung 1, 13 at rung 3.
-  auto decisions = result.store->ListDecisions(result.experiment.id).value();
+  auto decisions =
+      result.store->reports().ListDecisions(result.experiment.id).value();
   int at_rung[2] = {0, 0};
   for (const auto& d : decisions) ++at_rung[d.decision.rung];
   CHECK(at_rung[0] == 30);
@@ -164,7 +165,7 @@ trial: {timeout: 10s, stop_grace: 200ms}
   CHECK(t[2].reason == "timed out after 10 s");
   CHECK(t[2].last_time == 1);
   CHECK(t[3].status == TrialStatus::kCompleted);
-  CHECK(result.store->ListReports(t[3].id).value().size() == 4);
+  CHECK(result.store->reports().List(t[3].id).value().size() == 4);
   // fifo runs a NaN trial to its end; NaN is no value, so best skips it.
   CHECK(t[4].status == TrialStatus::kCompleted);
   CHECK_FALSE(t[4].last_value.has_value());
@@ -229,7 +230,7 @@ devices: {kind: cpu, slots: 1}
       });
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
-  auto reports = result.store->ListReports(result.trials[0].id);
+  auto reports = result.store->reports().List(result.trials[0].id);
   REQUIRE(reports.ok());
   std::vector<double> times;
   for (const auto& report : reports.value()) times.push_back(*report.time);
@@ -260,12 +261,12 @@ devices: {kind: cpu, slots: 1}
   REQUIRE(result.trials.size() == 1);
   CHECK(result.trials[0].status == TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 100);
-  auto reports = result.store->ListReports(result.trials[0].id);
+  auto reports = result.store->reports().List(result.trials[0].id);
   REQUIRE(reports.ok());
   std::vector<double> times;
   for (const auto& report : reports.value()) times.push_back(*report.time);
   CHECK(times == std::vector<double>{1, 3, 9, 27, 81, 100});
-  auto decisions = result.store->ListDecisions(result.experiment.id);
+  auto decisions = result.store->reports().ListDecisions(result.experiment.id);
   REQUIRE(decisions.ok());
   std::vector<double> judged;
   for (const auto& d : decisions.value())
@@ -306,7 +307,7 @@ devices: {kind: cpu, slots: 1}
   CHECK(result.trials[1].status == TrialStatus::kCompleted);
   CHECK(result.trials[1].attempts == 1);
   // Retries repeat epochs 1-2; those reports are not stored twice.
-  CHECK(result.store->ListReports(result.trials[0].id).value().size() == 2);
+  CHECK(result.store->reports().List(result.trials[0].id).value().size() == 2);
   CHECK(std::filesystem::exists(result.dir / "trials" /
                                 std::to_string(result.trials[0].id) /
                                 "stderr.attempt-1.log"));

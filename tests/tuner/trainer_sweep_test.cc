@@ -102,7 +102,7 @@ TEST_CASE("promotion resumes Trainer scripts from their rung checkpoint",
 
 std::vector<std::string> Decisions(SweepResult& result) {
   std::vector<std::string> out;
-  auto decisions = result.store->ListDecisions(result.experiment.id);
+  auto decisions = result.store->reports().ListDecisions(result.experiment.id);
   REQUIRE(decisions.ok());
   std::map<core::TrialId, int64_t> index;
   for (const auto& t : result.trials) index[t.id] = t.index;
@@ -212,7 +212,7 @@ TEST_CASE("the shipped Gaudi config runs on a fake DL1 with a fake run_glue",
   CHECK(completed >= 1);
   // Epochs printed as 0.9996, 1.9996, … are judged as the rungs 1, 2, …:
   // every judged report's time is whole.
-  auto reports = result.store->ListReports(result.trials[0].id);
+  auto reports = result.store->reports().List(result.trials[0].id);
   REQUIRE(reports.ok());
   int judged = 0;
   for (const auto& report : reports.value()) {

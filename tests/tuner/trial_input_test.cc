@@ -69,9 +69,9 @@ TEST_CASE("bytes that are not UTF-8 from a trial and a config crash nothing",
   REQUIRE(store.ok());
   auto experiment = store.value()->experiments().Find(name).value();
   REQUIRE(experiment);
-  auto rows = store.value()->ListTrials(experiment->id).value();
+  auto rows = store.value()->trials().List(experiment->id).value();
   REQUIRE(rows.size() == 1);
-  auto reports = store.value()->ListReports(rows[0].id).value();
+  auto reports = store.value()->reports().List(rows[0].id).value();
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].metrics == core::Metrics{{"lo" + kFffd + "ss", 0.5},
                                             {"score", 0.5},
@@ -121,7 +121,7 @@ TEST_CASE("a non-finite time_attr is not a report", "[tuner]") {
   CHECK(result.trials[0].status == core::TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 1);
   CHECK(result.trials[0].last_value == 0.5);
-  auto reports = result.store->ListReports(result.trials[0].id).value();
+  auto reports = result.store->reports().List(result.trials[0].id).value();
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].time == 1);
 }
@@ -164,7 +164,7 @@ TEST_CASE("a trial printing reports in a tight loop stores a bounded number",
   CHECK(result.trials[0].status == core::TrialStatus::kCompleted);
   CHECK(result.trials[0].last_time == 1.5);
   CHECK(result.trials[0].last_value == 0.9);
-  auto reports = result.store->ListReports(result.trials[0].id).value();
+  auto reports = result.store->reports().List(result.trials[0].id).value();
   // The burst, the rung's report (epoch 1), the newest judged, the newest.
   REQUIRE(reports.size() == ReportThrottle::kBurst + 3);
   auto at = [&](size_t i) { return reports[i].time.value_or(-1); };

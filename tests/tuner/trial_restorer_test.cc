@@ -43,21 +43,22 @@ struct Stored {
   // A trial with `attempts` launches and one report per epoch in `epochs`
   // (attempt by attempt as `attempt_of` says).
   core::TrialId Trial(int64_t index, int attempts) {
-    core::TrialId id = store->AddTrial(experiment, index, {}).value();
-    for (int a = 0; a < attempts; ++a) REQUIRE(store->MarkRunning(id).ok());
+    core::TrialId id = store->trials().Add(experiment, index, {}).value();
+    for (int a = 0; a < attempts; ++a)
+      REQUIRE(store->trials().MarkRunning(id).ok());
     return id;
   }
   void Report(core::TrialId id, int64_t seq, double epoch, double acc,
               int attempt) {
-    REQUIRE(store
-                ->AppendReport({id,
-                                seq,
-                                epoch,
-                                acc,
-                                {{"epoch", epoch}, {"acc", acc}},
-                                attempt,
-                                seq * 10},
-                               core::Mode::kMax)
+    REQUIRE(store->reports()
+                .Append({id,
+                         seq,
+                         epoch,
+                         acc,
+                         {{"epoch", epoch}, {"acc", acc}},
+                         attempt,
+                         seq * 10},
+                        core::Mode::kMax)
                 .ok());
   }
   void Decide(core::TrialId id, double milestone, core::RungVerdict verdict) {
@@ -67,7 +68,7 @@ struct Stored {
     d.rank = 2;
     d.n = 3;
     d.verdict = verdict;
-    REQUIRE(store->AppendDecision({id, d}).ok());
+    REQUIRE(store->reports().AppendDecision({id, d}).ok());
   }
   // Reads everything back, as Sweep::Resume does.
   std::vector<std::unique_ptr<LiveTrial>> Restore() {
@@ -76,7 +77,7 @@ struct Stored {
     auto searcher =
         schedulers::MakeSearcher(config.searcher, config.space, config.mode);
     TrialRestorer restorer(config, *store, journal);
-    auto rows = store->ListTrials(experiment).value();
+    auto rows = store->trials().List(experiment).value();
     restorer.RestoreScheduler(experiment, rows, *scheduler, *searcher);
     std::vector<std::unique_ptr<LiveTrial>> trials;
     for (const auto& row : rows) trials.push_back(restorer.Rebuild(row));
@@ -124,14 +125,15 @@ TEST_CASE(
   core::TrialId parked = s.Trial(0, 1);
   s.Report(parked, 1, 1, 0.5, 1);
   s.Decide(parked, 1, core::RungVerdict::kPause);
-  REQUIRE(s.store
-              ->FinishTrial(parked, {core::TrialStatus::kPaused, 0,
-                                     "paused at rung 1: rank 2 of 3", 1.0})
+  REQUIRE(s.store->trials()
+              .Finish(parked, {core::TrialStatus::kPaused, 0,
+                               "paused at rung 1: rank 2 of 3", 1.0})
               .ok());
   core::TrialId promoted = s.Trial(1, 1);
   s.Report(promoted, 1, 1, 0.6, 1);
   s.Decide(promoted, 1, core::RungVerdict::kPause);
-  REQUIRE(s.store->FinishTrial(promoted, {core::TrialStatus::kPaused}).ok());
+  REQUIRE(
+      s.store->trials().Finish(promoted, {core::TrialStatus::kPaused}).ok());
   s.Decide(promoted, 1, core::RungVerdict::kPromote);
   core::TrialId pausing = s.Trial(2, 1);  // its pausing attempt still runs
   s.Report(pausing, 1, 1, 0.7, 1);
@@ -152,7 +154,7 @@ TEST_CASE(
   core::TrialId id = s.Trial(0, 2);  // attempt 2 runs
   s.Report(id, 1, 1, 0.3, 1);
   s.Report(id, 2, 2, 0.4, 1);
-  REQUIRE(s.store->SetRetries(id, {1, 2}).ok());
+  REQUIRE(s.store->trials().SetRetries(id, {1, 2}).ok());
   auto trials = s.Restore();
   LiveTrial& trial = *trials[0];
   CHECK(trial.attempt == 2);

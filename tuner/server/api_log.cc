@@ -67,7 +67,7 @@ Response Api::GetLog(int64_t id, const Query& query) const {
   }
   auto store = stores_.Borrow();
   if (!store.ok()) return ErrorResponse(500, store.message());
-  auto trial = store.value()->FindTrial(id);
+  auto trial = store.value()->trials().Find(id);
   if (!trial.ok()) return ErrorResponse(500, trial.message());
   if (!trial.value())
     return ErrorResponse(404, "no trial " + std::to_string(id));

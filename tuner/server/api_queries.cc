@@ -181,12 +181,12 @@ Response Api::GetTrial(int64_t id, const Query& query) const {
   }
   auto store = stores_.Borrow();
   if (!store.ok()) return ErrorResponse(store.error());
-  auto trial = store.value()->FindTrial(id);
+  auto trial = store.value()->trials().Find(id);
   if (!trial.ok()) return ErrorResponse(trial.error());
   if (!trial.value()) {
     return ErrorResponse(404, "no trial " + std::to_string(id));
   }
-  auto reports = store.value()->ListReports(id, after, limit + 1);
+  auto reports = store.value()->reports().List(id, after, limit + 1);
   if (!reports.ok()) return ErrorResponse(reports.error());
   bool more = static_cast<int64_t>(reports.value().size()) > limit;
   if (more) reports.value().pop_back();

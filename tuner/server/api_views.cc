@@ -133,7 +133,7 @@ Json MetricNames(TrialStore& store,
                  const std::vector<storage::CurvePoint>& points) {
   Json out = Json::array();
   if (points.empty()) return out;
-  auto reports = store.ListReports(points.back().trial, -1, 10000);
+  auto reports = store.reports().List(points.back().trial, -1, 10000);
   if (!reports.ok()) return out;
   std::set<std::string> seen;
   for (const auto& report : reports.value()) {

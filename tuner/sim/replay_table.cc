@@ -97,7 +97,7 @@ core::Result<CurveRow> RowOf(storage::TrialStore& store,
                              const std::string& time_attr,
                              const std::map<int64_t, double>& when,
                              const LeaseStarts& leases) {
-  auto reports = store.ListReports(trial.id);
+  auto reports = store.reports().List(trial.id);
   if (!reports.ok()) return reports.error();
   CurveRow row;
   row.id = "trial " + std::to_string(trial.id);
@@ -127,9 +127,9 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
         "' is still running (or its tuner died: resume it first); replay it "
         "when it has ended");
   }
-  auto trials = store.ListTrials(experiment.value()->id);
+  auto trials = store.trials().List(experiment.value()->id);
   if (!trials.ok()) return trials.error();
-  auto curves = store.ListCurves(experiment.value()->id);
+  auto curves = store.reports().ListCurves(experiment.value()->id);
   if (!curves.ok()) return curves.error();
   std::map<core::TrialId, std::map<int64_t, double>> when;
   for (const auto& point : curves.value())

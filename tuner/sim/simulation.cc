@@ -194,7 +194,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   std::unordered_map<core::TrialId, const CurveRow*> rows;
   auto row_for = [&](core::TrialId trial) -> core::Result<const CurveRow*> {
     if (auto it = rows.find(trial); it != rows.end()) return it->second;
-    auto record = store.FindTrial(trial);
+    auto record = store.trials().Find(trial);
     if (!record.ok()) return record.error();
     if (!record.value())
       return core::NotFound("no trial " + std::to_string(trial));

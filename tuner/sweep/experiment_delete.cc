@@ -256,7 +256,7 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
   if (found.value()) {
     const auto& experiment = *found.value();
     plan.stored = true;
-    auto trials = store.ListTrials(experiment.id);
+    auto trials = store.trials().List(experiment.id);
     if (!trials.ok()) return trials.error();
     plan.trials = static_cast<int64_t>(trials.value().size());
     if (named) {

@@ -10,7 +10,7 @@ namespace tuner {
 namespace {
 
 int64_t TrialCount(storage::TrialStore& store, storage::ExperimentId id) {
-  auto counts = store.CountTrials(id);
+  auto counts = store.trials().Count(id);
   int64_t total = 0;
   if (counts.ok()) {
     for (const auto& [status, n] : counts.value()) total += n;

@@ -63,14 +63,14 @@ void Journal::ExperimentEnded(storage::ExperimentId experiment,
 std::optional<core::TrialId> Journal::AddTrial(storage::ExperimentId experiment,
                                                int64_t index,
                                                const core::Params& params) {
-  auto id = store_.AddTrial(experiment, index, params);
+  auto id = store_.trials().Add(experiment, index, params);
   if (!Note(id.status())) return std::nullopt;
   return id.value();
 }
 
 std::optional<int64_t> Journal::Launched(const storage::LeaseRecord& lease) {
   auto row = store_.leases().Open(lease);
-  if (!Note(row.status()) || !Note(store_.MarkRunning(lease.trial)) ||
+  if (!Note(row.status()) || !Note(store_.trials().MarkRunning(lease.trial)) ||
       !Commit()) {
     return std::nullopt;
   }
@@ -83,25 +83,25 @@ void Journal::CloseLease(int64_t lease_row) {
 
 void Journal::SetShim(core::TrialId trial, std::optional<int64_t> pid,
                       std::optional<int64_t> start) {
-  Note(store_.SetShim(trial, pid, start));
+  Note(store_.trials().SetShim(trial, pid, start));
 }
 
 void Journal::SetRetries(core::TrialId trial,
                          const storage::RetryCounts& counts) {
-  Note(store_.SetRetries(trial, counts));
+  Note(store_.trials().SetRetries(trial, counts));
 }
 
 bool Journal::AppendReport(const storage::ReportRecord& report,
                            core::Mode mode) {
-  return Note(store_.AppendReport(report, mode));
+  return Note(store_.reports().Append(report, mode));
 }
 
 bool Journal::AppendDecision(const storage::DecisionRecord& decision) {
-  return Note(store_.AppendDecision(decision));
+  return Note(store_.reports().AppendDecision(decision));
 }
 
 bool Journal::FinishTrial(core::TrialId trial, const storage::TrialEnd& end) {
-  return Note(store_.FinishTrial(trial, end));
+  return Note(store_.trials().Finish(trial, end));
 }
 
 }  // namespace tuner

@@ -24,7 +24,7 @@ void Sweep::Readopt(LiveTrial& trial, const storage::TrialRecord& row) {
   }
   adoption.shim_pid =
       runner_->FindSupervisor(stored, adoption.launch.status_path);
-  auto offset = store_.LastOffset(trial.id, trial.attempt);
+  auto offset = store_.reports().LastOffset(trial.id, trial.attempt);
   if (offset.ok() && offset.value()) {
     adoption.stdout_offset = std::max<int64_t>(0, *offset.value());
   }
@@ -107,7 +107,7 @@ core::Status Sweep::ResumeUnguarded(
     const storage::ExperimentRecord& experiment) {
   experiment_ = experiment.id;
   RefreshBudget(false);  // an extension since it ended
-  auto rows = store_.ListTrials(experiment_);
+  auto rows = store_.trials().List(experiment_);
   if (!rows.ok()) return rows.status();
   TrialRestorer restorer(config_, store_, journal_);
   restorer.RestoreScheduler(experiment_, rows.value(), *scheduler_, *searcher_);

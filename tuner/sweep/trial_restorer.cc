@@ -48,7 +48,7 @@ void TrialRestorer::RestoreScheduler(
   std::sort(by_index.begin(), by_index.end(),
             [](auto* a, auto* b) { return a->index < b->index; });
   for (const auto* row : by_index) scheduler.OnAdd(row->id, row->index);
-  auto decisions = store_.ListDecisions(experiment);
+  auto decisions = store_.reports().ListDecisions(experiment);
   if (!journal_.Note(decisions.status())) return;
   for (const auto& d : decisions.value()) {
     scheduler.Restore(d.trial, d.decision);
@@ -81,13 +81,13 @@ std::unique_ptr<LiveTrial> TrialRestorer::Rebuild(
   trial->index = row.index;
   trial->params = row.params;
   trial->attempt = static_cast<int>(row.attempts);
-  auto retries = store_.Retries(row.id);
+  auto retries = store_.trials().Retries(row.id);
   if (journal_.Note(retries.status())) {
     trial->failures = static_cast<int>(retries.value().failures);
     trial->device_retries = static_cast<int>(retries.value().device_retries);
   }
   TrialPhase phase = TrialPhase::kQueued;
-  auto reports = store_.ListReports(row.id);
+  auto reports = store_.reports().List(row.id);
   if (journal_.Note(reports.status())) {
     RestoreReports(*trial, reports.value());
     phase = RestoredPhase(*trial, row, reports.value());

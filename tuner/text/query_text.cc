@@ -51,7 +51,7 @@ core::Status WriteTrials(TrialStore& store, const ExperimentRecord& e,
   w.Begin(out);
   int64_t rows = 0;
   TUNER_RETURN_IF_ERROR(
-      store.ForEachTrial(e.id, [&](const TrialRecord& t) -> core::Status {
+      store.trials().ForEach(e.id, [&](const TrialRecord& t) -> core::Status {
         ++rows;
         return w.Row(t, out);
       }));
@@ -65,7 +65,7 @@ core::Status WriteBest(TrialStore& store, const ExperimentRecord& e,
   if (!writer.ok()) return writer.error();
   TrialWriter& w = *writer.value();
   int64_t rows = 0;
-  TUNER_RETURN_IF_ERROR(store.ForEachBest(
+  TUNER_RETURN_IF_ERROR(store.trials().ForEachBest(
       e, query.top, query.by, [&](const TrialRecord& t) -> core::Status {
         if (rows++ == 0) w.Begin(out);  // nothing at all when no trial
         return w.Row(t, out);

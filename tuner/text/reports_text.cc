@@ -40,7 +40,7 @@ std::string JsonLine(const ReportRecord& r) {
 // the tuner took out (they have their columns).
 core::Result<std::vector<std::string>> OtherMetrics(storage::TrialStore& store,
                                                     const ExperimentRecord& e) {
-  auto names = store.MetricNames(e.id, kMaxMetricColumns);
+  auto names = store.reports().MetricNames(e.id, kMaxMetricColumns);
   if (!names.ok()) {
     return core::InvalidArgument("experiment '" + e.name + "': " +
                                  names.message() + "; use --format json");
@@ -116,7 +116,7 @@ core::Status WriteReports(storage::TrialStore& store, const ExperimentRecord& e,
                                  "' (table, csv, json or jsonl)");
   }
   TUNER_RETURN_IF_ERROR(
-      store.ForEachReport(e.id, [&](const ReportRecord& r) -> core::Status {
+      store.reports().ForEach(e.id, [&](const ReportRecord& r) -> core::Status {
         ++rows;
         row(r);
         return core::Status::Ok();

@@ -31,10 +31,10 @@ struct Line {
 
 core::Result<Line> ReadLine(TrialStore& store, const ExperimentRecord& e) {
   Line line;
-  auto counts = store.CountTrials(e.id);
+  auto counts = store.trials().Count(e.id);
   if (!counts.ok()) return counts.error();
   line.counts = std::move(counts).value();
-  auto best = store.BestTrials(e, 1);
+  auto best = store.trials().Best(e, 1);
   if (!best.ok()) return best.error();
   if (!best.value().empty()) line.best = best.value().front();
   return line;

@@ -143,7 +143,7 @@ core::Result<std::unique_ptr<TrialWriter>> MakeTrialWriter(
   if (format == "json") return Made(std::make_unique<JsonWriter>(now));
   if (format == "yaml") return Made(std::make_unique<YamlWriter>(now));
   if (format == "csv") {
-    auto names = store.ParamNames(e.id);
+    auto names = store.trials().ParamNames(e.id);
     if (!names.ok()) return names.error();
     return Made(std::make_unique<CsvWriter>(std::move(names).value(), now));
   }

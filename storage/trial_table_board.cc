@@ -1,49 +1,51 @@
-// TrialStore's side of its write batches (WriteBatch): what a transaction
-// gathers before it writes (rows, last values, ranks) and what the store
-// knows of its rows between transactions; the busy policy (the rest:
-// trial_store.cc).
+// What TrialTable's writer keeps between statements: each trial's newest
+// values until the batch writes them, and its place on the leaderboard
+// (the rest: trial_table.cc).
 #include <cmath>
 
-#include "storage/trial_store.h"
+#include "storage/trial_row.h"
+#include "storage/trial_table.h"
 
 namespace tuner::storage {
 
-core::Status TrialStore::BeginIfNeeded() { return batch_.Begin(); }
-
-core::Status TrialStore::Commit() { return batch_.Commit(); }
-
-bool TrialStore::InTransaction() const { return batch_.InTransaction(); }
-
-void TrialStore::HoldCommits(int every) { batch_.HoldCommits(every); }
-
-core::Status TrialStore::FlushHeld() { return batch_.FlushHeld(); }
-
-WriteBatch::Memory TrialStore::BatchMemory() {
-  return {
-      .flush = [this] { return FlushGathered(); },
-      .before_commit =
-          [this] { return counts_ ? counts_->Flush() : core::Status::Ok(); },
-      .forget = [this] { ForgetRows(); },
-      .known_trials =
-          [this] {
-            return ranks_.size() + (counts_ ? counts_->KnownTrials() : 0);
-          }};
+void TrialTable::NoteLastValue(core::TrialId trial, double time, double value,
+                               core::Mode mode) {
+  PendingLast& last = pending_last_[trial];
+  last.time = time;
+  last.value = value;
+  last.mode = mode;
+  if (!last.best || core::Better(value, *last.best, mode)) last.best = value;
 }
 
-void TrialStore::SetBusyPolicy(const BusyPolicy& policy) {
-  db_->set_busy_policy(policy);
+core::Status TrialTable::Flush() {
+  if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
+  TUNER_RETURN_IF_ERROR(FlushLastValues());
+  return board_ ? board_->Flush() : core::Status::Ok();
 }
 
-void TrialStore::SetTimeSource(std::function<double()> now) {
-  db_->set_time_source(std::move(now));
+core::Status TrialTable::FlushCounts() {
+  return counts_ ? counts_->Flush() : core::Status::Ok();
 }
 
-core::Status TrialStore::ReleaseReserve() {
-  TUNER_RETURN_IF_ERROR(BeginIfNeeded());
-  return db_->Execute("DELETE FROM reserve");
+void TrialTable::Forget() {
+  pending_last_.clear();
+  if (params_) params_->Discard();
+  if (counts_) counts_->Discard();
+  if (board_) board_->Discard();
+  ranks_.clear();
 }
 
-core::Result<TrialStore::RankState*> TrialStore::RankOf(core::TrialId trial) {
+size_t TrialTable::KnownTrials() const {
+  return ranks_.size() + (counts_ ? counts_->KnownTrials() : 0);
+}
+
+core::Status TrialTable::Dropped(ExperimentId experiment) {
+  board_->Drop(experiment);
+  ranks_.clear();
+  return counts_->Drop(experiment);
+}
+
+core::Result<TrialTable::RankState*> TrialTable::RankOf(core::TrialId trial) {
   auto found = ranks_.find(trial);
   if (found != ranks_.end()) return &found->second;
   Statement& s = statements_->trial_rank;
@@ -59,7 +61,7 @@ core::Result<TrialStore::RankState*> TrialStore::RankOf(core::TrialId trial) {
   return state;
 }
 
-core::Result<std::optional<bool>> TrialStore::PlaceOnBoard(
+core::Result<std::optional<bool>> TrialTable::PlaceOnBoard(
     core::TrialId trial, bool replaces_time, std::optional<double> time,
     std::optional<double> value, core::Mode mode) {
   if (!boards_) return std::optional<bool>();
@@ -76,7 +78,7 @@ core::Result<std::optional<bool>> TrialStore::PlaceOnBoard(
   return placed;
 }
 
-core::Status TrialStore::AfterPlaced(core::TrialId trial,
+core::Status TrialTable::AfterPlaced(core::TrialId trial,
                                      const core::Status& written) {
   if (!board_) return written;
   if (written.ok()) return board_->Settle();
@@ -85,7 +87,7 @@ core::Status TrialStore::AfterPlaced(core::TrialId trial,
   return written;
 }
 
-void TrialStore::BindContender(Statement& stmt, int index,
+void TrialTable::BindContender(Statement& stmt, int index,
                                std::optional<bool> contender) {
   if (!boards_) return;
   if (contender) {
@@ -95,25 +97,7 @@ void TrialStore::BindContender(Statement& stmt, int index,
   }
 }
 
-core::Status TrialStore::FlushGathered() {
-  if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
-  if (reports_) TUNER_RETURN_IF_ERROR(reports_->Flush());
-  if (decisions_) TUNER_RETURN_IF_ERROR(decisions_->Flush());
-  TUNER_RETURN_IF_ERROR(FlushLastValues());
-  return board_ ? board_->Flush() : core::Status::Ok();
-}
-
-void TrialStore::ForgetRows() {
-  pending_last_.clear();
-  if (params_) params_->Discard();
-  if (reports_) reports_->Discard();
-  if (decisions_) decisions_->Discard();
-  if (counts_) counts_->Discard();
-  if (board_) board_->Discard();
-  ranks_.clear();
-}
-
-core::Status TrialStore::FlushLastValues() {
+core::Status TrialTable::FlushLastValues() {
   for (const auto& [trial, last] : pending_last_) {
     auto contender = PlaceOnBoard(trial, /*replaces_time=*/true, last.time,
                                   last.value, last.mode);
