@@ -196,6 +196,14 @@ TEST_CASE("opt-in Katib name=value lines and a user regex",
   CHECK(Get(k[0], "accuracy") == 0.9812);
   CHECK(Get(k[1], "accuracy") == 0.98);
   CHECK(Get(k[1], "Score") == -7.53e-05);
+  // A diverged trial's values are read as what they are; a word that only
+  // begins like one is not a number.
+  auto diverged = Feed({"loss=nan acc=-inf grad=Infinity note=info"}, katib);
+  REQUIRE(diverged.size() == 1);
+  REQUIRE(diverged[0].size() == 3);
+  CHECK(std::isnan(Get(diverged[0], "loss")));
+  CHECK(Get(diverged[0], "acc") == -HUGE_VAL);
+  CHECK(Get(diverged[0], "grad") == HUGE_VAL);
 
   MetricFormat one_group;
   one_group.extra = MetricFormat::Extra::kRegex;

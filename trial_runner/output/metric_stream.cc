@@ -113,7 +113,10 @@ core::Status CheckMetricRegex(const std::string& regex) {
 
 MetricStream::MetricStream(const MetricFormat& format) : format_(format) {
   if (format_.extra == MetricFormat::Extra::kKatib) {
-    format_.regex = R"(([\w|-]+)\s*=\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?))";
+    // Katib's default filter, and the non-finite values a script prints
+    // (Python's nan and inf, C's -nan): a diverged trial reports them.
+    format_.regex = R"(([\w|-]+)\s*=\s*([+-]?(?:Infinity|inf|Inf|nan|NaN)\b|)"
+                    R"([+-]?\d*(?:\.\d+)?(?:[Ee][+-]?\d+)?))";
   }
   bool katib = format_.extra == MetricFormat::Extra::kKatib;
   if (katib || (format_.extra == MetricFormat::Extra::kRegex &&
