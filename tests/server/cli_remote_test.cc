@@ -125,11 +125,15 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   Output twice = RunTuner(dir, "stop long" + server);
   CHECK(twice.code == 2);
   CHECK(twice.err.find("is not running") != std::string::npos);
-  // A name the service does not know: what --db says.
+  // A name the service does not know: what --db says, with its exit code
+  // (1, as best and delete answer an unknown name).
   for (const char* verb : {"stop", "resume"}) {
     Output unknown = RunTuner(dir, std::string(verb) + " nope" + server);
-    INFO(verb << ": " << unknown.err);
-    CHECK(unknown.code == 2);
+    Output local =
+        RunTuner(dir, std::string(verb) + " nope --db '" + service.db() + "'");
+    INFO(verb << ": " << unknown.err << " / " << local.err);
+    CHECK(unknown.code == 1);
+    CHECK(local.code == unknown.code);
     CHECK(unknown.err.find("no experiment 'nope' in ") != std::string::npos);
   }
 

@@ -170,8 +170,9 @@ int RemoteStop(const std::string& name, bool force,
   int code = RemoteExchange(
       remote, "POST", Experiment(name) + "/stop" + (force ? "?force=1" : ""),
       "", response);
-  // As with --db: stopping what does not run is bad input.
-  if (code != 0) return response.status == 404 ? 2 : code;
+  // As with --db: stopping what does not run is bad input (409: exit 2),
+  // an unknown name is not found (404: exit 1).
+  if (code != 0) return code;
   // Like `tuner stop --db`, return once its trials are gone.
   auto deadline = std::chrono::steady_clock::now() + remote.stop_wait;
   for (;;) {
@@ -197,7 +198,7 @@ int RemoteResume(const std::string& name, const RemoteOptions& remote) {
   ClientResponse response;
   int code = RemoteExchange(remote, "POST", Experiment(name) + "/resume", "",
                             response);
-  if (code != 0) return response.status == 404 ? 2 : code;
+  if (code != 0) return code;
   std::printf("%s: resumed on %s\n", OneLine(name).c_str(),
               OneLine(remote.server).c_str());
   return 0;
