@@ -296,7 +296,11 @@ TEST_CASE("curves and leases refuse a bad since or metric",
                              "/api/experiments/views/leases?since=010",
                              "/api/experiments/views/curves?metric=a%22b",
                              "/api/experiments/views/curves?metric=",
-                             "/api/experiments/views/curves?metric=a%5Cb"}) {
+                             "/api/experiments/views/curves?metric=a%5Cb",
+                             // A bidi override, a C1 control, not UTF-8.
+                             "/api/experiments/views/curves?metric=a%E2%80%AEb",
+                             "/api/experiments/views/curves?metric=a%C2%9Bb",
+                             "/api/experiments/views/curves?metric=a%FFb"}) {
     INFO(target);
     Response r = f.Get(target);
     CHECK(r.status == 400);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/printable.h"
 #include "tuner/base/clock.h"
 #include "tuner/server/api.h"
 #include "tuner/text/number_text.h"
@@ -46,11 +47,10 @@ Json SinceJson(double since) {
 
 // A metric name the curves may plot: it goes into a JSON path.
 bool IsMetricName(const std::string& name) {
-  if (name.empty() || name.size() > 128) return false;
-  for (unsigned char c : name) {
-    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') return false;
+  if (name.empty() || name.size() > 128 || core::HasControl(name)) {
+    return false;
   }
-  return true;
+  return name.find_first_of("\"\\") == std::string::npos;
 }
 
 // Appends `value` to the column `name` of `columns`, which holds `row`
