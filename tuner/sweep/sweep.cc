@@ -31,8 +31,15 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       planner_(config, options_.trials_root, options_.cpus),
       own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
       clock_(options_.clock ? *options_.clock : *own_clock_),
-      checkpoint_timer_(clock_.MakeTimer()),
-      checkpoints_(config, options_.trials_root, options_.original_database),
+      checkpoints_(config, clock_,
+                   CheckpointKeeper(config, options_.trials_root,
+                                    options_.original_database),
+                   {.milestones = [this] { return scheduler_->Milestones(); },
+                    .stop = [this](core::TrialId id) { runner_->Stop(id); },
+                    .enter =
+                        [this](const std::function<void()>& poll) {
+                          Guarded("a checkpoint poll", poll);
+                        }}),
       fail_fast_(config.trial.fail_fast),
       runner_(MakeRunner()),
       journal_(io, store,
@@ -140,8 +147,7 @@ void Sweep::InterruptUnguarded(bool force) {
 }
 
 void Sweep::Detach() {
-  checkpoint_timer_->Cancel();
-  checkpoint_armed_ = false;
+  checkpoints_.StopPolling();
   seats_.StopWaiting();
   runner_->Detach();
   // Detached first: a commit that fails now leaves its trials to their
@@ -264,7 +270,7 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
   StoreWithheld(trial);
-  trial.pause_at.reset();
+  checkpoints_.Exited(id);
   journal_.SetShim(id, std::nullopt, std::nullopt);
   --counts_.running;
   if (exit.exit_code) trial.exit_code = *exit.exit_code;
@@ -359,7 +365,7 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime(),
                         trial.exited_at};
   journal_.FinishTrial(trial.id, end);
-  PruneCheckpoints(trial, status);
+  checkpoints_.TrialEnded(status, trial.last_value, trial.output_dir);
   journal_.Commit();
   if (trial.last_time && trial.last_value && trial.life.Undecided()) {
     Observe(trial, *trial.last_time, *trial.last_value);

@@ -23,7 +23,7 @@
 #include "tuner/base/clock.h"
 #include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
-#include "tuner/sweep/checkpoint_keeper.h"
+#include "tuner/sweep/checkpoint_watch.h"
 #include "tuner/sweep/device_seats.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
@@ -228,20 +228,8 @@ class Sweep : public runner::RunnerObserver {
   void NoteBudgetSpent();
   void EndUnpromoted();
   void Observe(const LiveTrial& trial, double time, double value);
-  // Checkpoints (sweep_checkpoints.cc).
-  // Whether the trial waits for its rung's checkpoint (polled).
-  bool WantsPolling(const LiveTrial& trial) const;
-  void WatchCheckpoints();
-  void PollCheckpoints();
-  void PauseAtCheckpoint(LiveTrial& trial, double milestone);
-  void CheckPause(LiveTrial& trial);
-  void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
-  // Resume: counts an ended trial's checkpoints among those kept.
-  void KeepCheckpoints(const storage::TrialRecord& row);
-  // `time` as the rung or max_t it is within 0.01 of (1% of a mark below
-  // one unit), else `time` itself: the rounding of a Trainer's epoch at a
-  // boundary, never a whole step or epoch (sweep_checkpoints.cc says why).
-  double SnapToRung(double time) const;
+  // Pauses the trial once its checkpoint of `rung` is in (CheckpointWatch).
+  void PauseAtCheckpoint(LiveTrial& trial, double rung);
   // Where the trial goes from its attempt's exit (ExitRules).
   ExitRoute RouteExit(const LiveTrial& trial,
                       const runner::TrialExit& exit) const;
@@ -264,9 +252,7 @@ class Sweep : public runner::RunnerObserver {
   std::deque<core::TrialId> waiting_;  // live trials without a device yet
   std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
   Clock& clock_;
-  std::unique_ptr<Clock::Timer> checkpoint_timer_;
-  bool checkpoint_armed_ = false;
-  CheckpointKeeper checkpoints_;  // keep_best
+  CheckpointWatch checkpoints_;  // pauses at a checkpoint, keep_best
   FailFast fail_fast_;
   std::unique_ptr<runner::TrialRunner> runner_;
   storage::ExperimentId experiment_ = 0;

@@ -16,9 +16,9 @@ void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
   if (!trial.life.Undecided()) return;  // decided: discarded
-  auto report =
-      trial.intake.Take(std::move(metrics), offset, trial.attempt,
-                        [this](double time) { return SnapToRung(time); });
+  auto report = trial.intake.Take(
+      std::move(metrics), offset, trial.attempt,
+      [this](double time) { return checkpoints_.SnapToRung(time); });
   if (!report) return;
   std::optional<double> time = report->time;
   std::optional<double> value = report->value;
@@ -55,6 +55,10 @@ void Sweep::StoreWithheld(LiveTrial& trial) {
   for (auto& w : trial.intake.TakeWithheld()) {
     if (!StoreReport(trial, std::move(w.report), w.judged)) return;
   }
+}
+
+void Sweep::PauseAtCheckpoint(LiveTrial& trial, double rung) {
+  checkpoints_.PauseAt(trial.id, trial.output_dir, rung);
 }
 
 void Sweep::Judge(LiveTrial& trial, double time, double value,

@@ -134,7 +134,11 @@ core::Status Sweep::ResumeUnguarded(
         TakeUp(restorer, row);
         break;
     }
-    if (TrialRestorer::Ended(row)) KeepCheckpoints(row);
+    if (TrialRestorer::Ended(row)) {
+      // Counted among the checkpoints keep_best keeps.
+      checkpoints_.TrialEnded(row.status, row.last_value,
+                              planner_.OutputDir(row.id, row.params));
+    }
   }
   TUNER_RETURN_IF_ERROR(journal_.ExperimentResumed(experiment_));
   FillSlots();
