@@ -47,6 +47,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
                  Guarded("a storage failure", [&] { Fail(why); });
                }),
       exit_rules_(config),
+      promotions_(*scheduler_, journal_, counts_, PromotionHooks()),
       seats_(pool_, clock_, {options_.share, options_.priority, config.preempt},
              {.waits = [this] { return !waiting_.empty() && Running(); },
               .held = [this] { return HeldDevices(); },
@@ -146,6 +147,31 @@ void Sweep::InterruptUnguarded(bool force) {
   CheckDone();
 }
 
+Promotions::Sweep Sweep::PromotionHooks() {
+  return {.live = [this](core::TrialId id) -> LiveTrial* {
+            auto it = live_.find(id);
+            return it == live_.end() ? nullptr : it->second.get();
+          },
+          .relaunch =
+              [this](std::unique_ptr<LiveTrial> trial) {
+                LiveTrial& ref = *trial;
+                live_.emplace(ref.id, std::move(trial));
+                Relaunch(ref);
+              },
+          .finish =
+              [this](LiveTrial& trial, const std::string& reason) {
+                core::TrialId id = trial.id;
+                Finish(trial, core::TrialStatus::kStopped, reason);
+                live_.erase(id);  // if it was live
+              },
+          .stop = [this](core::TrialId id) { runner_->Stop(id); },
+          .paused =
+              [this](const LiveTrial& trial) {
+                progress_.TrialEnded(EventOf(trial), core::TrialStatus::kPaused,
+                                     trial.reason, counts_);
+              }};
+}
+
 void Sweep::Detach() {
   checkpoints_.StopPolling();
   seats_.StopWaiting();
@@ -191,7 +217,7 @@ void Sweep::FillSlots() {
       if (!LaunchWaiting()) break;
       continue;
     }
-    if (PromoteNext()) {
+    if (promotions_.PromoteNext()) {
       if (!waiting_.empty()) break;
       continue;
     }
@@ -215,7 +241,7 @@ void Sweep::FillSlots() {
     StartOrQueue(ref);
     if (!waiting_.empty()) break;
   }
-  if (exhausted_ || next_index_ >= budget_) NoteBudgetSpent();
+  if (exhausted_ || next_index_ >= budget_) promotions_.BudgetSpent();
 }
 
 bool Sweep::RefreshBudget(bool locked) {
@@ -284,7 +310,7 @@ void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
                             ? kBusyDeviceRest
                             : std::chrono::milliseconds(0));
   FollowRoute(id, route);
-  EndStoppedPaused();
+  promotions_.EndStopped();
   FillSlots();
   CheckDone();
 }
@@ -334,7 +360,7 @@ void Sweep::FollowRoute(core::TrialId id, const ExitRoute& route) {
     case Kind::kPause: {
       auto owned = std::move(it->second);
       live_.erase(it);
-      return Pause(std::move(owned));
+      return promotions_.Pause(std::move(owned));
     }
     case Kind::kEnd:
       if (trial.life.Undecided()) scheduler_->OnEnd(id);
@@ -383,8 +409,12 @@ void Sweep::CheckDone() {
   if (Ended() || !live_.empty()) return;
   bool more = next_index_ < budget_ && !exhausted_;
   if (more && Running()) return;
-  if (Running()) EndUnpromoted();  // may commit (trials it ends)
-  if (!live_.empty()) return;      // it promoted one instead
+  if (Running()) {
+    while (seats_.AnyFree() && promotions_.PromoteNext()) {
+    }
+    if (live_.empty()) promotions_.EndUnpromoted();  // may commit
+  }
+  if (!live_.empty()) return;  // it promoted one instead
   // About to end: the last read of the budget, in the batch that writes
   // the end, so an extension committed before it is launched, and one
   // committed after it finds the experiment ended (ExtendExperiment).

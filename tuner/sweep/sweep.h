@@ -31,6 +31,7 @@
 #include "tuner/sweep/journal.h"
 #include "tuner/sweep/launch_planner.h"
 #include "tuner/sweep/progress.h"
+#include "tuner/sweep/promotions.h"
 
 namespace tuner {
 
@@ -171,6 +172,9 @@ class Sweep : public runner::RunnerObserver {
   // The runner of its trials (Options::make_runner, else a LocalRunner),
   // behind a TrainerStateRunner under metrics_format trainer_state.
   std::unique_ptr<runner::TrialRunner> MakeRunner();
+  // Promotions' way back into the sweep: its live trials, relaunch,
+  // finish, stop, progress.
+  Promotions::Sweep PromotionHooks();
   core::Status StartUnguarded();
   core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
   void InterruptUnguarded(bool force);
@@ -221,12 +225,7 @@ class Sweep : public runner::RunnerObserver {
   void Relaunch(LiveTrial& trial);
   // Stores the trial's retry budgets spent, for a restarted tuner.
   void RecordRetries(const LiveTrial& trial);
-  // Promotion-type schedulers (sweep_promotion.cc).
-  bool PromoteNext();
-  void Pause(std::unique_ptr<LiveTrial> trial);
-  void EndStoppedPaused();
-  void NoteBudgetSpent();
-  void EndUnpromoted();
+  // Feeds a rung's (or the end's) value to the searcher.
   void Observe(const LiveTrial& trial, double time, double value);
   // Pauses the trial once its checkpoint of `rung` is in (CheckpointWatch).
   void PauseAtCheckpoint(LiveTrial& trial, double rung);
@@ -257,8 +256,6 @@ class Sweep : public runner::RunnerObserver {
   std::unique_ptr<runner::TrialRunner> runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
-  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
-  bool budget_spent_ = false;
   int64_t next_index_ = 0;
   int64_t budget_ = 0;  // trials to run: num_trials, or as extended
   bool exhausted_ = false;
@@ -268,6 +265,7 @@ class Sweep : public runner::RunnerObserver {
   ExitRules exit_rules_;
   std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;
+  Promotions promotions_;  // paused trials, promoted or stopped
   // Last: destroyed first (it leaves the share, which may call back).
   DeviceSeats seats_;
 };

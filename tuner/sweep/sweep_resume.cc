@@ -88,8 +88,7 @@ void Sweep::TakeUp(TrialRestorer& restorer, const storage::TrialRecord& row) {
   LiveTrial& trial = *owned;
   trial.output_dir = planner_.OutputDir(trial.id, trial.params);
   if (trial.life.phase() == TrialPhase::kPaused) {
-    ++counts_.paused;
-    paused_.emplace(row.id, std::move(owned));
+    promotions_.Restore(std::move(owned));
     return;
   }
   live_.emplace(row.id, std::move(owned));
