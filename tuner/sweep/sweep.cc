@@ -3,10 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
-#include <cmath>
 
 #include "schedulers/factory.h"
-#include "trial_runner/output/failure_class.h"
 #include "trial_runner/processes/local_runner.h"
 #include "trial_runner/processes/trainer_state_runner.h"
 #include "tuner/base/one_line.h"
@@ -31,8 +29,15 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       planner_(config, options_.trials_root, options_.cpus),
       own_clock_(options_.clock ? nullptr : std::make_unique<SteadyClock>(io)),
       clock_(options_.clock ? *options_.clock : *own_clock_),
-      checkpoint_timer_(clock_.MakeTimer()),
-      checkpoints_(config, options_.trials_root, options_.original_database),
+      checkpoints_(config, clock_,
+                   CheckpointKeeper(config, options_.trials_root,
+                                    options_.original_database),
+                   {.milestones = [this] { return scheduler_->Milestones(); },
+                    .stop = [this](core::TrialId id) { runner_->Stop(id); },
+                    .enter =
+                        [this](const std::function<void()>& poll) {
+                          Guarded("a checkpoint poll", poll);
+                        }}),
       fail_fast_(config.trial.fail_fast),
       runner_(MakeRunner()),
       journal_(io, store,
@@ -40,6 +45,7 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
                  Guarded("a storage failure", [&] { Fail(why); });
                }),
       exit_rules_(config),
+      promotions_(*scheduler_, journal_, counts_, PromotionHooks()),
       seats_(pool_, clock_, {options_.share, options_.priority, config.preempt},
              {.waits = [this] { return !waiting_.empty() && Running(); },
               .held = [this] { return HeldDevices(); },
@@ -139,9 +145,33 @@ void Sweep::InterruptUnguarded(bool force) {
   CheckDone();
 }
 
+Promotions::Sweep Sweep::PromotionHooks() {
+  return {.live = [this](core::TrialId id) -> LiveTrial* {
+            auto it = live_.find(id);
+            return it == live_.end() ? nullptr : it->second.get();
+          },
+          .relaunch =
+              [this](std::unique_ptr<LiveTrial> trial) {
+                LiveTrial& ref = *trial;
+                live_.emplace(ref.id, std::move(trial));
+                Relaunch(ref);
+              },
+          .finish =
+              [this](LiveTrial& trial, const std::string& reason) {
+                core::TrialId id = trial.id;
+                Finish(trial, core::TrialStatus::kStopped, reason);
+                live_.erase(id);  // if it was live
+              },
+          .stop = [this](core::TrialId id) { runner_->Stop(id); },
+          .paused =
+              [this](const LiveTrial& trial) {
+                progress_.TrialEnded(EventOf(trial), core::TrialStatus::kPaused,
+                                     trial.reason, counts_);
+              }};
+}
+
 void Sweep::Detach() {
-  checkpoint_timer_->Cancel();
-  checkpoint_armed_ = false;
+  checkpoints_.StopPolling();
   seats_.StopWaiting();
   runner_->Detach();
   // Detached first: a commit that fails now leaves its trials to their
@@ -185,7 +215,7 @@ void Sweep::FillSlots() {
       if (!LaunchWaiting()) break;
       continue;
     }
-    if (PromoteNext()) {
+    if (promotions_.PromoteNext()) {
       if (!waiting_.empty()) break;
       continue;
     }
@@ -209,7 +239,7 @@ void Sweep::FillSlots() {
     StartOrQueue(ref);
     if (!waiting_.empty()) break;
   }
-  if (exhausted_ || next_index_ >= budget_) NoteBudgetSpent();
+  if (exhausted_ || next_index_ >= budget_) promotions_.BudgetSpent();
 }
 
 bool Sweep::RefreshBudget(bool locked) {
@@ -259,98 +289,6 @@ void Sweep::OnNodeUsable(const std::string& node, bool usable) {
   });
 }
 
-void Sweep::HandleExit(core::TrialId id, const runner::TrialExit& exit) {
-  auto it = live_.find(id);
-  if (it == live_.end()) return;
-  LiveTrial& trial = *it->second;
-  StoreWithheld(trial);
-  trial.pause_at.reset();
-  journal_.SetShim(id, std::nullopt, std::nullopt);
-  --counts_.running;
-  if (exit.exit_code) trial.exit_code = *exit.exit_code;
-  if (exit.signal) trial.exit_code = -exit.signal;
-  trial.exited_at = trial.life.origin() == AttemptOrigin::kEarlierTuner
-                        ? exit.ended_at
-                        : std::nullopt;
-  ExitRoute route = RouteExit(trial, exit);
-  // A device that its stack found busy rests a while before its next trial.
-  ReleaseDevices(trial, route.kind == ExitRoute::Kind::kRetryElsewhere
-                            ? kBusyDeviceRest
-                            : std::chrono::milliseconds(0));
-  FollowRoute(id, route);
-  EndStoppedPaused();
-  FillSlots();
-  CheckDone();
-}
-
-ExitRoute Sweep::RouteExit(const LiveTrial& trial,
-                           const runner::TrialExit& exit) const {
-  ExitingTrial facts;
-  facts.phase = trial.life.phase();
-  facts.origin = trial.life.origin();
-  facts.failures = trial.failures;
-  facts.device_retries = trial.device_retries;
-  facts.judged = trial.judged;
-  facts.verdict_reason = trial.reason;
-  facts.seen_keys = trial.intake.seen_keys().Text();
-  std::string stderr_path = planner_.TrialDir(trial.id) + "/stderr.log";
-  return exit_rules_.Route(facts, exit, !Running(), [&stderr_path] {
-    return runner::FileTail(stderr_path, 65536);
-  });
-}
-
-void Sweep::FollowRoute(core::TrialId id, const ExitRoute& route) {
-  auto it = live_.find(id);
-  LiveTrial& trial = *it->second;
-  using Kind = ExitRoute::Kind;
-  switch (route.kind) {
-    case Kind::kRequeue:
-      if (!route.reason.empty())
-        spdlog::warn("trial {}: {}; relaunching it", id, route.reason);
-      return Relaunch(trial);  // from its newest checkpoint, if it has some
-    case Kind::kRetryElsewhere:
-      ++trial.device_retries;
-      RecordRetries(trial);
-      spdlog::warn(
-          "trial {} could not use its device or node ({}); retrying on "
-          "another",
-          id, route.reason);
-      return Relaunch(trial);
-    case Kind::kRetry:
-      ++trial.failures;
-      RecordRetries(trial);
-      spdlog::warn("trial {} failed ({}); retrying (attempt {} of {})", id,
-                   route.reason, trial.failures + 1,
-                   config_.trial.max_failures + 1);
-      return Relaunch(trial);
-    case Kind::kResume:
-      return Relaunch(trial);
-    case Kind::kPause: {
-      auto owned = std::move(it->second);
-      live_.erase(it);
-      return Pause(std::move(owned));
-    }
-    case Kind::kEnd:
-      if (trial.life.Undecided()) scheduler_->OnEnd(id);
-      Finish(trial, route.status, route.reason);
-      live_.erase(it);
-      return;
-  }
-}
-
-void Sweep::RecordRetries(const LiveTrial& trial) {
-  journal_.SetRetries(trial.id, {trial.failures, trial.device_retries});
-}
-
-void Sweep::Relaunch(LiveTrial& trial) {
-  planner_.RotateLogs(trial.id, trial.attempt);
-  trial.life.Requeue();
-  trial.intake.NewAttempt(trial.last_time);
-  trial.reason.clear();
-  trial.stop_time.reset();
-  StartOrQueue(trial);
-}
-
 void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
                    const std::string& given_reason) {
   // A reason may quote what the trial printed (metric names, an error
@@ -359,7 +297,7 @@ void Sweep::Finish(LiveTrial& trial, core::TrialStatus status,
   storage::TrialEnd end{status, trial.exit_code, reason, trial.EndTime(),
                         trial.exited_at};
   journal_.FinishTrial(trial.id, end);
-  PruneCheckpoints(trial, status);
+  checkpoints_.TrialEnded(status, trial.last_value, trial.output_dir);
   journal_.Commit();
   if (trial.last_time && trial.last_value && trial.life.Undecided()) {
     Observe(trial, *trial.last_time, *trial.last_value);
@@ -377,8 +315,12 @@ void Sweep::CheckDone() {
   if (Ended() || !live_.empty()) return;
   bool more = next_index_ < budget_ && !exhausted_;
   if (more && Running()) return;
-  if (Running()) EndUnpromoted();  // may commit (trials it ends)
-  if (!live_.empty()) return;      // it promoted one instead
+  if (Running()) {
+    while (seats_.AnyFree() && promotions_.PromoteNext()) {
+    }
+    if (live_.empty()) promotions_.EndUnpromoted();  // may commit
+  }
+  if (!live_.empty()) return;  // it promoted one instead
   // About to end: the last read of the budget, in the batch that writes
   // the end, so an extension committed before it is launched, and one
   // committed after it finds the experiment ended (ExtendExperiment).

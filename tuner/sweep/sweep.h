@@ -23,7 +23,7 @@
 #include "tuner/base/clock.h"
 #include "tuner/base/pinned_folder.h"
 #include "tuner/config/experiment_config.h"
-#include "tuner/sweep/checkpoint_keeper.h"
+#include "tuner/sweep/checkpoint_watch.h"
 #include "tuner/sweep/device_seats.h"
 #include "tuner/sweep/device_share.h"
 #include "tuner/sweep/exit_rules.h"
@@ -31,6 +31,7 @@
 #include "tuner/sweep/journal.h"
 #include "tuner/sweep/launch_planner.h"
 #include "tuner/sweep/progress.h"
+#include "tuner/sweep/promotions.h"
 
 namespace tuner {
 
@@ -171,6 +172,9 @@ class Sweep : public runner::RunnerObserver {
   // The runner of its trials (Options::make_runner, else a LocalRunner),
   // behind a TrainerStateRunner under metrics_format trainer_state.
   std::unique_ptr<runner::TrialRunner> MakeRunner();
+  // Promotions' way back into the sweep: its live trials, relaunch,
+  // finish, stop, progress.
+  Promotions::Sweep PromotionHooks();
   core::Status StartUnguarded();
   core::Status ResumeUnguarded(const storage::ExperimentRecord& experiment);
   void InterruptUnguarded(bool force);
@@ -216,32 +220,17 @@ class Sweep : public runner::RunnerObserver {
   // Stores what is withheld (the trial ended).
   void StoreWithheld(LiveTrial& trial);
   std::chrono::steady_clock::time_point Now() const;
+  // An attempt's exit (sweep_exit.cc): Relaunch, RecordRetries, RouteExit,
+  // FollowRoute.
   // Starts `trial` again (a retry or a promotion): keeps its old logs as
   // .attempt-N.log and skips the reports it already made.
   void Relaunch(LiveTrial& trial);
   // Stores the trial's retry budgets spent, for a restarted tuner.
   void RecordRetries(const LiveTrial& trial);
-  // Promotion-type schedulers (sweep_promotion.cc).
-  bool PromoteNext();
-  void Pause(std::unique_ptr<LiveTrial> trial);
-  void EndStoppedPaused();
-  void NoteBudgetSpent();
-  void EndUnpromoted();
+  // Feeds a rung's (or the end's) value to the searcher.
   void Observe(const LiveTrial& trial, double time, double value);
-  // Checkpoints (sweep_checkpoints.cc).
-  // Whether the trial waits for its rung's checkpoint (polled).
-  bool WantsPolling(const LiveTrial& trial) const;
-  void WatchCheckpoints();
-  void PollCheckpoints();
-  void PauseAtCheckpoint(LiveTrial& trial, double milestone);
-  void CheckPause(LiveTrial& trial);
-  void PruneCheckpoints(const LiveTrial& trial, core::TrialStatus status);
-  // Resume: counts an ended trial's checkpoints among those kept.
-  void KeepCheckpoints(const storage::TrialRecord& row);
-  // `time` as the rung or max_t it is within 0.01 of (1% of a mark below
-  // one unit), else `time` itself: the rounding of a Trainer's epoch at a
-  // boundary, never a whole step or epoch (sweep_checkpoints.cc says why).
-  double SnapToRung(double time) const;
+  // Pauses the trial once its checkpoint of `rung` is in (CheckpointWatch).
+  void PauseAtCheckpoint(LiveTrial& trial, double rung);
   // Where the trial goes from its attempt's exit (ExitRules).
   ExitRoute RouteExit(const LiveTrial& trial,
                       const runner::TrialExit& exit) const;
@@ -264,15 +253,11 @@ class Sweep : public runner::RunnerObserver {
   std::deque<core::TrialId> waiting_;  // live trials without a device yet
   std::unique_ptr<Clock> own_clock_;   // when Options::clock is null
   Clock& clock_;
-  std::unique_ptr<Clock::Timer> checkpoint_timer_;
-  bool checkpoint_armed_ = false;
-  CheckpointKeeper checkpoints_;  // keep_best
+  CheckpointWatch checkpoints_;  // pauses at a checkpoint, keep_best
   FailFast fail_fast_;
   std::unique_ptr<runner::TrialRunner> runner_;
   storage::ExperimentId experiment_ = 0;
   std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> live_;
-  std::unordered_map<core::TrialId, std::unique_ptr<LiveTrial>> paused_;
-  bool budget_spent_ = false;
   int64_t next_index_ = 0;
   int64_t budget_ = 0;  // trials to run: num_trials, or as extended
   bool exhausted_ = false;
@@ -282,6 +267,7 @@ class Sweep : public runner::RunnerObserver {
   ExitRules exit_rules_;
   std::optional<PinnedFolder> trials_root_;  // pinned at the first launch
   SweepCounts counts_;
+  Promotions promotions_;  // paused trials, promoted or stopped
   // Last: destroyed first (it leaves the share, which may call back).
   DeviceSeats seats_;
 };

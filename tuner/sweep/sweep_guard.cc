@@ -41,16 +41,16 @@ void Sweep::Fault(const std::string& reason) {
   } catch (...) {
   }
   std::string why = "the experiment failed: " + error_;
-  for (auto* trials : {&live_, &paused_}) {
-    for (auto& [id, trial] : *trials) {
-      try {
-        (void)journal_.FinishTrial(
-            id, {core::TrialStatus::kFailed, trial->exit_code, why, {}});
-      } catch (...) {
-      }
+  auto fail = [&](const LiveTrial& trial) {
+    try {
+      (void)journal_.FinishTrial(
+          trial.id, {core::TrialStatus::kFailed, trial.exit_code, why, {}});
+    } catch (...) {
     }
-    trials->clear();
-  }
+  };
+  for (auto& [id, trial] : live_) fail(*trial);
+  live_.clear();
+  for (const auto& trial : promotions_.TakeAll()) fail(*trial);
   waiting_.clear();
   try {
     CheckDone();

@@ -120,7 +120,6 @@ Sweep::LaunchResult Sweep::Launch(LiveTrial& trial) {
   seats_.Started();
   RecordShim(trial);
   progress_.TrialStarted(EventOf(trial), counts_);
-  WatchCheckpoints();
   return LaunchResult::kStarted;
 }
 

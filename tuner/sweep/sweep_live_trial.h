@@ -3,7 +3,6 @@
 #ifndef TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
 #define TUNER_TUNER_SWEEP_SWEEP_LIVE_TRIAL_H_
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -42,13 +41,8 @@ struct LiveTrial {
   // have ended while no tuner ran); else unset: it ended when recorded.
   std::optional<double> exited_at;
   std::string reason;
-  ReportIntake intake;  // its reports' times, repeats, throttle
-  // Checkpoints (sweep_checkpoints.cc).
-  std::string output_dir;  // checkpoints.dir, filled in
-  // Pausing (or resuming): the rung whose checkpoint it waits for before
-  // it is stopped, and until when.
-  std::optional<double> pause_at;
-  std::chrono::steady_clock::time_point pause_deadline;
+  ReportIntake intake;       // its reports' times, repeats, throttle
+  std::string output_dir;    // checkpoints.dir, filled in
   std::string resumed_from;  // the checkpoint this attempt resumed
 
   // The time its row shows once it ends: stop_time, unless the report it

@@ -16,9 +16,9 @@ void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
   if (it == live_.end()) return;
   LiveTrial& trial = *it->second;
   if (!trial.life.Undecided()) return;  // decided: discarded
-  auto report =
-      trial.intake.Take(std::move(metrics), offset, trial.attempt,
-                        [this](double time) { return SnapToRung(time); });
+  auto report = trial.intake.Take(
+      std::move(metrics), offset, trial.attempt,
+      [this](double time) { return checkpoints_.SnapToRung(time); });
   if (!report) return;
   std::optional<double> time = report->time;
   std::optional<double> value = report->value;
@@ -37,7 +37,7 @@ void Sweep::HandleMetrics(core::TrialId id, core::Metrics metrics,
     trial.last_value = value;
     ++trial.judged;
     trial.intake.Withhold(std::move(*report), true);
-    return EndStoppedPaused();
+    return promotions_.EndStopped();
   }
   if (!StoreReport(trial, std::move(*report), true)) return;
   Judge(trial, *time, *value, decision);
@@ -57,6 +57,14 @@ void Sweep::StoreWithheld(LiveTrial& trial) {
   }
 }
 
+void Sweep::Observe(const LiveTrial& trial, double time, double value) {
+  searcher_->Observe(trial.index, trial.params, time, value);
+}
+
+void Sweep::PauseAtCheckpoint(LiveTrial& trial, double rung) {
+  checkpoints_.PauseAt(trial.id, trial.output_dir, rung);
+}
+
 void Sweep::Judge(LiveTrial& trial, double time, double value,
                   const core::Decision& decision) {
   for (const auto& rung : decision.rungs) {
@@ -69,12 +77,14 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
     Observe(trial, rung.milestone, rung.value);
   if (decision.action == core::Action::kComplete) Observe(trial, time, value);
   progress_.TrialReported(EventOf(trial), time, value, decision, counts_);
-  if (decision.action == core::Action::kContinue) return EndStoppedPaused();
+  if (decision.action == core::Action::kContinue) {
+    return promotions_.EndStopped();
+  }
   trial.life.Decided(decision.action);
   if (!journal_.Commit()) return;
   if (decision.action == core::Action::kComplete) {
     runner_->StopAfter(trial.id, config_.trial.stop_grace);
-    return EndStoppedPaused();
+    return promotions_.EndStopped();
   }
   if (decision.rungs.empty()) {
     trial.stop_time = time;
@@ -92,7 +102,7 @@ void Sweep::Judge(LiveTrial& trial, double time, double value,
   } else {
     runner_->Stop(trial.id);
   }
-  EndStoppedPaused();  // may override this trial's pause with a stop
+  promotions_.EndStopped();  // may override this trial's pause with a stop
 }
 
 }  // namespace tuner

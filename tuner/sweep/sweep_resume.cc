@@ -88,8 +88,7 @@ void Sweep::TakeUp(TrialRestorer& restorer, const storage::TrialRecord& row) {
   LiveTrial& trial = *owned;
   trial.output_dir = planner_.OutputDir(trial.id, trial.params);
   if (trial.life.phase() == TrialPhase::kPaused) {
-    ++counts_.paused;
-    paused_.emplace(row.id, std::move(owned));
+    promotions_.Restore(std::move(owned));
     return;
   }
   live_.emplace(row.id, std::move(owned));
@@ -134,7 +133,11 @@ core::Status Sweep::ResumeUnguarded(
         TakeUp(restorer, row);
         break;
     }
-    if (TrialRestorer::Ended(row)) KeepCheckpoints(row);
+    if (TrialRestorer::Ended(row)) {
+      // Counted among the checkpoints keep_best keeps.
+      checkpoints_.TrialEnded(row.status, row.last_value,
+                              planner_.OutputDir(row.id, row.params));
+    }
   }
   TUNER_RETURN_IF_ERROR(journal_.ExperimentResumed(experiment_));
   FillSlots();

@@ -71,10 +71,11 @@ void TrialRestorer::RestoreScheduler(
 
 // Every field of LiveTrial is either rebuilt here from what is stored, or
 // set by the sweep: `output_dir`, `lease`, `lease_row`, `ports` (when it
-// adopts or launches it), `exit_code` (at exit), `pause_at` and
-// `pause_deadline` (an adopted pause waits again), `resumed_from` (unused
-// once launched). An adopted trial's trainer_state entries are read again
-// from the first, the stored reports skipped through its intake's replay.
+// adopts or launches it), `exit_code` (at exit), `resumed_from` (unused
+// once launched); an adopted pause waits again for its checkpoint in the
+// sweep's CheckpointWatch. An adopted trial's trainer_state entries are
+// read again from the first, the stored reports skipped through its
+// intake's replay.
 std::unique_ptr<LiveTrial> TrialRestorer::Rebuild(
     const storage::TrialRecord& row) {
   auto trial = std::make_unique<LiveTrial>(row.id, config_);
