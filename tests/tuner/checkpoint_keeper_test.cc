@@ -76,6 +76,29 @@ TEST_CASE("keep_best in min mode, and -1 keeping everything",
   CHECK(t.Kept(d));
 }
 
+TEST_CASE(
+    "keep_best removes only folders directly in the trial's checkpoint "
+    "dir: never the dir, its parent or a log, whatever the pattern",
+    "[tuner][sweep][keep_best]") {
+  Trials t;
+  // A stored config is read back without the loader's checks.
+  t.config.checkpoints.pattern = GENERATE(
+      std::string("../output/checkpoint-*/trainer_state.json"),
+      std::string("./checkpoint-*"), std::string("*/trainer_state.json"));
+  CheckpointKeeper keeper(t.config, (t.root / "trials").string(), true);
+  std::string a = t.Trial(1), b = t.Trial(2);
+  std::ofstream(fs::path(a) / "stdout.log") << "log";
+  keeper.Ended(TrialStatus::kStopped, 0.9, b);
+  keeper.Ended(TrialStatus::kStopped, 0.1, a);  // worse: its checkpoints go
+  INFO(t.config.checkpoints.pattern);
+  CHECK(fs::exists(fs::path(a) / "stdout.log"));
+  CHECK(fs::exists(fs::path(a)));
+  CHECK(fs::exists(t.root / "trials" / "1"));
+  bool star = t.config.checkpoints.pattern.front() == '*';
+  CHECK(t.Kept(a) == !star);  // "*" names the checkpoint folder too
+  CHECK(t.Kept(b));
+}
+
 TEST_CASE("a copy of the database removes nothing outside its trials root",
           "[tuner][sweep][keep_best]") {
   Trials t;

@@ -116,6 +116,19 @@ TEST_CASE("metrics formats and checkpoints, each checked",
   ExpectError(kValid + "checkpoints: {dir: x, resume: \"--r {chekpoint}\"}\n",
               "x.yaml:18: checkpoints.resume: placeholder {chekpoint} names no "
               "parameter (did you mean {checkpoint}?)");
+  // keep_best removes what the pattern's first component matches: never
+  // above or at checkpoints.dir.
+  for (std::string pattern : {"../out/checkpoint-*", "./checkpoint-*",
+                              "checkpoint-*/../x", "/abs/checkpoint-*"}) {
+    INFO(pattern);
+    ExpectError(
+        kValid + "checkpoints: {dir: x, pattern: \"" + pattern + "\"}\n",
+        "x.yaml:18: checkpoints.pattern: a glob inside "
+        "checkpoints.dir (relative, no '.' or '..' component), e.g. "
+        "checkpoint-*/trainer_state.json");
+  }
+  CHECK(
+      Load(kValid + "checkpoints: {dir: x, pattern: \"ck..1/*.json\"}\n").ok());
 }
 
 TEST_CASE("the shipped accelerator configs say what their docs say",

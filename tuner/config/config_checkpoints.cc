@@ -1,8 +1,27 @@
 // The `checkpoints` section and the metrics format of an experiment config.
+#include <algorithm>
+#include <string_view>
+
 #include "trial_runner/output/metric_stream.h"
 #include "tuner/config/config_sections.h"
 
 namespace tuner::config {
+
+namespace {
+
+// Whether a '/'-separated path has a "." or ".." component.
+bool HasDotComponent(const std::string& path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = std::min(path.find('/', start), path.size());
+    std::string_view part(path.data() + start, end - start);
+    if (part == "." || part == "..") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
 
 void ReadCheckpoints(const Reader& r, const YAML::Node& node,
                      ExperimentConfig& c) {
@@ -14,10 +33,11 @@ void ReadCheckpoints(const Reader& r, const YAML::Node& node,
   CheckPlaceholders(node["dir"], path / "dir", spec.dir, c);
   if (node["pattern"]) {
     spec.pattern = r.String(node["pattern"], path / "pattern");
-    if (spec.pattern.empty() || spec.pattern.front() == '/') {
+    if (spec.pattern.empty() || spec.pattern.front() == '/' ||
+        HasDotComponent(spec.pattern)) {
       Fail(node["pattern"], path / "pattern",
-           "a glob relative to checkpoints.dir, e.g. "
-           "checkpoint-*/trainer_state.json");
+           "a glob inside checkpoints.dir (relative, no '.' or '..' "
+           "component), e.g. checkpoint-*/trainer_state.json");
     }
   }
   if (node["resume"]) {

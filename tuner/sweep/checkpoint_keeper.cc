@@ -43,11 +43,27 @@ void CheckpointKeeper::Ended(core::TrialStatus status,
     glob_t matches{};
     if (glob((dir + "/" + first).c_str(), 0, nullptr, &matches) == 0) {
       for (size_t i = 0; i < matches.gl_pathc; ++i) {
-        Remove(matches.gl_pathv[i]);
+        if (IsCheckpointOf(matches.gl_pathv[i], dir)) {
+          Remove(matches.gl_pathv[i]);
+        }
       }
     }
     globfree(&matches);
   }
+}
+
+bool CheckpointKeeper::IsCheckpointOf(const std::filesystem::path& match,
+                                      const std::string& output_dir) {
+  namespace fs = std::filesystem;
+  fs::path below = match.lexically_normal().lexically_relative(
+      fs::path(output_dir).lexically_normal());
+  if (below.empty() || below == "." || *below.begin() == ".." ||
+      std::distance(below.begin(), below.end()) != 1) {
+    return false;
+  }
+  std::error_code ec;
+  fs::file_status status = fs::symlink_status(match, ec);
+  return fs::is_directory(status) || fs::is_symlink(status);
 }
 
 void CheckpointKeeper::Remove(const std::filesystem::path& path) const {

@@ -33,6 +33,12 @@ class CheckpointKeeper {
              const std::string& output_dir);
 
  private:
+  // Whether `match`, a match of the pattern's first component, is a
+  // checkpoint of the trial whose checkpoints are in `output_dir`: a
+  // directory (or a link, which Remove() removes alone) directly in it,
+  // never the folder itself, its parent or a file (a log).
+  static bool IsCheckpointOf(const std::filesystem::path& match,
+                             const std::string& output_dir);
   void Remove(const std::filesystem::path& path) const;
 
   const ExperimentConfig& config_;
