@@ -125,16 +125,20 @@ TEST_CASE("CLI: tuner stop --server stops a running experiment",
   Output twice = RunTuner(dir, "stop long" + server);
   CHECK(twice.code == 2);
   CHECK(twice.err.find("is not running") != std::string::npos);
-  // A name the service does not know: what --db says, with its exit code
+  // A name the service does not know, or none an experiment can have (it
+  // would not name one in a URL path): what --db says, with its exit code
   // (1, as best and delete answer an unknown name).
-  for (const char* verb : {"stop", "resume"}) {
-    Output unknown = RunTuner(dir, std::string(verb) + " nope" + server);
-    Output local =
-        RunTuner(dir, std::string(verb) + " nope --db '" + service.db() + "'");
-    INFO(verb << ": " << unknown.err << " / " << local.err);
-    CHECK(unknown.code == 1);
-    CHECK(local.code == unknown.code);
-    CHECK(unknown.err.find("no experiment 'nope' in ") != std::string::npos);
+  for (const char* verb : {"stop", "resume", "best", "trials", "reports"}) {
+    for (std::string name : {"nope", "../nope", "a/b"}) {
+      std::string args = std::string(verb) + " '" + name + "'";
+      Output unknown = RunTuner(dir, args + server);
+      Output local = RunTuner(dir, args + " --db '" + service.db() + "'");
+      INFO(args << ": " << unknown.err << " / " << local.err);
+      CHECK(unknown.code == 1);
+      CHECK(local.code == unknown.code);
+      CHECK(unknown.err.find("no experiment '" + name + "' in this server") !=
+            std::string::npos);
+    }
   }
 
   // tuner resume --server takes it up again on the service.

@@ -11,6 +11,7 @@
 #include "tuner/base/one_line.h"
 #include "tuner/base/small_file.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/config_values.h"
 #include "tuner/server/http_client.h"
 #include "tuner/server/token.h"
 #include "tuner/text/printable_stream.h"
@@ -136,8 +137,16 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
   return 0;
 }
 
+int RefuseImpossibleName(const std::string& name) {
+  if (config::IsName(name)) return 0;
+  return Fail("no experiment '" + name + "' in this server");
+}
+
 int RemoteStatus(const std::string& name, const RemoteOptions& remote,
                  const std::string& format) {
+  if (!name.empty()) {
+    if (int code = RefuseImpossibleName(name)) return code;
+  }
   return Ask(remote,
              "/api/experiments?format=" + UrlEncode(format) +
                  "&name=" + UrlEncode(name),
@@ -146,6 +155,7 @@ int RemoteStatus(const std::string& name, const RemoteOptions& remote,
 
 int RemoteBest(const std::string& name, int64_t top, const std::string& format,
                const RemoteOptions& remote, const std::string& by) {
+  if (int code = RefuseImpossibleName(name)) return code;
   return Ask(remote,
              Experiment(name) + "/best?top=" + std::to_string(top) +
                  "&format=" + UrlEncode(format) + "&by=" + UrlEncode(by),
@@ -154,18 +164,21 @@ int RemoteBest(const std::string& name, int64_t top, const std::string& format,
 
 int RemoteReports(const std::string& name, const std::string& format,
                   const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   return Ask(remote, Experiment(name) + "/reports?format=" + UrlEncode(format),
              format);
 }
 
 int RemoteTrials(const std::string& name, const std::string& format,
                  const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   return Ask(remote, Experiment(name) + "/trials?format=" + UrlEncode(format),
              format);
 }
 
 int RemoteStop(const std::string& name, bool force,
                const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   ClientResponse response;
   int code = RemoteExchange(
       remote, "POST", Experiment(name) + "/stop" + (force ? "?force=1" : ""),
@@ -195,6 +208,7 @@ int RemoteStop(const std::string& name, bool force,
 namespace tuner {
 
 int RemoteResume(const std::string& name, const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   ClientResponse response;
   int code = RemoteExchange(remote, "POST", Experiment(name) + "/resume", "",
                             response);

@@ -37,6 +37,11 @@ int RemoteExchange(const RemoteOptions& remote, const std::string& method,
                    const std::string& target, const std::string& body,
                    server::ClientResponse& out);
 
+// 1, after printing what the service answers for an unknown name, when
+// `name` is none an experiment can have (config::IsName): the request
+// would not name it (a '/' or '..' in the path). 0 otherwise.
+int RefuseImpossibleName(const std::string& name);
+
 // Each returns the exit code (0, 1 failure, 2 bad input).
 // `overrides`: `--set KEY=VALUE` (and `name=` for --name), applied here;
 // the service gets the config with them (OverriddenConfigText).

@@ -33,6 +33,7 @@ std::string Target(const std::string& name, const std::string& verb) {
 }  // namespace
 
 int RemoteDelete(const std::string& name, const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   nlohmann::json answer;
   if (int code = Post(remote, Target(name, "delete"), answer)) return code;
   std::printf("%s: deleted (%lld trials, %lld paths removed)\n",
@@ -43,6 +44,7 @@ int RemoteDelete(const std::string& name, const RemoteOptions& remote) {
 
 int RemoteExtend(const std::string& name, int64_t trials,
                  const RemoteOptions& remote) {
+  if (int code = RefuseImpossibleName(name)) return code;
   nlohmann::json answer;
   std::string target =
       Target(name, "extend") + "?trials=" + std::to_string(trials);

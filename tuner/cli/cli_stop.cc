@@ -11,6 +11,7 @@
 #include "storage/trial_store.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
+#include "tuner/config/config_values.h"
 #include "tuner/config/trials_root.h"
 #include "util/lock_file.h"
 
@@ -45,6 +46,11 @@ int Stop(const StopOptions& options) {
   if (auto there = DatabaseThere(options.db_path); !there.ok()) {
     std::fprintf(stderr, "tuner: %s\n", there.message().c_str());
     return ExitCodeOf(there.error());
+  }
+  if (!config::IsName(options.name) && !IsStored(options)) {
+    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
+                 OneLine(options.name).c_str(), options.db_path.c_str());
+    return kExitFailure;  // as best and delete answer an unknown name
   }
   auto root = TrialsRootOf(options);
   if (!root.ok()) {

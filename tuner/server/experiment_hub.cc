@@ -11,6 +11,7 @@
 #include "tuner/config/stored_config.h"
 #include "tuner/config/trials_root.h"
 #include "tuner/sweep/sweep_site.h"
+#include "tuner/text/query_text.h"
 
 namespace tuner::server {
 
@@ -119,10 +120,7 @@ core::Result<ExperimentHub::Resumable> ExperimentHub::FindResumable(
   }
   auto stored = store_.experiments().Find(name);
   if (!stored.ok()) return stored.error();
-  if (!stored.value()) {
-    return core::NotFound("no experiment '" + name + "' in " +
-                          options_.db_path);
-  }
+  if (!stored.value()) return UnknownName(name);
   core::Status resumable = CheckResumable(store_, *stored.value());
   if (!resumable.ok() &&
       resumable.error().code == core::ErrorCode::kAlreadyExists) {
@@ -182,8 +180,7 @@ core::Status ExperimentHub::Stop(const std::string& name, bool force) {
       return core::AlreadyExists("experiment '" + name + "' is not running (" +
                                  state + ")");
     }
-    return core::NotFound("no experiment '" + name + "' in " +
-                          options_.db_path);
+    return UnknownName(name);
   }
   it->second->stopping = true;
   it->second->sweep->Interrupt(force);
@@ -274,6 +271,12 @@ void ExperimentHub::RefreshSnapshot() {
 std::vector<RunningInfo> ExperimentHub::Running() const {
   std::lock_guard<std::mutex> lock(snapshot_mutex_);
   return snapshot_;
+}
+
+core::Error ExperimentHub::UnknownName(const std::string& name) {
+  auto found = FindExperimentIn(store_, name, "this server");
+  return found.ok() ? core::NotFound("no experiment '" + name + "'")
+                    : found.error();
 }
 
 }  // namespace tuner::server

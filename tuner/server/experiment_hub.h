@@ -99,6 +99,9 @@ class ExperimentHub {
   static constexpr std::chrono::milliseconds kSnapshotPeriod{100};
 
  private:
+  // kNotFound for a name it has no experiment of, worded as every
+  // endpoint words it (FindExperimentIn: "... in this server").
+  core::Error UnknownName(const std::string& name);
   struct Experiment {
     ExperimentConfig config;
     std::unique_ptr<EventProgress> progress;
