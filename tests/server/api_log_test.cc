@@ -47,12 +47,13 @@ struct Fixture {
     api.emplace(*stores, bus, control, options);
   }
 
-  Response Get(const std::string& target, const std::string& token = kToken) {
+  Response Get(const std::string& target, const std::string& token = kToken,
+               const std::string& scheme = "Bearer ") {
     Request request;
     request.method = "GET";
     request.target = target;
     request.host = "127.0.0.1";
-    if (!token.empty()) request.authorization = "Bearer " + token;
+    if (!token.empty()) request.authorization = scheme + token;
     std::optional<Response> answer;
     api->Handle(request, [&answer](Response r) { answer = std::move(r); });
     REQUIRE(answer);
@@ -89,6 +90,20 @@ TEST_CASE("a trial's log needs the token, even where reads do not",
   CHECK(
       f.Get(std::string("/api/trials/1/log?tail=1&token=") + kToken, "").body ==
       "epoch 2\n");
+}
+
+TEST_CASE("the token's scheme is read in any case, and only Bearer",
+          "[server][api][log]") {
+  Fixture f;
+  f.Write(f.root / "1" / "stdout.log", "epoch 1\n");
+  for (std::string scheme : {"Bearer ", "bearer ", "BEARER ", "bEaReR "}) {
+    INFO(scheme);
+    CHECK(f.Get("/api/trials/1/log", kToken, scheme).status == 200);
+  }
+  for (std::string scheme : {"Basic ", "Bearer", "Bearer  ", "Bear ", ""}) {
+    INFO(scheme);
+    CHECK(f.Get("/api/trials/1/log", kToken, scheme).status == 401);
+  }
 }
 
 TEST_CASE("a trial's log comes back bounded and sanitised",

@@ -89,10 +89,15 @@ bool Api::HostAllowed(const std::string& host) const {
 bool Api::Authorized(const Request& request, const Query& query,
                      bool allow_query_token) const {
   if (!options_.token) return false;
-  const std::string prefix = "Bearer ";
-  if (request.authorization.compare(0, prefix.size(), prefix) == 0) {
-    return ConstantTimeEquals(request.authorization.substr(prefix.size()),
-                              *options_.token);
+  // The scheme is case-insensitive (RFC 9110, 11.1).
+  const std::string prefix = "bearer ";
+  const std::string& given = request.authorization;
+  if (given.size() >= prefix.size() &&
+      std::equal(prefix.begin(), prefix.end(), given.begin(),
+                 [](char a, char b) {
+                   return a == std::tolower(static_cast<unsigned char>(b));
+                 })) {
+    return ConstantTimeEquals(given.substr(prefix.size()), *options_.token);
   }
   // EventSource cannot send headers: reads may carry ?token=.
   auto it = query.find("token");
