@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/printable.h"
 #include "tuner/base/clock.h"
 #include "tuner/server/api.h"
 #include "tuner/text/number_text.h"
 #include "tuner/text/query_text.h"
 #include "tuner/text/trial_format.h"
+#include "util/utf8_text.h"
 
 namespace tuner::server {
 
@@ -45,12 +45,14 @@ Json SinceJson(double since) {
   return std::isfinite(since) ? Json(since) : Json();
 }
 
-// A metric name the curves may plot: it goes into a JSON path.
+// A metric name the curves may plot: any a report may carry (valid UTF-8,
+// control characters included: the answer is JSON), except what cannot go
+// into the JSON path it is read with.
 bool IsMetricName(const std::string& name) {
-  if (name.empty() || name.size() > 128 || core::HasControl(name)) {
+  if (name.empty() || name.size() > 128 || !util::IsValidUtf8(name)) {
     return false;
   }
-  return name.find_first_of("\"\\") == std::string::npos;
+  return name.find_first_of(std::string("\"\\\0", 3)) == std::string::npos;
 }
 
 // Appends `value` to the column `name` of `columns`, which holds `row`
@@ -154,8 +156,8 @@ Response Api::GetCurves(const std::string& name, const Query& query) const {
     metric = it->second;
     if (!IsMetricName(metric)) {
       return ErrorResponse(400,
-                           "metric: a stored metric's name (1 to 128 "
-                           "printable characters, no quotes or backslashes)");
+                           "metric: a stored metric's name (1 to 128 bytes "
+                           "of UTF-8, no quotes or backslashes)");
     }
   }
   double cursor = CursorNow();
