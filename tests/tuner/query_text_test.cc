@@ -3,7 +3,10 @@
 #include "tuner/text/query_text.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
@@ -53,6 +56,46 @@ TEST_CASE("an experiment that did not fail shows no reason line",
   REQUIRE(status.ok());
   CHECK(Lines(status.value()) == 2);
   CHECK(status.value().find("because") == std::string::npos);
+}
+
+TEST_CASE("the status table counts every status, paused trials too",
+          "[tuner][query]") {
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto e = Failed(*store, "gone");
+  using S = core::TrialStatus;
+  // pending 1, running 1, paused 2, completed 1, stopped 1, failed 1.
+  const S ends[] = {S::kPending,   S::kRunning, S::kPaused, S::kPaused,
+                    S::kCompleted, S::kStopped, S::kFailed};
+  int64_t index = 0;
+  for (S end : ends) {
+    auto t = store->trials().Add(e.id, index++, {}).value();
+    if (end == S::kPending) continue;
+    REQUIRE(store->trials().MarkRunning(t).ok());
+    if (end == S::kRunning) continue;
+    REQUIRE(store->trials().Finish(t, {end, 0, "", std::nullopt}).ok());
+  }
+  REQUIRE(store->Commit().ok());
+  auto status = StatusText(*store, "broken");
+  REQUIRE(status.ok());
+  INFO(status.value());
+  std::istringstream lines(status.value());
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  std::istringstream h(header), r(row);
+  std::vector<std::string> names, cells;
+  for (std::string w; h >> w;) names.push_back(w);
+  for (std::string w; r >> w;) cells.push_back(w);
+  REQUIRE(names.size() >= 8);
+  REQUIRE(cells.size() >= 8);
+  std::map<std::string, std::string> counts;
+  for (size_t i = 2; i < 8; ++i) counts[names[i]] = cells[i];
+  CHECK(counts == std::map<std::string, std::string>{{"pending", "1"},
+                                                     {"running", "1"},
+                                                     {"paused", "2"},
+                                                     {"completed", "1"},
+                                                     {"stopped", "1"},
+                                                     {"failed", "1"}});
 }
 
 TEST_CASE(

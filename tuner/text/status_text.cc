@@ -48,24 +48,19 @@ std::string BestCell(const ExperimentRecord& e, const Line& line) {
                      core::FormatDouble(b.last_time.value_or(0)));
 }
 
-constexpr core::TrialStatus kShown[] = {
-    core::TrialStatus::kPending, core::TrialStatus::kRunning,
-    core::TrialStatus::kCompleted, core::TrialStatus::kStopped,
-    core::TrialStatus::kFailed};
-
 std::string TableHeader() {
-  return fmt::format("{:<24} {:<11} {:>7} {:>7} {:>9} {:>7} {:>6}  {}\n",
-                     "experiment", "status", "pending", "running", "completed",
-                     "stopped", "failed", "best");
+  return fmt::format("{:<24} {:<11} {:>7} {:>7} {:>6} {:>9} {:>7} {:>6}  {}\n",
+                     "experiment", "status", "pending", "running", "paused",
+                     "completed", "stopped", "failed", "best");
 }
 
 std::string TableRow(const ExperimentRecord& e, const Line& l, bool unwatched) {
   using S = core::TrialStatus;
-  std::string out =
-      fmt::format("{:<24} {:<11} {:>7} {:>7} {:>9} {:>7} {:>6}  {}\n", e.name,
-                  core::ToString(e.status), l.Count(S::kPending),
-                  l.Count(S::kRunning), l.Count(S::kCompleted),
-                  l.Count(S::kStopped), l.Count(S::kFailed), BestCell(e, l));
+  std::string out = fmt::format(
+      "{:<24} {:<11} {:>7} {:>7} {:>6} {:>9} {:>7} {:>6}  {}\n", e.name,
+      core::ToString(e.status), l.Count(S::kPending), l.Count(S::kRunning),
+      l.Count(S::kPaused), l.Count(S::kCompleted), l.Count(S::kStopped),
+      l.Count(S::kFailed), BestCell(e, l));
   if (!e.reason.empty()) out += "  failed because: " + OneLine(e.reason) + "\n";
   if (unwatched) {
     out +=
