@@ -1,8 +1,18 @@
 // TrialTable's reads (the rest: trial_table.cc).
+#include <algorithm>
+
 #include "storage/trial_row.h"
 #include "storage/trial_table.h"
 
 namespace tuner::storage {
+
+namespace {
+
+// More trials than any experiment has (2^53): a stored count past it was
+// written by hand.
+constexpr int64_t kMaxCount = int64_t{1} << 53;
+
+}  // namespace
 
 core::Result<core::Params> TrialTable::LoadParams(core::TrialId trial) {
   Statement& s = statements_->select_params;
@@ -103,8 +113,11 @@ std::string BestTrialsWhereOrder(core::Mode mode, BestBy by,
   // stored as NULL) rank after every finite value, and time, in either
   // mode: a trial that reported inf is the best neither in max mode nor in
   // min mode.
-  auto finite = [](const std::string& column) {
-    return "(abs(" + column + ") <= 1.7976931348623157e308) DESC";
+  auto bounded = [](const std::string& column) {
+    return "abs(" + column + ") <= 1.7976931348623157e308";
+  };
+  auto finite = [&](const std::string& column) {
+    return "(" + bounded(column) + ") DESC";
   };
   auto ranked = [&](const std::string& column, const std::string& order) {
     return column + " IS NOT NULL ORDER BY " + finite(column) + ", " +
@@ -112,8 +125,12 @@ std::string BestTrialsWhereOrder(core::Mode mode, BestBy by,
   };
   std::string where_order;
   if (by == BestBy::kBest) {
-    where_order = "best_value IS NOT NULL ORDER BY " + finite("best_value") +
-                  ", best_value " + order;
+    // Unindexed: a value that is no number (a row written by hand) ranks
+    // after every number too, where SQLite would sort text above them.
+    where_order =
+        "best_value IS NOT NULL ORDER BY (typeof(best_value) = "
+        "'real' AND " +
+        bounded("best_value") + ") DESC, best_value " + order;
   } else if (column == LastOrderColumn::kBoard) {
     where_order = "contender = 1 AND " + ranked("last_key", "");
   } else if (column == LastOrderColumn::kLastKey) {
@@ -203,7 +220,9 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialTable::Count(
   std::map<core::TrialStatus, int64_t> out;
   TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     auto status = core::ParseTrialStatus(s.Text(0));
-    if (status && s.Int(1) > 0) out[*status] = s.Int(1);
+    // A count past any real one (a row written by hand) is capped, so
+    // that a sum of them cannot overflow.
+    if (status && s.Int(1) > 0) out[*status] = std::min(s.Int(1), kMaxCount);
     return core::Status::Ok();
   }));
   return out;

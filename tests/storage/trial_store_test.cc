@@ -14,6 +14,7 @@
 
 #include "storage/schema.h"
 #include "tests/catch.h"
+#include "tests/support/fresh_dir.h"
 
 namespace tuner::storage {
 namespace {
@@ -507,6 +508,48 @@ TEST_CASE(
     }
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "best by the best value ranks a value that is no number, and a count "
+    "is capped, where a row was written by hand",
+    "[storage]") {
+  auto dir = testing::FreshDir("store-best-typed");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path).value();
+  auto record = Experiment("e", core::Mode::kMax);
+  record.id = store->experiments().Create(record).value();
+  std::vector<core::TrialId> ids;
+  for (int64_t i = 0; i < 4; ++i) {
+    ids.push_back(store->trials().Add(record.id, i, {}).value());
+    REQUIRE(store->reports()
+                .Append({ids[i], 1, 1.0, 0.1 * (i + 1), {}}, core::Mode::kMax)
+                .ok());
+  }
+  REQUIRE(store->Commit().ok());
+  {
+    auto db = Database::Open(path, false).value();
+    REQUIRE(db->Execute("UPDATE trials SET best_value = 'NaN' WHERE id = " +
+                        std::to_string(ids[0]) +
+                        "; UPDATE trials SET best_value = x'00ff' WHERE id = " +
+                        std::to_string(ids[1]) +
+                        "; UPDATE trial_counts SET n = 9223372036854775807 "
+                        "WHERE status = 'pending'")
+                .ok());
+  }
+  // A count written by hand is capped: sums of counts cannot overflow.
+  auto counts = store->trials().Count(record.id);
+  REQUIRE(counts.ok());
+  CHECK(counts.value()[core::TrialStatus::kPending] == int64_t{1} << 53);
+  auto best = store->trials().Best(record, 10, BestBy::kBest);
+  REQUIRE(best.ok());
+  std::vector<core::TrialId> order;
+  for (const auto& t : best.value()) order.push_back(t.id);
+  REQUIRE(order.size() == 4);
+  CHECK(order[0] == ids[3]);
+  CHECK(order[1] == ids[2]);
+  store.reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
