@@ -9,6 +9,31 @@
 
 namespace tuner::storage {
 
+namespace {
+
+// The columns ReadReportRow reads, of reports `r` joined to their
+// experiment `e` (for the objective's name).
+constexpr char kReportColumns[] =
+    "r.trial_id, r.seq, r.time, r.value, r.metrics, r.attempt, r.offset, "
+    "r.created_at, e.metric";
+
+ReportRecord ReadReportRow(const Statement& s) {
+  ReportRecord r;
+  r.trial = s.Int(0);
+  r.seq = s.Int(1);
+  r.time = s.OptionalDouble(2);
+  r.metrics = MetricsFromJson(s.Text(4));
+  r.value = ReportValue(s.OptionalDouble(3), r.metrics, s.Text(8));
+  r.attempt = s.Int(5);
+  if (auto offset = s.OptionalDouble(6)) {
+    r.offset = static_cast<int64_t>(*offset);
+  }
+  r.created_at = s.Double(7);
+  return r;
+}
+
+}  // namespace
+
 void ReportTable::Prepare(bool read_only) {
   if (read_only) return;
   reports_.emplace(db_,
@@ -60,26 +85,17 @@ core::Result<std::vector<ReportRecord>> ReportTable::List(core::TrialId trial,
                                                           int64_t after_seq,
                                                           int64_t limit) {
   TUNER_RETURN_IF_ERROR(batch_.Flush());
-  auto stmt = db_.Prepare(
-      "SELECT r.seq, r.time, r.value, r.metrics, r.attempt, r.offset, "
-      "e.metric FROM reports r JOIN trials t ON t.id = r.trial_id "
-      "JOIN experiments e ON e.id = t.experiment_id "
-      "WHERE r.trial_id = ?1 AND r.seq > ?2 ORDER BY r.seq LIMIT ?3");
+  auto stmt = db_.Prepare(std::string("SELECT ") + kReportColumns +
+                          " FROM reports r JOIN trials t ON t.id = r.trial_id "
+                          "JOIN experiments e ON e.id = t.experiment_id "
+                          "WHERE r.trial_id = ?1 AND r.seq > ?2 "
+                          "ORDER BY r.seq LIMIT ?3");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
-  s.Bind(1, trial);
-  s.Bind(2, after_seq);
-  s.Bind(3, limit);  // negative: no limit
+  s.Bind(1, trial).Bind(2, after_seq).Bind(3, limit);  // limit < 0: none
   std::vector<ReportRecord> out;
   TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
-    auto offset = s.OptionalDouble(5);
-    core::Metrics metrics = MetricsFromJson(s.Text(3));
-    auto value = ReportValue(s.OptionalDouble(2), metrics, s.Text(6));
-    out.push_back({trial, s.Int(0), s.OptionalDouble(1), value,
-                   std::move(metrics), s.Int(4),
-                   offset
-                       ? std::optional<int64_t>(static_cast<int64_t>(*offset))
-                       : std::nullopt});
+    out.push_back(ReadReportRow(s));
     return core::Status::Ok();
   }));
   return out;
@@ -107,29 +123,15 @@ core::Status ReportTable::ForEach(
     const std::function<core::Status(const ReportRecord&)>& visit) {
   TUNER_RETURN_IF_ERROR(batch_.Flush());
   auto stmt = db_.Prepare(
-      "SELECT r.trial_id, r.seq, r.time, r.value, r.metrics, r.attempt, "
-      "r.offset, r.created_at, e.metric FROM trials t JOIN reports r "
-      "ON r.trial_id = t.id JOIN experiments e ON e.id = t.experiment_id "
-      "WHERE t.experiment_id = ?1 ORDER BY t.trial_index, r.seq");
+      std::string("SELECT ") + kReportColumns +
+      " FROM trials t JOIN reports r ON r.trial_id = t.id JOIN experiments e "
+      "ON e.id = t.experiment_id WHERE t.experiment_id = ?1 "
+      "ORDER BY t.trial_index, r.seq");
   if (!stmt.ok()) return stmt.error();
   Statement& s = stmt.value();
   s.Bind(1, experiment);
-  return InReadTransaction(db_, [&] {
-    return EachRow(s, [&]() -> core::Status {
-      ReportRecord r;
-      r.trial = s.Int(0);
-      r.seq = s.Int(1);
-      r.time = s.OptionalDouble(2);
-      r.value = s.OptionalDouble(3);
-      r.metrics = MetricsFromJson(s.Text(4));
-      r.value = ReportValue(r.value, r.metrics, s.Text(8));
-      r.attempt = s.Int(5);
-      if (auto offset = s.OptionalDouble(6))
-        r.offset = static_cast<int64_t>(*offset);
-      r.created_at = s.Double(7);
-      return visit(r);
-    });
-  });
+  return InReadTransaction(
+      db_, [&] { return EachRow(s, [&] { return visit(ReadReportRow(s)); }); });
 }
 
 core::Result<std::vector<std::string>> ReportTable::MetricNames(
