@@ -284,6 +284,37 @@ TEST_CASE("progress: a pipe gets one line per event, none per report",
         "sweep finished: 0 completed, 1 stopped early, 0 failed\n");
 }
 
+TEST_CASE(
+    "progress: a paused trial that ends without running again ends with "
+    "the report of its pause",
+    "[progress]") {
+  Captured out;
+  LineProgress lines(out.file(), "loss", "epoch");
+  SweepCounts c{1, 4, 1};
+  lines.TrialStarted({1, &kParams, 1}, c);
+  lines.TrialReported({1, &kParams, 1}, 3, 0.5,
+                      AtRung(3, 2, 2, core::Action::kPause), c);
+  lines.TrialEnded({1, &kParams, 1}, core::TrialStatus::kPaused, "", c);
+  lines.TrialEnded({1, &kParams, 1}, core::TrialStatus::kStopped,
+                   "paused at rung 3; not promoted", c);
+  std::string text = out.Take();
+  CHECK(text.find("trial 1 stopped: epoch=3 loss=0.5 (paused at rung 3; not "
+                  "promoted)") != std::string::npos);
+
+  Captured table_out;
+  ManualClock clock;
+  TableProgress table(
+      table_out.file(), "loss", "epoch", [] { return 200; }, clock);
+  table.TrialStarted({2, &kParams, 1}, c);
+  table.TrialReported({2, &kParams, 1}, 3, 0.5,
+                      AtRung(3, 2, 2, core::Action::kPause), c);
+  table.TrialEnded({2, &kParams, 1}, core::TrialStatus::kPaused, "", c);
+  table.TrialEnded({2, &kParams, 1}, core::TrialStatus::kStopped,
+                   "not promoted", c);
+  CHECK(table_out.Take().find("epoch=3 loss=0.5 (not promoted)") !=
+        std::string::npos);
+}
+
 TEST_CASE("progress: --quiet prints the summary line only", "[progress]") {
   Captured out;
   QuietProgress quiet(out.file());

@@ -70,8 +70,14 @@ void LineProgress::TrialReported(const TrialEvent& event, double time,
 void LineProgress::TrialEnded(const TrialEvent& event, core::TrialStatus status,
                               const std::string& reason, const SweepCounts& c) {
   LastReport last = last_[event.trial];
-  last_.erase(event.trial);
-  if (status == core::TrialStatus::kPaused) paused_.insert(event.trial);
+  // A paused trial keeps its last report for the line that ends it, should
+  // it end without running again.
+  if (status == core::TrialStatus::kPaused) {
+    paused_.insert(event.trial);
+  } else {
+    last_.erase(event.trial);
+    paused_.erase(event.trial);
+  }
   // The sweep's reason names the rung already when one decided.
   std::string why = reason.empty() ? last.decision : reason;
   Print(fmt::format("trial {} {}: {}={} {}={}{} [{}]", event.trial,

@@ -52,7 +52,7 @@ class LineProgress : public ProgressSink {
   bool broken_ = false;  // a write failed: print nothing more
   std::string metric_;
   std::string time_attr_;
-  std::map<core::TrialId, LastReport> last_;  // trials that run
+  std::map<core::TrialId, LastReport> last_;  // trials that run or paused
   std::set<core::TrialId> paused_;            // to tell a promotion
 };
 

@@ -108,6 +108,7 @@ void TableProgress::TrialStarted(const TrialEvent& event,
   Row row;
   row.params = FormatParams(*event.params);
   rows_[event.trial] = row;
+  paused_rows_.erase(event.trial);  // promoted
   Redraw(c, "");
 }
 
@@ -126,12 +127,20 @@ void TableProgress::TrialEnded(const TrialEvent& event,
                                core::TrialStatus status,
                                const std::string& reason,
                                const SweepCounts& c) {
-  const Row& row = rows_[event.trial];
+  // A paused trial that ends without running again ends with the row of
+  // its pause.
+  auto found = rows_.find(event.trial);
+  auto paused = paused_rows_.find(event.trial);
+  Row row = found != rows_.end()           ? found->second
+            : paused != paused_rows_.end() ? paused->second
+                                           : Row{};
+  if (paused != paused_rows_.end()) paused_rows_.erase(paused);
+  if (found != rows_.end()) rows_.erase(found);
+  if (status == core::TrialStatus::kPaused) paused_rows_[event.trial] = row;
   std::string line = fmt::format(
       "trial {:>4} {:<9} {}={} {}={}{}  {}", event.trial,
       core::ToString(status), time_attr_, row.time, metric_, row.value,
       reason.empty() ? "" : " (" + reason + ")", row.params);
-  rows_.erase(event.trial);
   Redraw(c, line);
 }
 

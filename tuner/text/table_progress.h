@@ -57,7 +57,9 @@ class TableProgress : public ProgressSink {
   std::string time_attr_;
   std::function<int()> columns_;
   const Clock& clock_;
-  std::map<core::TrialId, Row> rows_;
+  std::map<core::TrialId, Row> rows_;  // trials that run
+  // The rows of paused trials, kept for the line that ends one unpromoted.
+  std::map<core::TrialId, Row> paused_rows_;
   int drawn_lines_ = 0;
   Clock::TimePoint last_draw_{};
 };
