@@ -1,6 +1,6 @@
 // The `checkpoints` section and the metrics format of an experiment config.
 #include <algorithm>
-#include <string_view>
+#include <filesystem>
 
 #include "trial_runner/output/metric_stream.h"
 #include "tuner/config/config_sections.h"
@@ -9,16 +9,12 @@ namespace tuner::config {
 
 namespace {
 
-// Whether a '/'-separated path has a "." or ".." component.
+// Whether a relative path has a "." or ".." component.
 bool HasDotComponent(const std::string& path) {
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = std::min(path.find('/', start), path.size());
-    std::string_view part(path.data() + start, end - start);
-    if (part == "." || part == "..") return true;
-    start = end + 1;
-  }
-  return false;
+  std::filesystem::path parts(path);
+  return std::any_of(parts.begin(), parts.end(), [](const auto& part) {
+    return part == "." || part == "..";
+  });
 }
 
 }  // namespace

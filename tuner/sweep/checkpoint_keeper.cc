@@ -55,10 +55,9 @@ void CheckpointKeeper::Ended(core::TrialStatus status,
 bool CheckpointKeeper::IsCheckpointOf(const std::filesystem::path& match,
                                       const std::string& output_dir) {
   namespace fs = std::filesystem;
-  fs::path below = match.lexically_normal().lexically_relative(
-      fs::path(output_dir).lexically_normal());
-  if (below.empty() || below == "." || *below.begin() == ".." ||
-      std::distance(below.begin(), below.end()) != 1) {
+  // Strictly inside, and no deeper than one component (lexical_path.h).
+  if (!Inside(match, output_dir) ||
+      NormalPath(match).parent_path() != NormalPath(output_dir)) {
     return false;
   }
   std::error_code ec;
