@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -41,20 +43,36 @@ Database::Database(sqlite3* db, std::string path)
   for (const auto& file : {path_, path_ + "-wal", path_ + "-shm"}) {
     if (MayWrite(file)) writable_.push_back(file);
   }
+  if (!writable_.empty() && writable_.back() == path_ + "-shm") {
+    shm_ = writable_.back();
+  }
+}
+
+core::Status Database::CheckFile(const std::string& file) {
+  if (lost_) return *lost_;
+  if (MayWrite(file)) return core::Status::Ok();
+  lost_ = core::IoError("database " + path_ + ": " + file +
+                        " is no longer writable (" + std::strerror(errno) +
+                        "; read-only or immutable?)");
+  // Closing would checkpoint, writing the files it may not.
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  return *lost_;
 }
 
 core::Status Database::CheckFiles() {
   if (lost_) return *lost_;
-  for (const auto& file : writable_) {
-    if (MayWrite(file)) continue;
-    lost_ = core::IoError("database " + path_ + ": " + file +
-                          " is no longer writable (" + std::strerror(errno) +
-                          "; read-only or immutable?)");
-    // Closing would checkpoint, writing the files it may not.
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-    return *lost_;
-  }
-  return core::Status::Ok();
+  return shm_ ? CheckFile(*shm_) : core::Status::Ok();
+}
+
+core::Status Database::CheckAllFiles() {
+  for (const auto& file : writable_) TUNER_RETURN_IF_ERROR(CheckFile(file));
+  return lost_ ? core::Status(*lost_) : core::Status::Ok();
+}
+
+core::Error Database::WriteError() {
+  core::Error error = core::IoError(sqlite3_errmsg(db_));
+  core::Status files = CheckAllFiles();
+  return files.ok() ? error : files.error();
 }
 
 core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
@@ -120,7 +138,7 @@ core::Status Database::ExecuteRetrying(std::string_view sql) {
 }
 
 Database::~Database() {
-  (void)CheckFiles();
+  (void)CheckAllFiles();
   for (auto& [sql, stmt] : saved_) sqlite3_finalize(stmt);
   sqlite3_close_v2(db_);
 }
@@ -142,8 +160,8 @@ core::Status Database::ExecuteSaved(std::string_view sql, int* code) {
   while ((rc = sqlite3_step(found->second)) == SQLITE_ROW) {
   }
   *code = sqlite3_extended_errcode(db_);
-  core::Status status = rc == SQLITE_DONE ? core::Status::Ok()
-                                          : core::IoError(sqlite3_errmsg(db_));
+  core::Status status =
+      rc == SQLITE_DONE ? core::Status::Ok() : core::Status(WriteError());
   sqlite3_reset(found->second);
   return status;
 }
@@ -157,18 +175,45 @@ core::Status Database::Execute(std::string_view sql) {
     core::Error error =
         core::IoError(std::string(message ? message : "sqlite error"));
     sqlite3_free(message);
-    return error;
+    core::Status files = CheckAllFiles();
+    return files.ok() ? error : files.error();
   }
   return core::Status::Ok();
 }
 
+namespace {
+
+// The number $now takes in `sql`: one past every parameter the text
+// numbers (?N) or leaves to SQLite (a bare ?). A named parameter would take
+// the next free number where it first appears, which could collide with a
+// later ?1; and a number past the text's own keeps the statement's
+// parameters few (Reset() clears each one).
+int NowParameter(std::string_view sql) {
+  int highest = 0;
+  int bare = 0;
+  for (size_t at = sql.find('?'); at != std::string_view::npos;
+       at = sql.find('?', at + 1)) {
+    int number = 0;
+    size_t digit = at + 1;
+    for (; digit < sql.size() &&
+           std::isdigit(static_cast<unsigned char>(sql[digit]));
+         ++digit) {
+      number = std::min(number * 10 + (sql[digit] - '0'), 1 << 20);
+    }
+    if (digit == at + 1) ++bare;
+    highest = std::max(highest, number);
+  }
+  return highest + bare + 1;
+}
+
+}  // namespace
+
 core::Result<Statement> Database::Prepare(std::string_view sql) {
-  // $now becomes a numbered parameter: a named one takes the next free
-  // number where it first appears, which could collide with a later ?1.
   std::string text(sql);
-  bool now = false;
-  for (size_t at; (at = text.find("$now")) != std::string::npos; now = true)
-    text.replace(at, 4, "?" + std::to_string(Statement::kNowParameter));
+  int now = 0;
+  if (text.find("$now") != std::string::npos) now = NowParameter(text);
+  for (size_t at; (at = text.find("$now")) != std::string::npos;)
+    text.replace(at, 4, "?" + std::to_string(now));
   if (sqlite3_get_autocommit(db_)) TUNER_RETURN_IF_ERROR(CheckFiles());
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
@@ -235,6 +280,18 @@ Statement& Statement::BindBytes(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindUntilReset(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_STATIC);
+  return *this;
+}
+
+Statement& Statement::BindBytesUntilReset(int index, std::string_view value) {
+  sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_STATIC);
+  return *this;
+}
+
 Statement& Statement::Bind(int index, std::optional<double> value) {
   return value ? Bind(index, *value) : BindNull(index);
 }
@@ -244,11 +301,8 @@ Statement& Statement::BindNull(int index) {
   return *this;
 }
 
-Statement::Statement(sqlite3_stmt* stmt, Database* db, bool binds_now)
-    : stmt_(stmt),
-      owner_(db),
-      db_(db->handle()),
-      now_index_(binds_now ? kNowParameter : 0) {}
+Statement::Statement(sqlite3_stmt* stmt, Database* db, int now_index)
+    : stmt_(stmt), owner_(db), db_(db->handle()), now_index_(now_index) {}
 
 core::Result<bool> Statement::Step() {
   // Inside an explicit transaction, BEGIN checked and COMMIT will: SQLite
@@ -264,7 +318,7 @@ core::Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  core::Error error = core::IoError(sqlite3_errmsg(db_));
+  core::Error error = owner_->WriteError();
   sqlite3_reset(stmt_);
   return error;
 }

@@ -44,8 +44,10 @@ struct BusyPolicy {
 // to read: if the file turns read-only or immutable (chattr +i) under a
 // running connection, its next access is a SIGBUS. So each transaction
 // (an explicit BEGIN and COMMIT, or a statement outside one) first checks
-// that the files writable when the connection opened still are
-// (CheckFiles); once one is not, every statement fails with an error
+// that the -shm file, if writable when the connection opened, still is
+// (CheckFiles). The database and -wal files are written by system calls,
+// which fail instead: a write that fails checks them all (WriteError).
+// Once one is found not writable, every statement fails with an error
 // naming the file, and closing skips the checkpoint (which would write it).
 class Database {
  public:
@@ -84,10 +86,15 @@ class Database {
   // The error text of the last failed call, prefixed with `what`.
   core::Error LastError(std::string_view what) const;
   sqlite3* handle() { return db_; }
-  // OK while every file of the database that was writable at Open still
-  // is; else an error naming the database and the file (and from then on,
-  // always that error).
+  // OK while the -shm file, if writable at Open, still is; else an error
+  // naming the database and the file (and from then on, always that
+  // error, as CheckAllFiles).
   core::Status CheckFiles();
+  // As CheckFiles, for every file of the database writable at Open.
+  core::Status CheckAllFiles();
+  // The error of a failed statement: that a file of the database is no
+  // longer writable (CheckAllFiles) where one is, else SQLite's message.
+  core::Error WriteError();
 
  private:
   Database(sqlite3* db, std::string path);
@@ -100,8 +107,11 @@ class Database {
   BusyPolicy busy_;
   std::string path_;                   // empty: in memory, nothing to check
   std::vector<std::string> writable_;  // its files writable at Open
+  std::optional<std::string> shm_;     // the -shm file, if one of them
   std::optional<core::Error> lost_;    // set once one of them is not
-  std::function<double()> now_;        // empty: the system clock
+  // Sets lost_ if `file` is not writable; returns the status it leaves.
+  core::Status CheckFile(const std::string& file);
+  std::function<double()> now_;  // empty: the system clock
 };
 
 // A prepared statement; it must not outlive the Database that prepared it.
@@ -109,10 +119,8 @@ class Database {
 // to the Database's time (Unix seconds) each time the statement starts.
 class Statement {
  public:
-  static constexpr int kNowParameter = 20;
-
-  // `binds_now`: the SQL had $now (parameter kNowParameter).
-  Statement(sqlite3_stmt* stmt, Database* db, bool binds_now);
+  // `now_index`: the parameter $now became, 0 if the SQL had none.
+  Statement(sqlite3_stmt* stmt, Database* db, int now_index);
   Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   ~Statement();
@@ -123,6 +131,10 @@ class Statement {
   // The bytes of `value` as a BLOB, which no column affinity converts
   // ("010" stays "010" in a column of NUMERIC affinity); Text() reads it.
   Statement& BindBytes(int index, std::string_view value);
+  // As Bind() and BindBytes(), without a copy: the bytes of `value` must
+  // stay where they are, unchanged, until Reset() (Run() resets).
+  Statement& BindUntilReset(int index, std::string_view value);
+  Statement& BindBytesUntilReset(int index, std::string_view value);
   Statement& Bind(int index, std::optional<double> value);
   Statement& BindNull(int index);
 
@@ -130,6 +142,7 @@ class Statement {
   core::Result<bool> Step();
   // Runs the statement to completion and resets it for reuse.
   core::Status Run();
+  // Ends a run and unbinds every parameter (each is NULL until bound).
   void Reset();
 
   bool IsNull(int column) const;

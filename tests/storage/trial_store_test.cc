@@ -460,6 +460,8 @@ class ReadOnlyFiles {
     for (const auto& f : files_) chmod(f.c_str(), 0644);
   }
   bool done() const { return done_; }
+  // Writes through open descriptors fail too (chattr +i, not chmod).
+  bool immutable() const { return immutable_; }
 
  private:
   std::vector<std::string> files_;
@@ -505,6 +507,41 @@ TEST_CASE(
       auto again = TrialStore::Open(db);
       REQUIRE_FALSE(again.ok());
       CHECK(again.message().find("is not writable") != std::string::npos);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "the database and -wal files made immutable under a writer: its next "
+    "commit fails with an error naming them, and so does what follows",
+    "[storage][process]") {
+  namespace fs = std::filesystem;
+  auto dir = testing::FreshDir("immutable-db");
+  std::string db = (dir / "tuner.db").string();
+  {
+    auto store = TrialStore::Open(db).value();
+    auto exp = store->experiments().Create(Experiment("e", core::Mode::kMax));
+    REQUIRE(exp.ok());
+    REQUIRE(store->Commit().ok());
+    ReadOnlyFiles read_only({db, db + "-wal"});
+    if (!read_only.immutable()) {
+      WARN("no chattr +i here: not tested");
+    } else {
+      // The -shm file is fine: the batch begins, and its commit's writes
+      // fail.
+      REQUIRE(store->trials().Add(exp.value(), 0, {}).ok());
+      core::Status committed = store->Commit();
+      REQUIRE_FALSE(committed.ok());
+      INFO(committed.message());
+      CHECK(committed.message().find("database " + db + ": " + db) !=
+            std::string::npos);
+      CHECK(committed.message().find("no longer writable") !=
+            std::string::npos);
+      auto next = store->trials().Add(exp.value(), 1, {});
+      REQUIRE_FALSE(next.ok());
+      CHECK(next.message().find("no longer writable") != std::string::npos);
+      store.reset();  // closing does not checkpoint into the files either
     }
   }
   fs::remove_all(dir);
