@@ -52,7 +52,9 @@ std::string MetricsToJson(const core::Metrics& metrics) {
   // Otherwise written piece by piece: a report is stored at every metric
   // line, and building a JSON object to dump it was a tenth of a sweep's
   // bookkeeping.
-  std::string out = "{";
+  std::string out;
+  out.reserve(2 + 40 * metrics.size());  // a name and a double, most often
+  out += '{';
   char number[32];
   for (const auto& [name, value] : metrics) {
     if (out.size() > 1) out += ',';

@@ -4,13 +4,20 @@
 
 namespace tuner::storage {
 
-RowBatch::RowBatch(Database& db, std::string insert, int columns)
-    : db_(&db), insert_(std::move(insert)), columns_(columns) {
+RowBatch::RowBatch(Database& db, std::string insert, int columns,
+                   BeforeInsert before_insert)
+    : db_(&db),
+      insert_(std::move(insert)),
+      columns_(columns),
+      before_insert_(std::move(before_insert)) {
   values_.reserve(static_cast<size_t>(kRows * columns_));
 }
 
 core::Status RowBatch::Flush() {
   if (values_.empty()) return core::Status::Ok();
+  // Should what the rows reference fail to be written, each row that
+  // references it fails on its own (a foreign key), below.
+  core::Status before = before_insert_ ? before_insert_() : core::Status::Ok();
   int rows = static_cast<int>(values_.size()) / columns_;
   auto insert = InsertOf(rows);
   if (!insert.ok()) return insert.status();
@@ -20,7 +27,7 @@ core::Status RowBatch::Flush() {
   core::Status status = stmt.Run();
   if (!status.ok() && rows > 1) status = InsertOneByOne();
   values_.clear();
-  return status;
+  return before.ok() ? status : before;
 }
 
 core::Status RowBatch::InsertOneByOne() {
@@ -45,9 +52,9 @@ void RowBatch::Bind(Statement& stmt, int index, const Value& value) {
   } else if (auto* d = std::get_if<double>(&value)) {
     stmt.Bind(index, *d);
   } else if (auto* s = std::get_if<std::string>(&value)) {
-    stmt.Bind(index, std::string_view(*s));
+    stmt.BindUntilReset(index, *s);
   } else if (auto* b = std::get_if<Blob>(&value)) {
-    stmt.BindBytes(index, b->bytes);
+    stmt.BindBytesUntilReset(index, b->bytes);
   } else {
     stmt.BindNull(index);
   }

@@ -5,6 +5,7 @@
 #define TUNER_STORAGE_ROW_BATCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,8 +34,13 @@ class RowBatch {
   using Value =
       std::variant<std::monostate, int64_t, double, std::string, Blob>;
 
+  // What must be written before the batch's rows (the rows they
+  // reference, gathered elsewhere); runs before each INSERT.
+  using BeforeInsert = std::function<core::Status()>;
+
   // `insert` is "INSERT INTO table (c1, ..., cN)", with `columns` = N.
-  RowBatch(Database& db, std::string insert, int columns);
+  RowBatch(Database& db, std::string insert, int columns,
+           BeforeInsert before_insert = {});
 
   // Adds one row of `columns` values; inserts kRows gathered rows at once.
   template <typename... Values>
@@ -63,6 +69,7 @@ class RowBatch {
   Database* db_;
   std::string insert_;
   int columns_;
+  BeforeInsert before_insert_;
   std::vector<Value> values_;  // the gathered rows, row after row
   std::map<int, Statement> inserts_;
 };

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "storage/trial_store.h"
 #include "tests/catch.h"
@@ -59,6 +60,51 @@ TEST_CASE("a row batch forgets the rows of a transaction that ended",
   batch.Discard();
   REQUIRE(batch.Flush().ok());
   CHECK(CountRows(*db, "t") == 0);
+}
+
+TEST_CASE(
+    "a row batch writes what its rows reference first, and only a row whose "
+    "reference fails is not written",
+    "[storage][row_batch]") {
+  auto db = Database::Open(":memory:", false).value();
+  REQUIRE(db->Execute("PRAGMA foreign_keys = ON; "
+                      "CREATE TABLE parent (id INTEGER PRIMARY KEY); "
+                      "CREATE TABLE child (parent REFERENCES parent (id))")
+              .ok());
+  std::vector<int64_t> gathered;  // parents not written yet
+  RowBatch parents(*db, "INSERT INTO parent (id)", 1);
+  auto write_parents = [&] {
+    core::Status first = core::Status::Ok();
+    for (int64_t id : gathered) {
+      core::Status added = parents.Add(id);
+      if (first.ok()) first = added;
+    }
+    gathered.clear();
+    core::Status flushed = parents.Flush();
+    return first.ok() ? flushed : first;
+  };
+  RowBatch children(*db, "INSERT INTO child (parent)", 1, write_parents);
+  for (int64_t id = 1; id <= 40; ++id) {
+    gathered.push_back(id);
+    // The 32nd child is inserted at once: its parents go first.
+    REQUIRE(children.Add(id).ok());
+  }
+  CHECK(CountRows(*db, "parent") == 32);
+  CHECK(CountRows(*db, "child") == 32);
+  REQUIRE(children.Flush().ok());
+  CHECK(CountRows(*db, "parent") == 40);
+  CHECK(CountRows(*db, "child") == 40);
+
+  // A parent that cannot be written (its id is taken): the rows that
+  // reference it fail, each on its own, and the others are written.
+  gathered = {41, 7};
+  REQUIRE(children.Add(int64_t{41}).ok());
+  REQUIRE(children.Add(int64_t{99}).ok());  // never gathered
+  REQUIRE(children.Add(int64_t{7}).ok());
+  core::Status flushed = children.Flush();
+  CHECK_FALSE(flushed.ok());
+  CHECK(CountRows(*db, "parent") == 41);
+  CHECK(CountRows(*db, "child") == 42);  // 41 and 7, not 99
 }
 
 TEST_CASE(
