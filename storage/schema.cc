@@ -236,6 +236,19 @@ CREATE INDEX trials_board ON trials (experiment_id,
   (abs(last_time) <= 1.7976931348623157e308) DESC,
   last_time DESC, last_key, id) WHERE contender = 1;
 )sql",
+      // 14: trial_counts without a row for running trials: a row with the
+      // status 'all' counts every trial, and the running ones are 'all'
+      // less the others (storage/trial_counts.h). A launch then changes one
+      // row and an end one, where each changed two. Counted again from the
+      // trials, as migration 11 did.
+      R"sql(
+DELETE FROM trial_counts;
+INSERT INTO trial_counts
+  SELECT experiment_id, status, COUNT(*) FROM trials
+  WHERE status != 'running' GROUP BY experiment_id, status;
+INSERT INTO trial_counts
+  SELECT experiment_id, 'all', COUNT(*) FROM trials GROUP BY experiment_id;
+)sql",
   };
   return kMigrations;
 }

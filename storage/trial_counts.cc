@@ -36,8 +36,9 @@ void TrialCounts::Move(core::TrialId trial, ExperimentId experiment,
                        const std::string& to) {
   moved_[trial] = {experiment, to};
   if (from == to) return;
-  if (from) --changes_[{experiment, *from}];
-  ++changes_[{experiment, to}];
+  if (!from) ++changes_[{experiment, kAll}];
+  if (from && *from != kDerived) --changes_[{experiment, *from}];
+  if (to != kDerived) ++changes_[{experiment, to}];
 }
 
 std::optional<TrialCounts::TrialState> TrialCounts::Moved(

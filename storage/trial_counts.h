@@ -17,6 +17,11 @@
 
 namespace tuner::storage {
 
+// The table holds a row per experiment and status but running, and one
+// with the status kAll that counts every trial: the running trials are
+// kAll's count less the others'. A trial launched as it is added, and a
+// running trial that ends, each change one row.
+//
 // Status changes are gathered in memory and written by Flush() (one
 // statement per transaction for all its changed rows, not one per change),
 // which the writer calls before it commits and before it reads the counts
@@ -25,6 +30,11 @@ namespace tuner::storage {
 // thread-safe.
 class TrialCounts {
  public:
+  // The status of the row that counts every trial of an experiment.
+  static constexpr char kAll[] = "all";
+  // The status whose count no row holds (kAll's less the others').
+  static constexpr char kDerived[] = "running";
+
   // Prepares its statements on `db` (whose schema has trial_counts).
   static core::Result<TrialCounts> Prepare(Database& db);
 

@@ -218,13 +218,28 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialTable::Count(
   Statement& s = stmt.value();
   s.Bind(1, experiment);
   std::map<core::TrialStatus, int64_t> out;
+  std::optional<int64_t> all;  // schema 14: every trial (TrialCounts::kAll)
   TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
-    auto status = core::ParseTrialStatus(s.Text(0));
+    std::string name = s.Text(0);
     // A count past any real one (a row written by hand) is capped, so
     // that a sum of them cannot overflow.
-    if (status && s.Int(1) > 0) out[*status] = std::min(s.Int(1), kMaxCount);
+    int64_t n = std::clamp<int64_t>(s.Int(1), 0, kMaxCount);
+    auto status = core::ParseTrialStatus(name);
+    if (name == TrialCounts::kAll) {
+      all = n;
+    } else if (status && n > 0) {
+      out[*status] = n;
+    }
     return core::Status::Ok();
   }));
+  if (!all) return out;  // counted by status, running included
+  // The running trials are every trial less those in another status.
+  int64_t others = 0;
+  for (const auto& [status, n] : out) {
+    if (status != core::TrialStatus::kRunning) others += n;
+  }
+  out.erase(core::TrialStatus::kRunning);
+  if (*all > others) out[core::TrialStatus::kRunning] = *all - others;
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,56 @@ TEST_CASE(
     INFO("experiment " << e);
     CHECK(store->trials().Count(e).value() == Recount(*store, e));
   }
+}
+
+TEST_CASE(
+    "a database of schema 13 counts running trials by their row until a "
+    "writer migrates it to the count of all",
+    "[storage][query]") {
+  TempDb file;
+  ExperimentId e = 0;
+  {
+    auto store = TrialStore::Open(file.path()).value();
+    e = Populate(*store, "old");
+  }
+  {
+    // What schema 13 kept: a row per status, running included.
+    auto db = Database::Open(file.path(), false).value();
+    REQUIRE(db->Execute("DELETE FROM trial_counts; "
+                        "INSERT INTO trial_counts SELECT experiment_id, "
+                        "status, COUNT(*) FROM trials GROUP BY experiment_id, "
+                        "status; "
+                        "PRAGMA user_version = 13")
+                .ok());
+  }
+  auto counts_of = [&](const std::string& status) {
+    auto db = Database::Open(file.path(), true).value();
+    auto row =
+        db->Prepare("SELECT n FROM trial_counts WHERE status = ?1").value();
+    row.Bind(1, status);
+    return row.Step().value() ? std::optional<int64_t>(row.Int(0))
+                              : std::nullopt;
+  };
+  {
+    auto reader = TrialStore::OpenReadOnly(file.path()).value();
+    CHECK(reader->trials().Count(e).value() == Recount(*reader, e));
+    CHECK(reader->trials().Count(e).value().at(TrialStatus::kRunning) == 3);
+  }
+  auto store = TrialStore::Open(file.path()).value();
+  CHECK(store->trials().Count(e).value() == Recount(*store, e));
+  CHECK(counts_of("running") == std::nullopt);
+  CHECK(counts_of("all") == 12);
+  // A launch and an end change the counts as before.
+  auto t = store->trials().Add(e, 12, {}).value();
+  REQUIRE(store->trials().MarkRunning(t).ok());
+  REQUIRE(store->Commit().ok());
+  CHECK(store->trials().Count(e).value().at(TrialStatus::kRunning) == 4);
+  REQUIRE(store->trials()
+              .Finish(t, {TrialStatus::kStopped, 0, "", std::nullopt})
+              .ok());
+  REQUIRE(store->Commit().ok());
+  CHECK(store->trials().Count(e).value() == Recount(*store, e));
+  CHECK(counts_of("all") == 13);
 }
 
 TEST_CASE("a database from before migration 8 gets its counts and indexes",
