@@ -8,6 +8,7 @@ namespace tuner::storage {
 
 core::Result<int64_t> LeaseTable::Open(const LeaseRecord& lease) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
+  TUNER_RETURN_IF_ERROR(batch_.Flush());  // its trial's row, if gathered
   auto stmt = db_.Prepare(
       "INSERT INTO leases (trial_id, attempt, kind, devices, cpus, node, "
       "acquired_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, $now)");

@@ -36,14 +36,16 @@ ReportRecord ReadReportRow(const Statement& s) {
 
 void ReportTable::Prepare(bool read_only) {
   if (read_only) return;
+  // Their rows reference trials: the trials added in the batch go first.
+  auto trials_first = [this] { return trials_.WriteAdded(); };
   reports_.emplace(db_,
                    "INSERT INTO reports (trial_id, seq, time, value, metrics, "
                    "attempt, offset, created_at)",
-                   8);
+                   8, trials_first);
   decisions_.emplace(db_,
                      "INSERT INTO decisions (trial_id, rung, milestone, value, "
                      "rank, n, decision, bracket, created_at)",
-                     9);
+                     9, trials_first);
 }
 
 core::Status ReportTable::Flush() {

@@ -2,6 +2,7 @@
 // the last values and the leaderboard: trial_table_board.cc).
 #include "storage/trial_table.h"
 
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -10,7 +11,7 @@
 namespace tuner::storage {
 
 struct TrialTable::Statements {
-  Statement insert_trial, mark_running, finish_trial;
+  Statement max_id, mark_running, finish_trial;
   Statement update_last, select_params, trial_state, trial_rank;
 };
 
@@ -70,8 +71,7 @@ core::Status TrialTable::Prepare(bool read_only, BoardLimits board) {
     return db_.Prepare(read_only && writer_only ? "SELECT 1" : sql);
   };
   const std::string queries[] = {
-      "INSERT INTO trials (experiment_id, trial_index, status, created_at) "
-      "VALUES (?1, ?2, 'pending', $now)",
+      "SELECT max(id) FROM trials",
       "UPDATE trials SET status = 'running', attempts = attempts + 1, "
       "started_at = $now, ended_at = NULL, exit_code = NULL, reason = '' "
       "WHERE id = ?1",
@@ -132,8 +132,13 @@ core::Status TrialTable::PrepareWriter(BoardLimits limits) {
       });
   if (!board.ok()) return board.error();
   board_.emplace(std::move(board).value());
-  params_.emplace(
-      db_, "INSERT INTO params (trial_id, position, name, kind, value)", 5);
+  params_.emplace(db_,
+                  "INSERT INTO params (trial_id, position, name, kind, value)",
+                  5, [this] { return WriteAdded(); });
+  trial_rows_.emplace(db_,
+                      "INSERT INTO trials (id, experiment_id, trial_index, "
+                      "status, attempts, created_at, started_at)",
+                      7);
   return core::Status::Ok();
 }
 
@@ -141,9 +146,11 @@ core::Result<core::TrialId> TrialTable::Add(ExperimentId experiment,
                                             int64_t index,
                                             const core::Params& params) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
-  TUNER_RETURN_IF_ERROR(
-      statements_->insert_trial.Bind(1, experiment).Bind(2, index).Run());
-  core::TrialId trial = db_.LastInsertRowId();
+  auto id = NextId();
+  if (!id.ok()) return id.error();
+  core::TrialId trial = id.value();
+  added_.push_back({trial, experiment, index, db_.NowSeconds()});
+  next_id_ = trial + 1;
   counts_->Move(trial, experiment, std::nullopt, "pending");
   ranks_[trial] = RankState{experiment};
   for (size_t i = 0; i < params.size(); ++i) {
@@ -156,8 +163,54 @@ core::Result<core::TrialId> TrialTable::Add(ExperimentId experiment,
 
 core::Status TrialTable::MarkRunning(core::TrialId trial) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
+  if (AddedTrial* added = FindAdded(trial)) {
+    counts_->Move(trial, added->experiment,
+                  added->attempts > 0 ? "running" : "pending", "running");
+    ++added->attempts;
+    added->started_at = db_.NowSeconds();
+    return core::Status::Ok();
+  }
   return ChangeTrial(trial, "running",
                      statements_->mark_running.Bind(1, trial));
+}
+
+core::Result<core::TrialId> TrialTable::NextId() {
+  if (next_id_) return *next_id_;
+  Statement& max_id = statements_->max_id;
+  auto row = max_id.Step();
+  if (!row.ok()) return row.error();
+  int64_t largest = max_id.Int(0);  // 0: no trial yet
+  max_id.Reset();
+  if (largest == std::numeric_limits<int64_t>::max()) {
+    return core::IoError("no trial id is left in the database");
+  }
+  return largest + 1;
+}
+
+TrialTable::AddedTrial* TrialTable::FindAdded(core::TrialId trial) {
+  if (added_.empty() || trial < added_.front().id) return nullptr;
+  for (auto it = added_.rbegin(); it != added_.rend(); ++it) {
+    if (it->id == trial) return &*it;
+  }
+  return nullptr;
+}
+
+core::Status TrialTable::WriteAdded() {
+  if (added_.empty()) return core::Status::Ok();
+  std::vector<AddedTrial> rows;
+  rows.swap(added_);
+  core::Status first = core::Status::Ok();
+  auto note = [&first](const core::Status& status) {
+    if (first.ok()) first = status;
+  };
+  for (const AddedTrial& t : rows) {
+    note(trial_rows_->Add(t.id, t.experiment, t.index,
+                          std::string(t.attempts > 0 ? "running" : "pending"),
+                          t.attempts, t.created_at,
+                          RowBatch::Optional(t.started_at)));
+  }
+  note(trial_rows_->Flush());
+  return first;
 }
 
 core::Status TrialTable::ChangeTrial(core::TrialId trial,
@@ -185,6 +238,7 @@ core::Status TrialTable::ChangeTrial(core::TrialId trial,
 
 core::Status TrialTable::Finish(core::TrialId trial, const TrialEnd& end) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
+  TUNER_RETURN_IF_ERROR(WriteAdded());
   Statement& s = statements_->finish_trial;
   s.Bind(1, trial).Bind(2, core::ToString(end.status));
   if (end.exit_code) {
@@ -231,6 +285,7 @@ core::Status TrialTable::SetShim(core::TrialId trial,
                                  std::optional<int64_t> pid,
                                  std::optional<int64_t> start) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
+  TUNER_RETURN_IF_ERROR(WriteAdded());
   auto stmt = db_.Prepare(
       "UPDATE trials SET shim_pid = ?2, shim_start = ?3 WHERE id = ?1");
   if (!stmt.ok()) return stmt.status();
@@ -244,6 +299,7 @@ core::Status TrialTable::SetShim(core::TrialId trial,
 core::Status TrialTable::SetRetries(core::TrialId trial,
                                     const RetryCounts& counts) {
   TUNER_RETURN_IF_ERROR(batch_.Begin());
+  TUNER_RETURN_IF_ERROR(WriteAdded());
   auto stmt = db_.Prepare(
       "UPDATE trials SET failures = ?2, device_retries = ?3 WHERE id = ?1");
   if (!stmt.ok()) return stmt.status();

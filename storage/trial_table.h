@@ -38,7 +38,12 @@ class TrialTable {
   core::Status Prepare(bool read_only, BoardLimits board);
 
   // --- writes
-  // Adds a pending trial with its params; returns its id.
+  // Adds a pending trial with its params; returns its id (the one SQLite
+  // would choose: one past the largest). Its row is written with the
+  // batch's next statement on the trials or on a table that references
+  // them (WriteAdded), so a trial launched as it is added is inserted
+  // running: what makes the row fail (an experiment that is not there, an
+  // index taken) fails that statement, or the commit.
   core::Result<core::TrialId> Add(ExperimentId experiment, int64_t index,
                                   const core::Params& params);
   // Marks a trial running and counts one more attempt; the previous
@@ -94,10 +99,14 @@ class TrialTable {
   // The names of the experiment's params, in the order they first appear.
   core::Result<std::vector<std::string>> ParamNames(ExperimentId experiment);
 
-  // --- the store's side (TrialStore)
+  // --- the store's side (TrialStore, and the tables that reference trials)
   // The trials table has exited_at (schema 10).
   bool exit_times() const { return exit_times_; }
-  // Writes what the batch gathered: params, last values, the boards.
+  // Writes the rows of the trials Add() gathered; before any statement
+  // that reads or writes them, or inserts a row that references them.
+  core::Status WriteAdded();
+  // Writes what the batch gathered: trials, params, last values, the
+  // boards.
   core::Status Flush();
   // Writes the counts per status (before the batch commits).
   core::Status FlushCounts();
@@ -129,7 +138,21 @@ class TrialTable {
     core::Mode mode = core::Mode::kMax;
   };
 
+  // A trial Add() gathered, as its row will be written.
+  struct AddedTrial {
+    core::TrialId id = 0;
+    ExperimentId experiment = 0;
+    int64_t index = 0;
+    double created_at = 0;
+    int64_t attempts = 0;              // MarkRunning() calls
+    std::optional<double> started_at;  // the last one's time
+  };
+
   core::Status PrepareWriter(BoardLimits board);
+  // The id Add() gives next: one past the largest in the table, or in the
+  // batch.
+  core::Result<core::TrialId> NextId();
+  AddedTrial* FindAdded(core::TrialId trial);
   // Runs `update` (bound) on `trial`'s row, which sets its status to
   // `status`, and counts the move.
   core::Status ChangeTrial(core::TrialId trial, const std::string& status,
@@ -177,9 +200,13 @@ class TrialTable {
   Database& db_;
   WriteBatch& batch_;
   std::unique_ptr<Statements> statements_;
-  std::optional<TrialCounts> counts_;  // the writer's; none read-only
-  std::optional<Leaderboard> board_;   // likewise
-  std::optional<RowBatch> params_;     // likewise
+  std::optional<TrialCounts> counts_;   // the writer's; none read-only
+  std::optional<Leaderboard> board_;    // likewise
+  std::optional<RowBatch> params_;      // likewise
+  std::optional<RowBatch> trial_rows_;  // likewise: WriteAdded's inserts
+  std::vector<AddedTrial> added_;       // not written yet, by id
+  // NextId(), while the batch keeps what it knows (WriteBatch).
+  std::optional<core::TrialId> next_id_;
   std::unordered_map<core::TrialId, RankState> ranks_;  // see RankOf
   std::unordered_map<core::TrialId, PendingLast> pending_last_;
   std::optional<bool> has_trial_counts_;  // see HasTrialCounts

@@ -18,6 +18,7 @@ void TrialTable::NoteLastValue(core::TrialId trial, double time, double value,
 }
 
 core::Status TrialTable::Flush() {
+  TUNER_RETURN_IF_ERROR(WriteAdded());
   if (params_) TUNER_RETURN_IF_ERROR(params_->Flush());
   TUNER_RETURN_IF_ERROR(FlushLastValues());
   return board_ ? board_->Flush() : core::Status::Ok();
@@ -28,6 +29,9 @@ core::Status TrialTable::FlushCounts() {
 }
 
 void TrialTable::Forget() {
+  added_.clear();
+  next_id_.reset();
+  if (trial_rows_) trial_rows_->Discard();
   pending_last_.clear();
   if (params_) params_->Discard();
   if (counts_) counts_->Discard();

@@ -244,6 +244,7 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialTable::Count(
 }
 
 core::Result<RetryCounts> TrialTable::Retries(core::TrialId trial) {
+  TUNER_RETURN_IF_ERROR(WriteAdded());
   auto stmt =
       db_.Prepare("SELECT failures, device_retries FROM trials WHERE id = ?1");
   if (!stmt.ok()) return stmt.error();

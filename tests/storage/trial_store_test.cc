@@ -289,6 +289,50 @@ TEST_CASE("a trial launched again shows no end of its previous attempt",
 }
 
 TEST_CASE(
+    "a trial added and launched in one batch is inserted running, with the "
+    "id SQLite would give it, whichever writer added the last",
+    "[storage]") {
+  auto dir = testing::FreshDir("store-added");
+  std::string path = (dir / "t.db").string();
+  auto a = TrialStore::Open(path).value();
+  auto b = TrialStore::Open(path).value();
+  a->SetTimeSource([] { return 100.0; });
+  auto e = a->experiments().Create(Experiment("e", core::Mode::kMax)).value();
+  auto launched = a->trials().Add(e, 0, {{"lr", 0.1}}).value();
+  REQUIRE(a->trials().MarkRunning(launched).ok());
+  auto waiting = a->trials().Add(e, 1, {}).value();
+  REQUIRE(a->Commit().ok());
+  CHECK(waiting == launched + 1);
+  auto reader = TrialStore::OpenReadOnly(path).value();
+  auto row = reader->trials().Find(launched).value().value();
+  CHECK(row.status == core::TrialStatus::kRunning);
+  CHECK(row.attempts == 1);
+  CHECK(row.started_at == 100.0);
+  CHECK(row.params.size() == 1);
+  row = reader->trials().Find(waiting).value().value();
+  CHECK(row.status == core::TrialStatus::kPending);
+  CHECK(row.attempts == 0);
+  CHECK_FALSE(row.started_at);
+  // Another writer's trial takes the next id; this writer reads it.
+  auto other = b->trials().Add(e, 2, {}).value();
+  REQUIRE(b->Commit().ok());
+  CHECK(other == waiting + 1);
+  CHECK(a->trials().Add(e, 3, {}).value() == other + 1);
+  REQUIRE(a->Commit().ok());
+  // An index taken fails the batch at its commit: none of it is written.
+  auto taken = a->trials().Add(e, 0, {}).value();
+  REQUIRE(a->trials().MarkRunning(taken).ok());
+  auto fine = a->trials().Add(e, 9, {}).value();
+  CHECK_FALSE(a->Commit().ok());
+  CHECK_FALSE(reader->trials().Find(fine).value());
+  CHECK(reader->trials().List(e).value().size() == 4);
+  a.reset();
+  b.reset();
+  reader.reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(
     "a trial's end is when it exited if that is known and earlier, never "
     "before its start",
     "[storage]") {

@@ -69,11 +69,10 @@ std::optional<core::TrialId> Journal::AddTrial(storage::ExperimentId experiment,
 }
 
 std::optional<int64_t> Journal::Launched(const storage::LeaseRecord& lease) {
+  // Running first: a trial added in this batch is then inserted running.
+  if (!Note(store_.trials().MarkRunning(lease.trial))) return std::nullopt;
   auto row = store_.leases().Open(lease);
-  if (!Note(row.status()) || !Note(store_.trials().MarkRunning(lease.trial)) ||
-      !Commit()) {
-    return std::nullopt;
-  }
+  if (!Note(row.status()) || !Commit()) return std::nullopt;
   return row.value();
 }
 
