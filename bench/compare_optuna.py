@@ -3,8 +3,9 @@
 
 Workload: ../shared/peers/optuna_overhead.py (N trials, R reports, lr
 log-uniform, the same curve, minimise, ASHA grace 1 rf 3). For each storage
-(SQLite file, memory) it runs the peer once and ours --repeat times (median),
-alternating, and prints one JSON object with both figures and the ratios.
+(SQLite file, memory) it runs ours --repeat times and the peer as often (in
+memory) or once (SQLite, ~30 s a run), peer and ours alternating, and prints
+one JSON object with both medians and their ratio.
 
 Usage: bench/compare_optuna.py [--trials 1000] [--reports 27]
          [--build build] [--peer ../shared/peers/optuna_overhead.py]
@@ -48,17 +49,22 @@ def main():
                     if storage == "sqlite" else "memory")
         ours_arg = os.path.join(tmp, "tuner.db") if storage == "sqlite" else "memory"
         # The SQLite peer takes ~30 s a run: once. The in-memory one is fast:
-        # as many runs as ours, so both figures are a median of equals.
-        peer_runs = [run_json(["/usr/bin/python3", a.peer, str(a.trials),
-                               str(a.reports), peer_arg])
-                     for _ in range(1 if storage == "sqlite" else a.repeat)]
+        # as many runs as ours, so both figures are a median of equals. The
+        # runs alternate, peer then ours, so that a slow spell of a shared
+        # machine slows both rather than one.
+        peer_cmd = ["/usr/bin/python3", a.peer, str(a.trials), str(a.reports),
+                    peer_arg]
+        ours_cmd = [ours_bin, "--trials", str(a.trials), "--reports",
+                    str(a.reports), "--storage", ours_arg, "--commit-every",
+                    str(a.commit_every)]
+        peer_runs, ours = [], []
+        for i in range(a.repeat):
+            if storage == "memory" or i == 0:
+                peer_runs.append(run_json(peer_cmd))
+            ours.append(run_json(ours_cmd))
         peer = dict(peer_runs[0])
         peer["reports_per_s"] = statistics.median(
             r["reports_per_s"] for r in peer_runs)
-        ours = [run_json([ours_bin, "--trials", str(a.trials), "--reports",
-                          str(a.reports), "--storage", ours_arg,
-                          "--commit-every", str(a.commit_every)])
-                for _ in range(a.repeat)]
         ours_rate = statistics.median(r["reports_per_s"] for r in ours)
         result[storage] = {
             "peer": peer["peer"],
