@@ -133,8 +133,8 @@ core::Result<Leaderboard::Board*> Leaderboard::Load(ExperimentId experiment) {
   auto row = load_.Bind(1, experiment).Step();
   if (!row.ok()) return row.error();
   if (row.value()) {
-    board.size = load_.Int(0);
-    board.complete = load_.Int(1) != 0;
+    board.size = board.stored_size = load_.Int(0);
+    board.complete = board.stored_complete = load_.Int(1) != 0;
   }
   load_.Reset();
   return &boards_.emplace(experiment, board).first->second;
@@ -142,12 +142,16 @@ core::Result<Leaderboard::Board*> Leaderboard::Load(ExperimentId experiment) {
 
 core::Status Leaderboard::Flush() {
   for (auto& [experiment, board] : boards_) {
-    if (!board.changed) continue;
+    if (board.size == board.stored_size &&
+        board.complete == board.stored_complete) {
+      continue;
+    }
     TUNER_RETURN_IF_ERROR(store_.Bind(1, experiment)
                               .Bind(2, board.size)
                               .Bind(3, static_cast<int64_t>(board.complete))
                               .Run());
-    board.changed = false;
+    board.stored_size = board.size;
+    board.stored_complete = board.complete;
   }
   return core::Status::Ok();
 }
@@ -166,12 +170,10 @@ core::Result<std::optional<Rank>> Leaderboard::Worst(ExperimentId experiment,
 
 void Leaderboard::Move(Board& board, core::TrialId trial, bool on_board) {
   board.size += on_board ? 1 : -1;
-  board.changed = true;
   placement_->moves.emplace_back(trial, on_board);
 }
 
 void Leaderboard::SetComplete(Board& board, bool complete) {
-  board.changed = board.changed || board.complete != complete;
   board.complete = complete;
 }
 
@@ -233,7 +235,6 @@ core::Status Leaderboard::Fill(ExperimentId experiment, Board& board) {
   int64_t added = db_->Changes();
   placed_(0, true);
   board.size += added;
-  board.changed = true;
   board.worst_known = false;
   SetComplete(board, added < wanted);
   return core::Status::Ok();

@@ -78,7 +78,8 @@ class Leaderboard {
   core::Status Settle();
   // Forgets what Place() decided: the board is as it was before.
   void Abandon();
-  // Writes the boards' sizes and completeness that changed; must run in
+  // Writes the boards' sizes and completeness that differ from their rows;
+  // must run in
   // their transaction (before a read of them, and before it commits).
   core::Status Flush();
   // A transaction was rolled back, or another connection may have
@@ -95,7 +96,10 @@ class Leaderboard {
   struct Board {
     int64_t size = 0;
     bool complete = true;
-    bool changed = false;       // size or complete, since Load
+    // What the experiment's row holds (as read, or as Flush() wrote):
+    // Flush() writes only a board that differs from it.
+    int64_t stored_size = 0;
+    bool stored_complete = true;
     std::optional<Rank> worst;  // when worst_known; nullopt: empty
     bool worst_known = false;
   };

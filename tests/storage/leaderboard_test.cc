@@ -222,6 +222,47 @@ TEST_CASE(
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE(
+    "a board is written only where its size or completeness differs from "
+    "its row",
+    "[storage][leaderboard]") {
+  auto dir = testing::FreshDir("leaderboard-writes");
+  std::string path = (dir / "t.db").string();
+  auto store = TrialStore::Open(path, BoardLimits{1, 2, 3}).value();
+  auto record = Experiment("e", Mode::kMax);
+  record.id = store->experiments().Create(record).value();
+  REQUIRE(store->Commit().ok());
+  {
+    auto db = Database::Open(path, false).value();
+    REQUIRE(db->Execute("CREATE TABLE board_writes (size); "
+                        "CREATE TRIGGER log_board AFTER UPDATE OF board_size "
+                        "ON experiments BEGIN INSERT INTO board_writes "
+                        "VALUES (NEW.board_size); END")
+                .ok());
+  }
+  auto writes = [&] {
+    auto db = Database::Open(path, true).value();
+    auto count = db->Prepare("SELECT count(*) FROM board_writes").value();
+    REQUIRE(count.Step().value());
+    return count.Int(0);
+  };
+  auto enter = [&](int64_t index, double value) {
+    auto t = store->trials().Add(record.id, index, {}).value();
+    REQUIRE(store->reports().Append({t, 1, 1.0, value, {}}, Mode::kMax).ok());
+    REQUIRE(store->Commit().ok());
+  };
+  for (int64_t i = 0; i < 3; ++i) enter(i, i);  // fills it: 1, 2, 3
+  CHECK(writes() == 3);
+  enter(3, 10);  // on, and the worst off: 3, no longer complete
+  CHECK(writes() == 4);
+  enter(4, 20);  // on, and the worst off: as its row says
+  enter(5, 30);
+  CHECK(writes() == 4);
+  CheckInvariant(*Database::Open(path, true).value(), record.id, 3);
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a trial the board put back on in a refill moves from there",
           "[storage][leaderboard]") {
   auto dir = testing::FreshDir("leaderboard-refill");
