@@ -3,13 +3,15 @@
 
 Workload: ../shared/peers/optuna_overhead.py (N trials, R reports, lr
 log-uniform, the same curve, minimise, ASHA grace 1 rf 3). For each storage
-(SQLite file, memory) it runs ours --repeat times and the peer as often (in
-memory) or once (SQLite, ~30 s a run), peer and ours alternating, and prints
-one JSON object with both medians and their ratio.
+(memory, SQLite file) it runs --repeat rounds: the peer once a round in
+memory (once in all for SQLite, ~30 s a run), then ours (three times a round
+in memory), and prints one JSON object with both medians and their ratio.
+
+Every run is pinned to one CPU (--cpu).
 
 Usage: bench/compare_optuna.py [--trials 1000] [--reports 27]
          [--build build] [--peer ../shared/peers/optuna_overhead.py]
-         [--commit-every 1000]
+         [--commit-every 1000] [--cpu N]
 """
 import argparse
 import json
@@ -39,19 +41,28 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--peer", default=os.path.join(
         ROOT, "..", "shared", "peers", "optuna_overhead.py"))
+    p.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)),
+                   help="the one CPU every run is pinned to (default: the "
+                        "last this process may use)")
     a = p.parse_args()
+    # One CPU for all runs, peer and ours: a virtual machine's CPUs can
+    # differ in speed by half (a host's neighbours), and a run that lands on
+    # the slow one would compare unlike with unlike.
+    os.sched_setaffinity(0, {a.cpu})
     ours_bin = os.path.join(a.build, "bench", "bookkeeping")
     tmp = tempfile.mkdtemp(prefix="tuner-bench-")
     result = {"trials": a.trials, "reports": a.reports,
-              "commit_every": a.commit_every}
-    for storage in ("sqlite", "memory"):
+              "commit_every": a.commit_every, "cpu": a.cpu}
+    # Memory first: the file runs leave the kernel writing their pages back.
+    for storage in ("memory", "sqlite"):
         peer_arg = ("sqlite:///" + os.path.join(tmp, "optuna.db")
                     if storage == "sqlite" else "memory")
         ours_arg = os.path.join(tmp, "tuner.db") if storage == "sqlite" else "memory"
         # The SQLite peer takes ~30 s a run: once. The in-memory one is fast:
-        # as many runs as ours, so both figures are a median of equals. The
-        # runs alternate, peer then ours, so that a slow spell of a shared
-        # machine slows both rather than one.
+        # as many runs as rounds, each followed by ours, so that a slow spell
+        # of a shared machine slows both rather than one. Ours in memory
+        # takes a twentieth of the peer's time: three runs a round, so that
+        # its median covers as much of the machine's time.
         peer_cmd = ["/usr/bin/python3", a.peer, str(a.trials), str(a.reports),
                     peer_arg]
         ours_cmd = [ours_bin, "--trials", str(a.trials), "--reports",
@@ -61,7 +72,8 @@ def main():
         for i in range(a.repeat):
             if storage == "memory" or i == 0:
                 peer_runs.append(run_json(peer_cmd))
-            ours.append(run_json(ours_cmd))
+            for _ in range(3 if storage == "memory" else 1):
+                ours.append(run_json(ours_cmd))
         peer = dict(peer_runs[0])
         peer["reports_per_s"] = statistics.median(
             r["reports_per_s"] for r in peer_runs)
@@ -69,7 +81,8 @@ def main():
         result[storage] = {
             "peer": peer["peer"],
             "peer_reports_per_s_median": peer["reports_per_s"],
-            "peer_runs": len(peer_runs),
+            "peer_reports_per_s_all": [r["reports_per_s"]
+                                       for r in peer_runs],
             "peer_best": peer["best"],
             "ours_reports_per_s_median": ours_rate,
             "ours_reports_per_s_all": [r["reports_per_s"] for r in ours],
