@@ -145,6 +145,19 @@ inline std::string Printable(std::string_view text, std::string_view keep = {},
 // one line, as it is.
 inline std::string OneLine(std::string_view text) { return Printable(text); }
 
+// What a user typed (a name), quoted for an error: OneLine, and where it is
+// longer than `limit` bytes, its first ones (cut where a character starts)
+// with "..." and its size, so that no input makes an error a page long.
+inline std::string QuotedInput(std::string_view text, size_t limit = 128) {
+  if (text.size() <= limit) return "'" + OneLine(text) + "'";
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return "'" + OneLine(text.substr(0, cut)) + "...' (" +
+         std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace tuner::core
 
 #endif  // TUNER_CORE_PRINTABLE_H_

@@ -546,6 +546,15 @@ TEST_CASE("query verbs: missing database or experiment, range errors, csv",
   CHECK(nosuch.out.empty());
   CHECK(nosuch.err ==
         "tuner: no experiment 'nosuch' in tuner.db (it has: q)\n");
+  // A name no experiment can have is echoed in part, on one line.
+  for (std::string verb : {"status", "best", "resume", "stop", "delete"}) {
+    Output huge = f.Tuner(verb + " " + std::string(5000, 'n'));
+    INFO(verb << ": " << huge.err.substr(0, 300));
+    CHECK(huge.code == 1);
+    CHECK(huge.err.find(std::string(128, 'n') + "...' (5000 bytes) in ") !=
+          std::string::npos);
+    CHECK(huge.err.size() < 400);
+  }
   for (std::string bad :
        {"best q --top 0", "best q --top -3", "best q --top 100001",
         "best q --by sideways", "status --format xml"}) {

@@ -138,6 +138,19 @@ namespace {
 // The output boundary of the query verbs: whatever the text holds, a table
 // reaches stdout with its LFs and every other control escaped; CSV keeps
 // TAB, CR and LF and shows the rest as U+FFFD.
+TEST_CASE("a name typed by a user is quoted on one line, and in part if long",
+          "[tuner][query]") {
+  CHECK(core::QuotedInput("lr-sweep") == "'lr-sweep'");
+  CHECK(core::QuotedInput("a\nb") == "'a\\x0ab'");
+  CHECK(core::QuotedInput(std::string(129, 'x')) ==
+        "'" + std::string(128, 'x') + "...' (129 bytes)");
+  // Cut where a character starts: the euro sign (3 bytes) is not split.
+  std::string euros = "ab";
+  for (int i = 0; i < 60; ++i) euros += "\xe2\x82\xac";
+  std::string quoted = core::QuotedInput(euros, 6);
+  CHECK(quoted == "'ab\xe2\x82\xac...' (182 bytes)");
+}
+
 TEST_CASE("printable stream: escapes reach stdout only as text",
           "[tuner][query]") {
   std::ostringstream target;

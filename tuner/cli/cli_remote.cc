@@ -139,7 +139,7 @@ int RemoteSubmit(const std::string& config_path, const RemoteOptions& remote,
 
 int RefuseImpossibleName(const std::string& name) {
   if (config::IsName(name)) return 0;
-  return Fail("no experiment '" + name + "' in this server");
+  return Fail("no experiment " + core::QuotedInput(name) + " in this server");
 }
 
 int RemoteStatus(const std::string& name, const RemoteOptions& remote,

@@ -145,8 +145,9 @@ int Resume(const QueryOptions& options) {
   }
   auto experiment = store.value()->experiments().Find(options.name);
   if (!experiment.ok() || !experiment.value()) {
-    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
-                 options.name.c_str(), options.db_path.c_str());
+    std::fprintf(stderr, "tuner: no experiment %s in %s\n",
+                 core::QuotedInput(options.name).c_str(),
+                 options.db_path.c_str());
     return kExitFailure;
   }
   return ResumeStored(*experiment.value(), options.db_path, *store.value(),

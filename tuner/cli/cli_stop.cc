@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "core/printable.h"
 #include "storage/trial_store.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/cli/cli.h"
@@ -48,8 +49,9 @@ int Stop(const StopOptions& options) {
     return ExitCodeOf(there.error());
   }
   if (!config::IsName(options.name) && !IsStored(options)) {
-    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
-                 OneLine(options.name).c_str(), options.db_path.c_str());
+    std::fprintf(stderr, "tuner: no experiment %s in %s\n",
+                 core::QuotedInput(options.name).c_str(),
+                 options.db_path.c_str());
     return kExitFailure;  // as best and delete answer an unknown name
   }
   auto root = TrialsRootOf(options);
@@ -71,8 +73,9 @@ int Stop(const StopOptions& options) {
     return kExitBadInput;
   }
   if (!state.held && !IsStored(options)) {
-    std::fprintf(stderr, "tuner: no experiment '%s' in %s\n",
-                 options.name.c_str(), options.db_path.c_str());
+    std::fprintf(stderr, "tuner: no experiment %s in %s\n",
+                 core::QuotedInput(options.name).c_str(),
+                 options.db_path.c_str());
     return kExitFailure;  // as best and delete answer an unknown name
   }
   if (!state.held) {

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/printable.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/device_setup.h"
 #include "tuner/config/launch_spec.h"
@@ -275,7 +276,7 @@ std::vector<RunningInfo> ExperimentHub::Running() const {
 
 core::Error ExperimentHub::UnknownName(const std::string& name) {
   auto found = FindExperimentIn(store_, name, "this server");
-  return found.ok() ? core::NotFound("no experiment '" + name + "'")
+  return found.ok() ? core::NotFound("no experiment " + core::QuotedInput(name))
                     : found.error();
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/printable.h"
 #include "tuner/base/params_text.h"
 
 namespace tuner::sim {
@@ -120,7 +121,8 @@ core::Result<CurveTable> TableFromExperiment(storage::TrialStore& store,
   auto experiment = store.experiments().Find(name);
   if (!experiment.ok()) return experiment.error();
   if (!experiment.value())
-    return core::NotFound("no experiment '" + name + "' in the database");
+    return core::NotFound("no experiment " + core::QuotedInput(name) +
+                          " in the database");
   if (experiment.value()->status == core::ExperimentStatus::kRunning) {
     return core::InvalidArgument(
         "experiment '" + name +

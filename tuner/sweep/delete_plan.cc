@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "core/printable.h"
 #include "trial_runner/processes/local_runner.h"
 #include "tuner/base/lexical_path.h"
 #include "tuner/base/remove_tree.h"
@@ -284,7 +285,8 @@ core::Result<DeletePlan> PlanDelete(storage::TrialStore& store,
     }
   }
   if (!plan.stored && plan.paths.empty() && plan.refused.empty()) {
-    return core::NotFound("no experiment '" + name + "' in " + db_path);
+    return core::NotFound("no experiment " + core::QuotedInput(name) + " in " +
+                          db_path);
   }
   return plan;
 }

@@ -1,5 +1,6 @@
 #include "tuner/sweep/experiment_lifecycle.h"
 
+#include "core/printable.h"
 #include "tuner/base/tuner_lock.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/stored_config.h"
@@ -55,7 +56,8 @@ core::Result<ExtendOutcome> ExtendExperiment(storage::TrialStore& store,
   auto found = store.experiments().Find(name);
   if (!found.ok()) return found.error();
   if (!found.value()) {
-    return core::NotFound("no experiment '" + name + "' in " + db_path);
+    return core::NotFound("no experiment " + core::QuotedInput(name) + " in " +
+                          db_path);
   }
   const auto& experiment = *found.value();
   TUNER_RETURN_IF_ERROR(RefuseSimulated(name, experiment.config_json));

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "core/printable.h"
+
 namespace tuner {
 
 namespace {
@@ -35,7 +37,7 @@ core::Result<ExperimentRecord> FindExperimentIn(TrialStore& store,
       names += (names.empty() ? "" : ", ") + e.name;
   }
   return core::NotFound(
-      fmt::format("no experiment '{}' in {}{}", name, where,
+      fmt::format("no experiment {} in {}{}", core::QuotedInput(name), where,
                   names.empty() ? "" : " (it has: " + names + ")"));
 }
 
