@@ -92,6 +92,9 @@ core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
   bool in_memory = path.empty() || path == ":memory:";
   std::unique_ptr<Database> database(new Database(db, in_memory ? "" : path));
   database->set_busy_policy(BusyPolicy{});
+  if (!read_only && !in_memory) {
+    sqlite3_wal_hook(db, &Database::AfterWalCommit, database.get());
+  }
   if (!read_only && database->writable_.size() < 3 && !in_memory) {
     for (const auto& file : {path, path + "-wal", path + "-shm"}) {
       if (!MayWrite(file)) {
@@ -101,6 +104,18 @@ core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
     }
   }
   return database;
+}
+
+int Database::AfterWalCommit(void* database, sqlite3* db, const char* schema,
+                             int frames) {
+  if (frames < kCheckpointFrames) return SQLITE_OK;
+  int rc = sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE,
+                                     nullptr, nullptr);
+  // Busy: a reader holds what it would copy; the next commit tries again.
+  if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_BUSY) {
+    (void)static_cast<Database*>(database)->CheckAllFiles();
+  }
+  return SQLITE_OK;  // the commit is done whatever the checkpoint did
 }
 
 void Database::set_busy_policy(const BusyPolicy& policy) {

@@ -46,7 +46,9 @@ struct BusyPolicy {
 // (an explicit BEGIN and COMMIT, or a statement outside one) first checks
 // that the -shm file, if writable when the connection opened, still is
 // (CheckFiles). The database and -wal files are written by system calls,
-// which fail instead: a write that fails checks them all (WriteError).
+// which fail instead: a write that fails checks them all (WriteError), and
+// so does a checkpoint that fails (the only writes of the database file in
+// WAL mode; a writer runs one after a commit past kCheckpointFrames).
 // Once one is found not writable, every statement fails with an error
 // naming the file, and closing skips the checkpoint (which would write it).
 class Database {
@@ -97,7 +99,14 @@ class Database {
   core::Error WriteError();
 
  private:
+  // SQLite's own automatic checkpoint threshold, in WAL frames.
+  static constexpr int kCheckpointFrames = 1000;
+
   Database(sqlite3* db, std::string path);
+  // SQLite's WAL hook: after a commit that left `frames` in the WAL,
+  // checkpoints as SQLite would; one that fails checks every file.
+  static int AfterWalCommit(void* database, sqlite3* db, const char* schema,
+                            int frames);
   // Runs one statement (its rows, if any, ignored), prepared once per
   // connection and kept; `code` gets SQLite's extended result code.
   core::Status ExecuteSaved(std::string_view sql, int* code);

@@ -219,6 +219,7 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialTable::Count(
   s.Bind(1, experiment);
   std::map<core::TrialStatus, int64_t> out;
   std::optional<int64_t> all;  // schema 14: every trial (TrialCounts::kAll)
+  int64_t others = 0;          // trials in any other status but running
   TUNER_RETURN_IF_ERROR(EachRow(s, [&] {
     std::string name = s.Text(0);
     // A count past any real one (a row written by hand) is capped, so
@@ -227,17 +228,16 @@ core::Result<std::map<core::TrialStatus, int64_t>> TrialTable::Count(
     auto status = core::ParseTrialStatus(name);
     if (name == TrialCounts::kAll) {
       all = n;
-    } else if (status && n > 0) {
-      out[*status] = n;
+      return core::Status::Ok();
     }
+    // A status this build does not know (a row written by hand, or by a
+    // later version) is not running either.
+    if (name != TrialCounts::kDerived) others = std::min(others + n, kMaxCount);
+    if (status && n > 0) out[*status] = n;
     return core::Status::Ok();
   }));
   if (!all) return out;  // counted by status, running included
   // The running trials are every trial less those in another status.
-  int64_t others = 0;
-  for (const auto& [status, n] : out) {
-    if (status != core::TrialStatus::kRunning) others += n;
-  }
   out.erase(core::TrialStatus::kRunning);
   if (*all > others) out[core::TrialStatus::kRunning] = *all - others;
   return out;

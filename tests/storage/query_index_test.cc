@@ -218,6 +218,27 @@ TEST_CASE(
   CHECK(counts_of("all") == 13);
 }
 
+TEST_CASE("a status this build does not know is not counted as running",
+          "[storage][query]") {
+  TempDb file;
+  ExperimentId e = 0;
+  {
+    auto store = TrialStore::Open(file.path()).value();
+    e = Populate(*store, "e");
+    // A later version's status, or a row written by hand.
+    auto db = Database::Open(file.path(), false).value();
+    REQUIRE(db->Execute("UPDATE trials SET status = 'cancelled' WHERE "
+                        "status = 'completed'; UPDATE trial_counts SET "
+                        "status = 'cancelled' WHERE status = 'completed'")
+                .ok());
+  }
+  auto reader = TrialStore::OpenReadOnly(file.path()).value();
+  auto counts = reader->trials().Count(e).value();
+  CHECK(counts.at(TrialStatus::kRunning) == 3);
+  CHECK(counts.at(TrialStatus::kPending) == 3);
+  CHECK(counts.count(TrialStatus::kCompleted) == 0);
+}
+
 TEST_CASE("a database from before migration 8 gets its counts and indexes",
           "[storage][query]") {
   TempDb file;

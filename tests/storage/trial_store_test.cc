@@ -592,6 +592,41 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "the database file alone made immutable under a writer: the checkpoint "
+    "that fails stops its writes with an error naming it",
+    "[storage][process]") {
+  namespace fs = std::filesystem;
+  auto dir = testing::FreshDir("immutable-main");
+  std::string db = (dir / "tuner.db").string();
+  {
+    auto store = TrialStore::Open(db).value();
+    auto exp = store->experiments().Create(Experiment("e", core::Mode::kMax));
+    REQUIRE(exp.ok());
+    REQUIRE(store->Commit().ok());
+    ReadOnlyFiles read_only({db});
+    if (!read_only.immutable()) {
+      WARN("no chattr +i here: not tested");
+    } else {
+      // In WAL mode only a checkpoint writes the database file: one runs
+      // once the WAL holds 1,000 pages, a few hundred commits from here.
+      core::Status written = core::Status::Ok();
+      int64_t commits = 0;
+      for (; written.ok() && commits < 5000; ++commits) {
+        auto t = store->trials().Add(exp.value(), commits,
+                                     {{"note", std::string(3000, 'x')}});
+        written = t.ok() ? store->Commit() : t.status();
+      }
+      INFO(commits << " commits: " << written.message());
+      REQUIRE_FALSE(written.ok());
+      CHECK(written.message().find(db + " is no longer writable") !=
+            std::string::npos);
+      store.reset();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
     "best by the best value ranks a value that is no number, and a count "
     "is capped, where a row was written by hand",
     "[storage]") {
