@@ -69,10 +69,19 @@ core::Status Database::CheckAllFiles() {
   return lost_ ? core::Status(*lost_) : core::Status::Ok();
 }
 
-core::Error Database::WriteError() {
-  core::Error error = core::IoError(sqlite3_errmsg(db_));
-  core::Status files = CheckAllFiles();
+namespace {
+
+// `error`, a failed statement's, unless a file of `db` is no longer
+// writable: then that.
+core::Error FileErrorOr(Database& db, core::Error error) {
+  core::Status files = db.CheckAllFiles();
   return files.ok() ? error : files.error();
+}
+
+}  // namespace
+
+core::Error Database::WriteError() {
+  return FileErrorOr(*this, core::IoError(sqlite3_errmsg(db_)));
 }
 
 core::Result<std::unique_ptr<Database>> Database::Open(const std::string& path,
@@ -190,8 +199,7 @@ core::Status Database::Execute(std::string_view sql) {
     core::Error error =
         core::IoError(std::string(message ? message : "sqlite error"));
     sqlite3_free(message);
-    core::Status files = CheckAllFiles();
-    return files.ok() ? error : files.error();
+    return FileErrorOr(*this, error);
   }
   return core::Status::Ok();
 }
