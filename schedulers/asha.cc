@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
 
 namespace tuner::schedulers {
 
@@ -11,7 +14,10 @@ AshaScheduler::AshaScheduler(const core::SchedulerSpec& spec)
       reduction_factor_(spec.reduction_factor),
       mode_(spec.mode),
       promotion_(spec.promotion),
-      seed_(spec.seed) {
+      seed_(spec.seed),
+      pasha_(spec.pasha && spec.promotion && brackets_.size() == 1),
+      top_rung_(pasha_ ? 1 : std::numeric_limits<int>::max()) {
+  if (pasha_) rung_values_.resize(brackets_[0].milestones.size());
   for (int b = 0; b < static_cast<int>(brackets_.size()); ++b) {
     rungs_.emplace_back(brackets_[b].milestones.size());
     for (int r = 0; r < static_cast<int>(rungs_[b].size()); ++r)
@@ -53,6 +59,7 @@ core::RungDecision AshaScheduler::Record(core::TrialId trial,
   } else if (promotion_) {
     d.verdict = core::RungVerdict::kPause;
     rung.AddCandidate(trial, key);
+    if (pasha_) NoteForPasha(trial, state.next_rung, internal);
   } else {
     bool kept =
         d.rank <= std::max<int64_t>(1, TopCount(d.n, reduction_factor_));
@@ -100,6 +107,7 @@ core::Decision AshaScheduler::Judge(core::TrialId trial, double time,
 
 std::optional<RungEvent> AshaScheduler::NextPromotion() {
   for (const RungRef& ref : promotion_order_) {
+    if (ref.rung >= top_rung_) continue;  // PASHA's limit
     RankedRung& rung = rungs_[ref.bracket][ref.rung];
     auto best = rung.BestCandidate();
     if (!best) continue;
@@ -132,11 +140,61 @@ void AshaScheduler::Restore(core::TrialId trial,
     return;
   }
   RankedRung::Key key = rung.Insert(Internal(record.value, mode_));
-  if (record.verdict == core::RungVerdict::kPause)
+  if (record.verdict == core::RungVerdict::kPause) {
     rung.AddCandidate(trial, key);
+    if (pasha_ && record.bracket == 0)
+      NoteForPasha(trial, record.rung, Internal(record.value, mode_));
+  }
   TrialState& state = StateOf(trial);
   state.bracket = record.bracket;
   state.next_rung = std::max(state.next_rung, record.rung + 1);
+}
+
+std::vector<double> AshaScheduler::Crossings(int rung) const {
+  const auto& low = rung_values_[rung];
+  std::vector<std::pair<double, double>> both;  // (at rung, at rung + 1)
+  for (const auto& [trial, high] : rung_values_[rung + 1]) {
+    if (auto it = low.find(trial); it != low.end())
+      both.emplace_back(it->second, high);
+  }
+  std::vector<double> out;
+  for (size_t i = 0; i < both.size(); ++i) {
+    for (size_t j = i + 1; j < both.size(); ++j) {
+      double before = both[i].first - both[j].first;
+      double after = both[i].second - both[j].second;
+      if ((before < 0 && after > 0) || (before > 0 && after < 0))
+        out.push_back(std::abs(after));
+    }
+  }
+  return out;
+}
+
+void AshaScheduler::NoteForPasha(core::TrialId trial, int rung,
+                                 double internal) {
+  rung_values_[rung][trial] =
+      std::isfinite(internal) ? internal : std::numeric_limits<double>::max();
+  int rungs = static_cast<int>(rung_values_.size());
+  while (top_rung_ < rungs && (rung == top_rung_ || rung == top_rung_ - 1)) {
+    std::vector<double> below;
+    for (int r = 0; r + 1 < top_rung_; ++r) {
+      auto c = Crossings(r);
+      below.insert(below.end(), c.begin(), c.end());
+    }
+    double epsilon = 0;
+    if (!below.empty()) {
+      auto at =
+          below.begin() + static_cast<std::ptrdiff_t>(
+                              0.9 * static_cast<double>(below.size() - 1));
+      std::nth_element(below.begin(), at, below.end());
+      epsilon = *at;
+    }
+    auto top = Crossings(top_rung_ - 1);
+    bool unstable = std::any_of(top.begin(), top.end(),
+                                [&](double d) { return d > epsilon; });
+    if (!unstable) return;
+    ++top_rung_;
+    rung = top_rung_;  // checks the next pair only once it has values
+  }
 }
 
 }  // namespace tuner::schedulers

@@ -31,7 +31,15 @@ namespace tuner::schedulers {
 // - A report that crosses several rungs is judged at each, lowest first, with
 //   the same value. A rung a trial has passed is never filled in later.
 // - A report at or past max_t that survives its rungs completes the trial.
-// Each judgement and each promotion costs O(log n).
+// - PASHA (`pasha`, promotion type, one bracket): trials are promoted only
+//   up to the current top rung T, at first rung 1 (the second). After a
+//   value is recorded at T or T-1, the trials recorded at both are ranked at
+//   each; where two of them are ordered differently at T than at T-1 by more
+//   than epsilon, T grows by one (up to max_t: then it is ASHA). Epsilon is
+//   the 90th percentile of those differences over every pair of adjacent
+//   rungs below (Bohdal et al., 2023); 0 while there are none.
+// Each judgement and each promotion costs O(log n); PASHA's check O(k^2)
+// for the k trials at the rungs it compares.
 class AshaScheduler : public TrialScheduler {
  public:
   // REQUIRES: spec.max_t is set, grace_period > 0, reduction_factor > 1.
@@ -61,6 +69,12 @@ class AshaScheduler : public TrialScheduler {
   core::Decision Judge(core::TrialId trial, double time, double value);
   core::RungDecision Record(core::TrialId trial, const TrialState& state,
                             double value);
+  // PASHA: notes a value at a rung and grows the top rung where the top two
+  // rank differently.
+  void NoteForPasha(core::TrialId trial, int rung, double internal);
+  // The differences |a - b| at rung r + 1 of pairs of trials ordered
+  // differently at r and r + 1.
+  std::vector<double> Crossings(int rung) const;
   TrialState& StateOf(core::TrialId trial);
 
   std::vector<Bracket> brackets_;
@@ -72,6 +86,14 @@ class AshaScheduler : public TrialScheduler {
   bool promotion_;
   uint64_t seed_;
   std::unordered_map<core::TrialId, TrialState> trials_;
+  bool pasha_;
+  int top_rung_;  // PASHA: no promotion from rung top_rung_ or above
+  // PASHA: the internal values each trial had at each rung (bracket 0).
+  std::vector<std::unordered_map<core::TrialId, double>> rung_values_;
+
+ public:
+  // PASHA's current top rung (the rung count when it no longer limits).
+  int top_rung() const { return top_rung_; }
 };
 
 }  // namespace tuner::schedulers

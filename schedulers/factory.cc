@@ -2,6 +2,7 @@
 
 #include "schedulers/asha.h"
 #include "schedulers/fifo.h"
+#include "schedulers/gp_searcher.h"
 #include "schedulers/hyperband.h"
 #include "schedulers/median.h"
 #include "schedulers/random_searcher.h"
@@ -20,6 +21,8 @@ std::unique_ptr<Searcher> MakeSearcher(const core::SearcherSpec& spec,
       return std::make_unique<SobolSearcher>(space, spec.seed);
     case core::SearcherType::kTpe:
       return std::make_unique<TpeSearcher>(space, spec, mode);
+    case core::SearcherType::kGp:
+      return std::make_unique<GpSearcher>(space, spec, mode);
     case core::SearcherType::kRandom:
       break;
   }

@@ -35,6 +35,43 @@ core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng) {
   return FromUnit(spec, rng.NextUnit());
 }
 
+namespace {
+
+double AsDouble(const core::ParamValue& value) {
+  if (auto* d = std::get_if<double>(&value)) return *d;
+  if (auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
+  return 0;
+}
+
+}  // namespace
+
+double ToUnit(const core::ParamSpec& spec, const core::ParamValue& value) {
+  using core::Distribution;
+  double x = AsDouble(value);
+  double u = 0;
+  switch (spec.distribution) {
+    case Distribution::kLogUniform:
+      u = std::log(x / spec.low) / std::log(spec.high / spec.low);
+      break;
+    case Distribution::kRandInt:
+      u = (x - spec.low + 0.5) / (spec.high - spec.low + 1);
+      break;
+    case Distribution::kLogRandInt:
+      u = std::log((x + 0.5) / spec.low) / std::log((spec.high + 1) / spec.low);
+      break;
+    default:
+      u = (x - spec.low) / (spec.high - spec.low);
+  }
+  return std::clamp(u, 0.0, std::nextafter(1.0, 0.0));
+}
+
+const core::ParamValue* FindParam(const core::Params& params,
+                                  const std::string& name) {
+  for (const auto& [n, v] : params)
+    if (n == name) return &v;
+  return nullptr;
+}
+
 core::ParamValue FromUnit(const core::ParamSpec& spec, double u) {
   using core::Distribution;
   switch (spec.distribution) {

@@ -3,6 +3,7 @@
 #define TUNER_SCHEDULERS_SAMPLING_H_
 
 #include <cstdint>
+#include <string>
 
 #include "core/search_space.h"
 
@@ -31,6 +32,14 @@ core::ParamValue Sample(const core::ParamSpec& spec, Rng& rng);
 // The value of `spec` at quantile `u` in [0, 1) of its distribution (for a
 // choice or grid: value floor(u * size)).
 core::ParamValue FromUnit(const core::ParamSpec& spec, double u);
+
+// The inverse of FromUnit for numeric params: where `value` sits in
+// [0, 1) under the prior (log-scaled where the param is).
+double ToUnit(const core::ParamSpec& spec, const core::ParamValue& value);
+
+// The value of param `name` in `params`; nullptr where it is absent.
+const core::ParamValue* FindParam(const core::Params& params,
+                                  const std::string& name);
 
 // `params` reordered as `space` declares its params.
 core::Params InDeclarationOrder(const core::SearchSpace& space,

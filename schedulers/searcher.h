@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/param_value.h"
 
@@ -32,6 +33,17 @@ class Searcher {
   virtual void Observe(int64_t index, const core::Params& params, double time,
                        double value) {
     (void)index, (void)params, (void)time, (void)value;
+  }
+
+  // Restricts every later suggestion to one of `candidates` (e.g. the
+  // configurations of a table a simulation replays), each suggested at most
+  // once: Suggest returns nullopt once all are taken, and a trial observed
+  // with params it did not suggest (restored after a restart) takes the
+  // first equal candidate. Returns false, changing nothing, where the
+  // searcher cannot choose from a list.
+  virtual bool RestrictTo(std::vector<core::Params> candidates) {
+    (void)candidates;
+    return false;
   }
 };
 

@@ -18,40 +18,6 @@ bool IsNumeric(const core::ParamSpec& spec) {
          spec.distribution != core::Distribution::kGrid;
 }
 
-double AsDouble(const core::ParamValue& value) {
-  if (auto* d = std::get_if<double>(&value)) return *d;
-  if (auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
-  return 0;
-}
-
-// The inverse of FromUnit: where `value` sits in [0, 1) under the prior.
-double ToUnit(const core::ParamSpec& spec, const core::ParamValue& value) {
-  using core::Distribution;
-  double x = AsDouble(value);
-  double u = 0;
-  switch (spec.distribution) {
-    case Distribution::kLogUniform:
-      u = std::log(x / spec.low) / std::log(spec.high / spec.low);
-      break;
-    case Distribution::kRandInt:
-      u = (x - spec.low + 0.5) / (spec.high - spec.low + 1);
-      break;
-    case Distribution::kLogRandInt:
-      u = std::log((x + 0.5) / spec.low) / std::log((spec.high + 1) / spec.low);
-      break;
-    default:
-      u = (x - spec.low) / (spec.high - spec.low);
-  }
-  return std::clamp(u, 0.0, std::nextafter(1.0, 0.0));
-}
-
-const core::ParamValue* Find(const core::Params& params,
-                             const std::string& name) {
-  for (const auto& [n, v] : params)
-    if (n == name) return &v;
-  return nullptr;
-}
-
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
 // A mixture of Gaussians truncated to [0, 1]: one kernel per observation
@@ -132,6 +98,13 @@ TpeSearcher::TpeSearcher(core::SearchSpace space,
 void TpeSearcher::Observe(int64_t index, const core::Params& params,
                           double time, double value) {
   levels_[time][index] = Observation{params, Internal(value, mode_)};
+  if (candidates_ && known_.insert(index).second)
+    candidates_->TakeEqual(params);
+}
+
+bool TpeSearcher::RestrictTo(std::vector<core::Params> candidates) {
+  candidates_.emplace(std::move(candidates));
+  return true;
 }
 
 const TpeSearcher::Level* TpeSearcher::FitLevel() const {
@@ -147,7 +120,11 @@ const TpeSearcher::Level* TpeSearcher::FitLevel() const {
 
 std::optional<core::Params> TpeSearcher::Suggest(int64_t index) {
   const Level* level = index >= spec_.n_startup ? FitLevel() : nullptr;
-  if (!level) return random_.Suggest(index);
+  if (candidates_) known_.insert(index);
+  if (!level) {
+    if (candidates_) return SuggestCandidate(index, nullptr, nullptr);
+    return random_.Suggest(index);
+  }
   std::vector<const Observation*> sorted;
   for (const auto& [i, obs] : *level) sorted.push_back(&obs);
   std::stable_sort(sorted.begin(), sorted.end(),
@@ -157,6 +134,7 @@ std::optional<core::Params> TpeSearcher::Suggest(int64_t index) {
   n_good = std::clamp<size_t>(n_good, 1, sorted.size() - 1);
   std::vector<const Observation*> good(sorted.begin(), sorted.begin() + n_good);
   std::vector<const Observation*> bad(sorted.begin() + n_good, sorted.end());
+  if (candidates_) return SuggestCandidate(index, &good, &bad);
 
   Rng rng = Rng::ForIndex(spec_.seed ^ 0x7be5ull, static_cast<uint64_t>(index));
   core::Params params;
@@ -175,9 +153,9 @@ core::ParamValue TpeSearcher::SuggestParam(
     const std::vector<const Observation*>& bad, Rng& rng) const {
   std::vector<const core::ParamValue*> g, b;
   for (auto* o : good)
-    if (auto* v = Find(o->params, spec.name)) g.push_back(v);
+    if (auto* v = FindParam(o->params, spec.name)) g.push_back(v);
   for (auto* o : bad)
-    if (auto* v = Find(o->params, spec.name)) b.push_back(v);
+    if (auto* v = FindParam(o->params, spec.name)) b.push_back(v);
   if (g.empty()) return Sample(spec, rng);
   if (!IsNumeric(spec)) {
     std::vector<double> pg = CountsOf(spec, g), pb = CountsOf(spec, b);
@@ -186,7 +164,7 @@ core::ParamValue TpeSearcher::SuggestParam(
     for (double c : pb) tb += c;
     size_t best = 0;
     double best_score = -std::numeric_limits<double>::infinity();
-    for (int c = 0; c < spec_.n_candidates; ++c) {
+    for (int c = 0; c < Candidates(); ++c) {
       double pick = rng.NextUnit() * tg;
       size_t i = 0;
       while (i + 1 < pg.size() && (pick -= pg[i]) >= 0) ++i;
@@ -201,12 +179,72 @@ core::ParamValue TpeSearcher::SuggestParam(
   Parzen lg(ug), lb(ub);
   double best = 0.5;
   double best_score = -std::numeric_limits<double>::infinity();
-  for (int c = 0; c < spec_.n_candidates; ++c) {
+  for (int c = 0; c < Candidates(); ++c) {
     double x = lg.Draw(rng);
     double score = std::log(lg.Density(x)) - std::log(lb.Density(x));
     if (score > best_score) best = x, best_score = score;
   }
   return FromUnit(spec, best);
+}
+
+// Scores untaken candidates by the summed log density ratio of their
+// params; without a model (good == nullptr), draws one uniformly.
+std::optional<core::Params> TpeSearcher::SuggestCandidate(
+    int64_t index, const std::vector<const Observation*>* good,
+    const std::vector<const Observation*>* bad) {
+  Rng rng =
+      Rng::ForIndex(spec_.seed ^ 0x3c6ef372ull, static_cast<uint64_t>(index));
+  if (!good) {
+    auto i = candidates_->DrawUntaken(rng);
+    if (!i) return std::nullopt;
+    return candidates_->Take(*i);
+  }
+  std::vector<size_t> ids = candidates_->Untaken();
+  if (ids.empty()) return std::nullopt;
+  constexpr size_t kMaxScored = 4096;
+  if (ids.size() > kMaxScored) {
+    for (size_t k = ids.size(); k > 1; --k)
+      std::swap(
+          ids[k - 1],
+          ids[static_cast<size_t>(rng.NextUnit() * static_cast<double>(k))]);
+    ids.resize(kMaxScored);
+    std::sort(ids.begin(), ids.end());
+  }
+  std::vector<double> score(ids.size(), 0.0);
+  for (const auto& spec : space_.params) {
+    std::vector<const core::ParamValue*> g, b;
+    for (auto* o : *good)
+      if (auto* v = FindParam(o->params, spec.name)) g.push_back(v);
+    for (auto* o : *bad)
+      if (auto* v = FindParam(o->params, spec.name)) b.push_back(v);
+    if (g.empty()) continue;
+    if (!IsNumeric(spec)) {
+      std::vector<double> pg = CountsOf(spec, g), pb = CountsOf(spec, b);
+      double tg = 0, tb = 0;
+      for (double c : pg) tg += c;
+      for (double c : pb) tb += c;
+      for (size_t k = 0; k < ids.size(); ++k) {
+        auto* v = FindParam(candidates_->at(ids[k]), spec.name);
+        for (size_t i = 0; v && i < spec.values.size(); ++i)
+          if (spec.values[i] == *v)
+            score[k] += std::log(pg[i] / tg) - std::log(pb[i] / tb);
+      }
+      continue;
+    }
+    std::vector<double> ug, ub;
+    for (auto* v : g) ug.push_back(ToUnit(spec, *v));
+    for (auto* v : b) ub.push_back(ToUnit(spec, *v));
+    Parzen lg(ug), lb(ub);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      auto* v = FindParam(candidates_->at(ids[k]), spec.name);
+      if (!v) continue;
+      double u = ToUnit(spec, *v);
+      score[k] += std::log(lg.Density(u)) - std::log(lb.Density(u));
+    }
+  }
+  size_t best = static_cast<size_t>(
+      std::max_element(score.begin(), score.end()) - score.begin());
+  return candidates_->Take(ids[best]);
 }
 
 }  // namespace tuner::schedulers

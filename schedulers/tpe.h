@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/scheduler_spec.h"
 #include "core/search_space.h"
+#include "schedulers/candidate_set.h"
 #include "schedulers/grid.h"
 #include "schedulers/random_searcher.h"
 #include "schedulers/sampling.h"
@@ -26,8 +28,11 @@ namespace tuner::schedulers {
 // wide prior kernel; smoothed counts for choices), `n_candidates` values are
 // drawn from the good one and the value maximising good/bad density wins.
 // Params are modelled independently; conditional params only from the
-// observations that have them. Deterministic for a given seed and sequence
-// of observations.
+// observations that have them. Restricted to candidates, it is random among
+// the untaken ones until the model fits, then takes the untaken candidate
+// (at most 4096 scored, drawn uniformly beyond that) with the highest sum
+// over its params of log(good density / bad density). Deterministic for a
+// given seed and sequence of observations.
 class TpeSearcher : public Searcher {
  public:
   TpeSearcher(core::SearchSpace space, const core::SearcherSpec& spec,
@@ -35,6 +40,7 @@ class TpeSearcher : public Searcher {
   std::optional<core::Params> Suggest(int64_t index) override;
   void Observe(int64_t index, const core::Params& params, double time,
                double value) override;
+  bool RestrictTo(std::vector<core::Params> candidates) override;
 
  private:
   struct Observation {
@@ -45,10 +51,16 @@ class TpeSearcher : public Searcher {
 
   // The level the model fits on, or nullptr while there is none.
   const Level* FitLevel() const;
+  int Candidates() const {
+    return spec_.n_candidates > 0 ? spec_.n_candidates : 24;
+  }
   core::ParamValue SuggestParam(const core::ParamSpec& spec,
                                 const std::vector<const Observation*>& good,
                                 const std::vector<const Observation*>& bad,
                                 Rng& rng) const;
+  std::optional<core::Params> SuggestCandidate(
+      int64_t index, const std::vector<const Observation*>* good,
+      const std::vector<const Observation*>* bad);
 
   core::SearchSpace space_;
   core::SearcherSpec spec_;
@@ -56,6 +68,8 @@ class TpeSearcher : public Searcher {
   Grid grid_;
   RandomSearcher random_;  // until the model has enough observations
   std::map<double, Level> levels_;
+  std::optional<CandidateSet> candidates_;
+  std::set<int64_t> known_;  // trial indices suggested or observed
 };
 
 }  // namespace tuner::schedulers

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libutfcpp-dev                           # invalid UTF-8 from trials replaced
   libre2-dev                              # metrics_regex in linear time
+  libeigen3-dev                           # the gp searcher's linear algebra
   python3 python3-numpy                   # the demo's trainer
 )
 # The tests, the sanitizer and fuzz builds, and the package.

@@ -184,5 +184,80 @@ TEST_CASE("fifo never stops and completes at max_t", "[schedulers][fifo]") {
         core::Action::kContinue);
 }
 
+TEST_CASE(
+    "pasha promotes past the top rung only once the top two rungs "
+    "rank differently",
+    "[schedulers][asha][pasha]") {
+  core::SchedulerSpec spec = Spec(27, core::Mode::kMin);  // rungs 1, 3, 9
+  spec.promotion = true;
+  auto start = [](AshaScheduler& asha) {
+    for (core::TrialId t = 1; t <= 12; ++t) {
+      asha.OnAdd(t, t - 1);
+      CHECK(asha.OnReport(t, 1, static_cast<double>(t)).action ==
+            core::Action::kPause);
+    }
+    for (core::TrialId want : {1, 2, 3, 4}) {  // the top 12 / 3 of rung 1
+      auto event = asha.NextPromotion();
+      REQUIRE(event);
+      CHECK(event->trial == want);
+      CHECK(event->record.milestone == 1);
+    }
+    // Rung 3 ranks 1, 2 and 3 as rung 1 did.
+    asha.OnReport(1, 3, 0.5);
+    asha.OnReport(2, 3, 0.6);
+    asha.OnReport(3, 3, 0.7);
+  };
+  AshaScheduler plain(spec);
+  start(plain);
+  auto promoted = plain.NextPromotion();  // the best of 3 at rung 3
+  REQUIRE(promoted);
+  CHECK(promoted->trial == 1);
+  CHECK(promoted->record.milestone == 3);
+
+  spec.pasha = true;
+  AshaScheduler asha(spec);
+  CHECK(asha.top_rung() == 1);
+  start(asha);
+  CHECK(asha.top_rung() == 1);  // stable: nothing leaves rung 3
+  CHECK_FALSE(asha.NextPromotion());
+  // Trial 4 overtakes the three: the ranking changed, so the top rung grows
+  // and rung 3's best is promoted towards 9.
+  CHECK(asha.OnReport(4, 3, 0.4).action == core::Action::kPause);
+  CHECK(asha.top_rung() == 2);
+  auto event = asha.NextPromotion();
+  REQUIRE(event);
+  CHECK(event->trial == 4);
+  CHECK(event->record.milestone == 3);
+}
+
+TEST_CASE(
+    "pasha's epsilon: a crossing within the lower rungs' does not "
+    "grow the top rung",
+    "[schedulers][asha][pasha]") {
+  core::SchedulerSpec spec = Spec(82, core::Mode::kMin);
+  spec.promotion = true;
+  spec.pasha = true;
+  auto scenario = [&](double trial1_at_9) {
+    AshaScheduler asha(spec);
+    for (core::TrialId t = 1; t <= 18; ++t) {
+      asha.OnAdd(t, t - 1);
+      asha.OnReport(t, 1, static_cast<double>(t));
+    }
+    for (int i = 0; i < 6; ++i) asha.NextPromotion();  // 1..6 to rung 3
+    const double at_3[] = {0.5, 0.1, 0.7, 0.8, 0.9, 1.0};
+    for (core::TrialId t = 1; t <= 6; ++t) asha.OnReport(t, 3, at_3[t - 1]);
+    CHECK(asha.top_rung() == 2);  // 2 overtook 1 (by 0.4): epsilon 0.4
+    auto a = asha.NextPromotion(), b = asha.NextPromotion();  // 2, then 1
+    REQUIRE((a && b));
+    CHECK(a->trial == 2);
+    CHECK(b->trial == 1);
+    asha.OnReport(2, 9, 0.05);
+    asha.OnReport(1, 9, trial1_at_9);
+    return asha.top_rung();
+  };
+  CHECK(scenario(0.04) == 2);  // 1 overtakes 2 by 0.01: within epsilon
+  CHECK(scenario(-1.0) == 3);  // by 1.05: the ranking changed
+}
+
 }  // namespace
 }  // namespace tuner::schedulers

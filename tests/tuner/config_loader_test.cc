@@ -249,6 +249,14 @@ TEST_CASE("the HyperBand family and model-based searchers load",
   auto hb = Load(Replace(kValid, "type: asha,", "type: hyperband,"));
   REQUIRE(hb.ok());
   CHECK(hb.value().scheduler.type == core::SchedulerType::kHyperband);
+  auto gp =
+      Load(Replace(Replace(kValid, "type: random, seed: 7",
+                           "type: gp, seed: 7, max_points: 64"),
+                   "type: asha,", "type: asha, mode: promotion, pasha: true,"));
+  REQUIRE(gp.ok());
+  CHECK(gp.value().searcher.type == core::SearcherType::kGp);
+  CHECK(gp.value().searcher.max_points == 64);
+  CHECK(gp.value().scheduler.pasha);
   auto when = Load(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
                            "layers:  {type: randint, low: 1, high: 4, when: "
                            "{hidden: [64, 128]}}"));
@@ -272,6 +280,24 @@ TEST_CASE("bad scheduler and searcher keys say what and where",
               "x.yaml:12: searcher.gamma: applies to tpe only");
   ExpectError(Replace(kValid, "type: random, seed: 7", "type: tpe, gamma: 2"),
               "x.yaml:12: searcher.gamma: must be in (0, 1)");
+  ExpectError(Replace(kValid, "type: random, seed: 7",
+                      "type: random, seed: 7, n_startup: 3"),
+              "x.yaml:12: searcher.n_startup: applies to tpe and gp only");
+  ExpectError(Replace(kValid, "type: random, seed: 7", "type: gp, gamma: 0.2"),
+              "x.yaml:12: searcher.gamma: applies to tpe only");
+  ExpectError(
+      Replace(kValid, "type: random, seed: 7", "type: tpe, max_points: 9"),
+      "x.yaml:12: searcher.max_points: applies to gp only");
+  ExpectError(
+      Replace(kValid, "type: random, seed: 7", "type: gp, max_points: 1"),
+      "x.yaml:12: searcher.max_points: must be >= 2");
+  ExpectError(Replace(kValid, "type: asha,", "type: asha, pasha: true,"),
+              "x.yaml:14: scheduler.pasha: needs mode: promotion");
+  ExpectError(Replace(kValid, "type: asha,",
+                      "type: asha, mode: promotion, brackets: 2, pasha: true,"),
+              "x.yaml:14: scheduler.pasha: takes one bracket (brackets: 1)");
+  ExpectError(Replace(kValid, "type: asha,", "type: median, pasha: true,"),
+              "x.yaml:14: scheduler.pasha: applies to asha only");
   ExpectError(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
                       "layers:  {type: randint, low: 1, high: 4, when: "
                       "{seeds: 1}}"),

@@ -147,7 +147,7 @@ TEST_CASE("row picker: no parameters draws every row once; else nearest",
   REQUIRE(nearest.ok());
   // Rows hold x = 1..6; 2.4 is nearer 2 than 3 in log space (sqrt 6).
   CHECK(nearest.value().Pick(0, {{"x", 2.4}}).value() == 1);
-  CHECK(nearest.value().Pick(0, {{"x", 2.5}}).value() == 2);
+  CHECK(nearest.value().Pick(1, {{"x", 2.5}}).value() == 2);
   space.params[0].name = "y";
   CHECK(RowPicker::Make(table.value(), space, 100, 7).message() ==
         "search_space.y: no row of t.jsonl has config.y (a number)");
@@ -160,6 +160,65 @@ TEST_CASE("row picker: no parameters draws every row once; else nearest",
   CHECK(RowPicker::Make(zero.value(), space, 100, 7).message() ==
         "t.jsonl: row z: config.x is 0, but search_space.x is log-scaled: "
         "its rows need values > 0");
+}
+
+TEST_CASE(
+    "row picker: a searcher's candidates are the rows' params, each "
+    "replayed once",
+    "[tuner][sim]") {
+  auto table = Parse(SmallTable(3) + R"({"id": "again", "config": {"x": 2}, )" +
+                     R"("curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})" +
+                     "\n" + R"({"id": "none", "config": {}, )" +
+                     R"("curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})");
+  REQUIRE(table.ok());
+  core::SearchSpace space;
+  core::ParamSpec x;
+  x.name = "x";
+  x.distribution = core::Distribution::kRandInt;
+  x.low = 1;
+  x.high = 5;
+  space.params.push_back(x);
+  auto picker = RowPicker::Make(table.value(), space, 10, 7);
+  REQUIRE(picker.ok());
+  auto candidates = picker.value().Candidates();
+  // Rows x = 1, 2, 3 and the second x = 2; the row without x is left out.
+  REQUIRE(candidates.size() == 4);
+  CHECK(candidates[1] == core::Params{{"x", int64_t{2}}});
+  CHECK(candidates[3] == candidates[1]);
+  // Equal params go to different rows, the first free one first; a trial
+  // keeps its row.
+  CHECK(picker.value().Pick(0, {{"x", int64_t{2}}}).value() == 1);
+  CHECK(picker.value().Pick(1, {{"x", int64_t{2}}}).value() == 3);
+  CHECK(picker.value().Pick(0, {{"x", int64_t{2}}}).value() == 1);
+}
+
+TEST_CASE(
+    "with parameters, random, tpe and gp choose among the rows not "
+    "yet run",
+    "[tuner][sim]") {
+  auto table = Parse(SmallTable(6));  // x = 1..6
+  REQUIRE(table.ok());
+  for (const char* type : {"random", "tpe", "gp"}) {
+    INFO(type);
+    auto config = Config(
+        std::string("search_space: {x: {type: uniform, low: 1, high: 6}}\n") +
+        "searcher: {type: " + type + ", seed: 3" +
+        (type == std::string("random") ? "" : ", n_startup: 2") + "}\n" +
+        "num_trials: 9\nscheduler: {type: fifo}\n");
+    auto store = storage::TrialStore::Open(":memory:").value();
+    SimulationOptions options;
+    options.workers = 2;
+    auto result = Simulate(config, "{}", table.value(), *store, options);
+    REQUIRE(result.ok());
+    // Six rows, each once; then the searcher has nothing left to offer.
+    CHECK(result.value().trials == 6);
+    CHECK(result.value().best == 5);  // row x = 6, loss 10 - 5
+    std::set<double> xs;
+    for (const auto& t :
+         store->trials().List(result.value().experiment).value())
+      xs.insert(std::get<double>(t.params.at(0).second));
+    CHECK(xs == std::set<double>{1, 2, 3, 4, 5, 6});
+  }
 }
 
 TEST_CASE("a metric the table never reports is refused before any trial",
@@ -212,6 +271,23 @@ TEST_CASE("a simulated fifo sweep: exact makespan, device time and rows",
   CHECK(busy == Approx(30));
   auto trials = store->trials().List(r.experiment).value();
   for (const auto& t : trials) CHECK(t.status == core::TrialStatus::kCompleted);
+}
+
+TEST_CASE(
+    "a simulation given an end time stops before the first event "
+    "past it",
+    "[tuner][sim]") {
+  auto table = Parse(SmallTable(4));  // runs of 3, 6, 9 and 12 s
+  REQUIRE(table.ok());
+  auto config = DrawRows(4, 3, "{type: fifo}");
+  auto store = storage::TrialStore::Open(":memory:").value();
+  SimulationOptions options;
+  options.workers = 1;
+  options.until_s = 10;
+  auto result = Simulate(config, "{}", table.value(), *store, options).value();
+  CHECK(result.outcome == SweepOutcome::kInterrupted);
+  CHECK(result.makespan_s <= 10);
+  CHECK(result.trials < 4);  // 30 s of runs on one worker
 }
 
 TEST_CASE("a simulated asha sweep stops the worse rows at the rungs",

@@ -25,11 +25,25 @@ void CheckGridSpace(const YAML::Node& node, const Path& path,
   }
 }
 
-void ReadTpeOptions(const Reader& r, const YAML::Node& node, const Path& path,
-                    core::SearcherSpec& s) {
+void ReadModelOptions(const Reader& r, const YAML::Node& node, const Path& path,
+                      core::SearcherSpec& s) {
   bool tpe = s.type == core::SearcherType::kTpe;
-  for (const char* key : {"n_startup", "n_candidates", "gamma"}) {
-    if (node[key] && !tpe) Fail(node[key], path / key, "applies to tpe only");
+  bool gp = s.type == core::SearcherType::kGp;
+  for (const char* key : {"n_startup", "n_candidates"}) {
+    if (node[key] && !tpe && !gp)
+      Fail(node[key], path / key, "applies to tpe and gp only");
+  }
+  if (node["gamma"] && !tpe)
+    Fail(node["gamma"], path / "gamma", "applies to tpe only");
+  for (const char* key : {"max_points", "model"}) {
+    if (node[key] && !gp) Fail(node[key], path / key, "applies to gp only");
+  }
+  if (auto n = node["model"]) {
+    s.joint =
+        r.Enum<bool>(n, path / "model", {{"rung", false}, {"joint", true}});
+  }
+  if (auto n = node["max_points"]) {
+    s.max_points = static_cast<int>(r.Int(n, path / "max_points", 2, 4096));
   }
   if (auto n = node["n_startup"]) {
     s.n_startup = static_cast<int>(r.Int(n, path / "n_startup", 1, 1'000'000));
@@ -51,21 +65,24 @@ void ReadSearcher(const Reader& r, const YAML::Node& node,
                   ExperimentConfig& c) {
   Path path("searcher");
   r.Map(node, path);
-  r.Keys(node, path, {"type", "seed", "n_startup", "n_candidates", "gamma"});
+  r.Keys(node, path,
+         {"type", "seed", "n_startup", "n_candidates", "gamma", "max_points",
+          "model"});
   if (node["type"]) {
     c.searcher.type =
         r.Enum<core::SearcherType>(node["type"], path / "type",
                                    {{"random", core::SearcherType::kRandom},
                                     {"grid", core::SearcherType::kGrid},
                                     {"sobol", core::SearcherType::kSobol},
-                                    {"tpe", core::SearcherType::kTpe}});
+                                    {"tpe", core::SearcherType::kTpe},
+                                    {"gp", core::SearcherType::kGp}});
   }
   if (node["seed"]) {
     c.searcher.seed =
         static_cast<uint64_t>(r.Int(node["seed"], path / "seed", 0, INT64_MAX));
     c.seed_given = true;
   }
-  ReadTpeOptions(r, node, path, c.searcher);
+  ReadModelOptions(r, node, path, c.searcher);
   if (c.searcher.type == core::SearcherType::kGrid)
     CheckGridSpace(node, path, c.space);
 }
@@ -93,6 +110,13 @@ void ReadSchedulerNumbers(const Reader& r, const YAML::Node& node,
   if (node["mode"]) {
     s.promotion = r.Enum<bool>(node["mode"], path / "mode",
                                {{"stopping", false}, {"promotion", true}});
+  }
+  if (node["pasha"]) {
+    s.pasha = r.Bool(node["pasha"], path / "pasha");
+    if (s.pasha && !s.promotion)
+      Fail(node["pasha"], path / "pasha", "needs mode: promotion");
+    if (s.pasha && s.brackets > 1)
+      Fail(node["pasha"], path / "pasha", "takes one bracket (brackets: 1)");
   }
 }
 
@@ -126,6 +150,7 @@ void CheckApplicable(const YAML::Node& node, const Path& path,
   only("brackets", {SchedulerType::kAsha, SchedulerType::kHyperband},
        "asha and hyperband");
   only("mode", {SchedulerType::kAsha}, "asha");
+  only("pasha", {SchedulerType::kAsha}, "asha");
   only("min_samples", {SchedulerType::kMedian}, "median");
   only("reduction_factor", {SchedulerType::kAsha, SchedulerType::kHyperband},
        "asha and hyperband");
@@ -140,7 +165,7 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
   r.Map(node, path);
   r.Keys(node, path,
          {"type", "max_t", "grace_period", "reduction_factor", "brackets",
-          "mode", "min_samples"});
+          "mode", "min_samples", "pasha"});
   auto& s = c.scheduler;
   s.type = r.Enum<SchedulerType>(r.Required(node, path, "type"), path / "type",
                                  {{"asha", SchedulerType::kAsha},

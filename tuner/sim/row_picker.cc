@@ -132,8 +132,64 @@ double RowPicker::Distance(const CurveRow& row,
   return sum;
 }
 
+std::optional<core::Params> RowPicker::ParamsOf(const CurveRow& row) const {
+  core::Params params;
+  for (const auto& spec : space_->params) {
+    auto cell = row.config.find(spec.name);
+    if (cell == row.config.end()) {
+      if (spec.when) continue;  // a condition may leave it out
+      return std::nullopt;
+    }
+    if (IsCategorical(spec)) {
+      auto value = std::find_if(
+          spec.values.begin(), spec.values.end(),
+          [&](const core::ParamValue& v) { return Same(*cell, v); });
+      if (value == spec.values.end()) return std::nullopt;
+      params.emplace_back(spec.name, *value);
+      continue;
+    }
+    if (!cell->is_number() || !std::isfinite(cell->get<double>()))
+      return std::nullopt;
+    bool integral = spec.distribution == core::Distribution::kRandInt ||
+                    spec.distribution == core::Distribution::kLogRandInt;
+    if (integral) {
+      params.emplace_back(
+          spec.name, static_cast<int64_t>(std::llround(cell->get<double>())));
+    } else {
+      params.emplace_back(spec.name, cell->get<double>());
+    }
+  }
+  return params;
+}
+
+std::vector<core::Params> RowPicker::Candidates() {
+  std::vector<core::Params> candidates;
+  free_rows_.clear();
+  for (size_t i = 0; i < table_->rows.size(); ++i) {
+    auto params = ParamsOf(table_->rows[i]);
+    if (!params) continue;
+    free_rows_[*params].push_back(i);
+    candidates.push_back(std::move(*params));
+  }
+  return candidates;
+}
+
 core::Result<size_t> RowPicker::Pick(int64_t index,
-                                     const core::Params& params) const {
+                                     const core::Params& params) {
+  if (auto it = picked_.find(index); it != picked_.end()) return it->second;
+  if (auto it = free_rows_.find(params);
+      it != free_rows_.end() && !it->second.empty()) {
+    size_t row = it->second.front();
+    it->second.pop_front();
+    return picked_[index] = row;
+  }
+  auto row = Nearest(index, params);
+  if (row.ok()) picked_[index] = row.value();
+  return row;
+}
+
+core::Result<size_t> RowPicker::Nearest(int64_t index,
+                                        const core::Params& params) const {
   if (!permutation_.empty()) {
     if (index < 0 || index >= static_cast<int64_t>(permutation_.size())) {
       return core::InvalidArgument("trial index " + std::to_string(index) +

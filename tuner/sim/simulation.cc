@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/param_value.h"
+#include "schedulers/factory.h"
 #include "trial_runner/devices/device_pool.h"
 #include "tuner/base/clock.h"
 #include "tuner/sim/row_picker.h"
@@ -141,10 +142,13 @@ void EndNow(boost::asio::io_context& io, Sweep& sweep) {
 // first, then the clock to its next timer. With nothing left to happen and
 // the sweep still running (it would wait forever), it is ended. Returns
 // false, the sweep ended, when the next timer would pass
-// kMaxSimulatedSeconds.
-bool Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep) {
+// kMaxSimulatedSeconds; ends it too before a timer past `until_s`.
+bool Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep,
+           std::optional<double> until_s) {
   const auto limit = std::chrono::duration_cast<Clock::Duration>(
       std::chrono::duration<double>(kMaxSimulatedSeconds));
+  const auto until = std::chrono::duration_cast<Clock::Duration>(
+      std::chrono::duration<double>(until_s.value_or(kMaxSimulatedSeconds)));
   while (sweep.outcome() == SweepOutcome::kRunning) {
     io.restart();
     io.poll();
@@ -157,6 +161,10 @@ bool Drive(boost::asio::io_context& io, ManualClock& clock, Sweep& sweep) {
     if (due - Clock::TimePoint{} > limit) {
       EndNow(io, sweep);
       return false;
+    }
+    if (due - Clock::TimePoint{} > until) {
+      EndNow(io, sweep);
+      break;
     }
     clock.Advance(due - clock.Now());
   }
@@ -212,6 +220,15 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   Sweep::Options sweep_options =
       site.Options(pool.value(), std::max(1, options.workers), "");
   sweep_options.clock = &clock;
+  // With parameters, the searcher chooses among the table's rows not yet
+  // run, where it can (docs/simulation.md): every method is judged on its
+  // choices, not on how a point maps to a row.
+  sweep_options.make_searcher = [&](const ExperimentConfig& c) {
+    auto searcher = schedulers::MakeSearcher(c.searcher, c.space, c.mode);
+    if (!c.space.params.empty())
+      searcher->RestrictTo(picker.value().Candidates());
+    return searcher;
+  };
   sweep_options.make_runner = [&](boost::asio::io_context& loop,
                                   runner::RunnerObserver& sweep) {
     recorder.set_sweep(&sweep);
@@ -241,7 +258,7 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
       });
     }
     started = sweep.Start();
-    if (started.ok()) within_bound = Drive(io, clock, sweep);
+    if (started.ok()) within_bound = Drive(io, clock, sweep, options.until_s);
     result.outcome = sweep.outcome();
     result.error = sweep.error();
     result.experiment = sweep.experiment_id();

@@ -30,6 +30,10 @@ struct SimulationOptions {
   // interrupted; SimulationResult::signal says which). Their handlers are
   // the process's while it runs: for a CLI.
   bool stop_on_signals = false;
+  // Ends the simulation (its trials killed, the experiment interrupted)
+  // before the first event past this simulated second: for a benchmark
+  // that looks no further. None: it runs to the sweep's end.
+  std::optional<double> until_s;
 };
 
 struct SimulationResult {

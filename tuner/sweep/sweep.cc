@@ -20,8 +20,10 @@ Sweep::Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
       store_(store),
       progress_(progress),
       options_(std::move(options)),
-      searcher_(
-          schedulers::MakeSearcher(config.searcher, config.space, config.mode)),
+      searcher_(options_.make_searcher
+                    ? options_.make_searcher(config)
+                    : schedulers::MakeSearcher(config.searcher, config.space,
+                                               config.mode)),
       scheduler_(options_.make_scheduler
                      ? options_.make_scheduler(config.scheduler)
                      : schedulers::MakeTrialScheduler(config.scheduler)),

@@ -88,6 +88,10 @@ class Sweep : public runner::RunnerObserver {
     std::function<std::unique_ptr<schedulers::TrialScheduler>(
         const core::SchedulerSpec&)>
         make_scheduler;
+    // Builds the searcher; empty: schedulers::MakeSearcher.
+    std::function<std::unique_ptr<schedulers::Searcher>(
+        const ExperimentConfig&)>
+        make_searcher;
   };
 
   Sweep(boost::asio::io_context& io, const ExperimentConfig& config,
