@@ -145,6 +145,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // (kProfiles), and the summary from the table's path (X.jsonl[.xz] ->
 // X.summary.json). Fails when one stays unset.
 void ApplyDefaults(Options& o) {
+  if (access(o.table.c_str(), R_OK) != 0)
+    Fail("benchmark table not found or unreadable: " + o.table);
   std::string name = BaseName(o.table);
   for (const auto& p : kProfiles) {
     if (name.find(p.name_part) == std::string::npos) continue;
@@ -186,7 +188,6 @@ bool Decompress(const std::string& path, int fd) {
 // Reads a table; a .xz one is decompressed to a temporary file (removed
 // before this returns), since ReadCurveTableFile reads plain files only.
 CurveTable ReadTable(const std::string& path, const std::string& time_attr) {
-  if (access(path.c_str(), R_OK) != 0) Fail("cannot read table " + path);
   if (!EndsWith(path, ".xz")) {
     auto table = tuner::sim::ReadCurveTableFile(path, time_attr);
     if (!table.ok()) Fail(table.message());
@@ -201,9 +202,14 @@ CurveTable ReadTable(const std::string& path, const std::string& time_attr) {
   close(fd);
   auto table = ok ? tuner::sim::ReadCurveTableFile(temp, time_attr)
                   : tuner::core::Result<CurveTable>(
-                        tuner::core::IoError("xz -dc failed"));
+                        tuner::core::IoError("xz -dc " + path + " failed"));
   unlink(temp.c_str());
-  if (!table.ok()) Fail(path + " (decompressed): " + table.message());
+  if (!table.ok()) {
+    std::string message = table.message();
+    for (size_t at; (at = message.find(temp)) != std::string::npos;)
+      message.replace(at, temp.size(), path + " (decompressed)");
+    Fail(message);
+  }
   table.value().source = path;
   return std::move(table.value());
 }
@@ -269,6 +275,15 @@ std::string ReadSpace(const std::string& path) {
     Fail(path + ": " + e.what());
   }
   return text.str();
+}
+
+// Fails unless some step of the table reports `metric`.
+void CheckMetric(const CurveTable& table, const std::string& metric) {
+  for (const auto& row : table.rows) {
+    for (const auto& step : row.steps)
+      if (tuner::core::FindMetric(step.metrics, metric)) return;
+  }
+  Fail(table.source + ": no step has the metric '" + metric + "'");
 }
 
 // The largest time_attr value the table's rows end at.
@@ -510,6 +525,7 @@ Setup MakeSetup(const Options& o) {
   setup.maximise = o.mode == "max";
   setup.table = ReadTable(o.table, o.time_attr);
   if (setup.table.rows.empty()) Fail(o.table + ": no rows");
+  CheckMetric(setup.table, o.metric);
   setup.max_t = TableMaxT(setup.table, o.time_attr);
   ReadSummary(o.summary, setup);
   setup.space_text = ReadSpace(o.space);
