@@ -540,27 +540,27 @@ Setup MakeSetup(const Options& o) {
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
   Setup setup = MakeSetup(o);
-  nlohmann::json methods = nlohmann::json::object();
+  nlohmann::ordered_json methods = nlohmann::ordered_json::object();
   auto wall_start = std::chrono::steady_clock::now();
   for (const auto& name : o.methods) methods[name] = RunMethod(name, o, setup);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               wall_start)
                     .count();
-  nlohmann::json out = {{"peer", "tuner"},
-                        {"table", o.table},
-                        {"space", o.space},
-                        {"metric", o.metric},
-                        {"mode", o.mode},
-                        {"time_attr", o.time_attr},
-                        {"max_t", setup.max_t},
-                        {"rows", setup.table.rows.size()},
-                        {"workers", o.workers},
-                        {"seeds", o.seeds},
-                        {"target", setup.target},
-                        {"e64_s", setup.e64_s},
-                        {"horizon_s", setup.horizon_s},
-                        {"wall_s", wall},
-                        {"methods", methods}};
+  nlohmann::ordered_json out = {{"peer", "tuner"},
+                                {"table", o.table},
+                                {"space", o.space},
+                                {"metric", o.metric},
+                                {"mode", o.mode},
+                                {"time_attr", o.time_attr},
+                                {"max_t", setup.max_t},
+                                {"rows", setup.table.rows.size()},
+                                {"workers", o.workers},
+                                {"seeds", o.seeds},
+                                {"target", setup.target},
+                                {"e64_s", setup.e64_s},
+                                {"horizon_s", setup.horizon_s},
+                                {"wall_s", wall},
+                                {"methods", methods}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
