@@ -281,7 +281,10 @@ def make_study(method, seed, max_t, mode):
         pruner = optuna.pruners.SuccessiveHalvingPruner(
             min_resource=1, reduction_factor=3, min_early_stopping_rate=0)
     direction = "maximize" if mode == "max" else "minimize"
-    return optuna.create_study(direction=direction, sampler=sampler,
+    # HyperbandPruner puts a trial in a bracket by a hash of the study's
+    # name and the trial's number: a fixed name keeps a seed reproducible.
+    return optuna.create_study(study_name=f"{method}-{seed}",
+                               direction=direction, sampler=sampler,
                                pruner=pruner)
 
 
