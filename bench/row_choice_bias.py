@@ -12,11 +12,12 @@ chance of reaching T for three ways of choosing rows:
                    (the engine's RowPicker with a space today)
   nearest_unused   the unused row nearest to a uniform point
 
-"Nearest" is the squared distance in the space's unit cube, log where the
-space is log (the engine's RowPicker and the Optuna peer's); ties uniformly.
-A row's chance under "nearest" is the volume of its Voronoi cell, so rows in
-sparse parts of the space are drawn more often than others. Continuous
-coordinates stand in for integer parameters.
+A point is drawn as the engine's random searcher draws it (schedulers/
+sampling.cc: randint uniform over the integers, lograndint floor(exp(U(log
+low, log(high + 1))))); "nearest" is the squared distance in the space's unit
+cube, log where the space is log (the engine's RowPicker and the Optuna
+peer's); ties uniformly. A row's chance under "nearest" is the chance of its
+Voronoi cell, not 1/N.
 
 Usage: bench/row_choice_bias.py [--table PATH] [--summary PATH]
          [--space FILE] [--metric NAME] [--mode min|max] [--reps 1000]
@@ -54,15 +55,33 @@ def nearest(coords, point, used, rng):
     return ties[rng.integers(len(ties))]
 
 
-def best_of_64(values, coords, way, rng):
+def random_point(space, rng):
+    """A point drawn as the engine's random searcher draws it, in the unit
+    cube of the space."""
+    values = []
+    for _, low, high, log, is_int in space:
+        u = rng.random()
+        if is_int and log:
+            x = np.exp(np.log(low) + u * (np.log(high + 1) - np.log(low)))
+            values.append(min(max(np.floor(x), low), high))
+        elif is_int:
+            values.append(min(low + np.floor(u * (high - low + 1)), high))
+        elif log:
+            values.append(np.exp(np.log(low) + u * (np.log(high) - np.log(low))))
+        else:
+            values.append(low + u * (high - low))
+    return np.array(peer.unit(space, values))
+
+
+def best_of_64(values, coords, space, way, rng):
     """The best of 64 rows chosen one way."""
-    n, dim = coords.shape
+    n = len(values)
     if way == "uniform":
         return values[rng.choice(n, 64, replace=False)].max()
     used = np.zeros(n, dtype=bool)
     best = -np.inf
     for _ in range(64):
-        i = nearest(coords, rng.random(dim), used, rng)
+        i = nearest(coords, random_point(space, rng), used, rng)
         used[i] = way == "nearest_unused"
         best = max(best, values[i])
     return best
@@ -89,7 +108,7 @@ def main():
     sign = 1 if maximise else -1
     out = {"table": a.table, "target": target, "reps": a.reps}
     for way in ("uniform", "nearest", "nearest_unused"):
-        best = np.array([best_of_64(values, coords, way, rng)
+        best = np.array([best_of_64(values, coords, space, way, rng)
                          for _ in range(a.reps)])
         out[way] = {"expected_best_of_64": sign * best.mean(),
                     "p_reach_target": float((best >= sign * target).mean())}
