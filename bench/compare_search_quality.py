@@ -132,6 +132,10 @@ def run_all(a, tables):
                 entry["tuner"] = doc
             else:
                 merge(entry["optuna"], doc)
+    for entry in (e for by_w in results.values() for e in by_w.values()):
+        methods = entry["optuna"].get("methods", {})
+        order = [m for m in a.peer_methods if m in methods]
+        entry["optuna"]["methods"] = {m: methods[m] for m in order}
     return results
 
 
