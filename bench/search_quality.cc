@@ -1,22 +1,29 @@
-// Search quality on real learning curves: replays the NAS-Bench-NLP
-// WikiText-2 table (../shared/benchmarks/nasbench-nlp-wt2) through `tuner
-// simulate`'s engine (the real Sweep, scheduler, searcher and SQLite store
-// on a simulated clock) for five methods and prints one JSON object with
-// the figures bench/search_quality_optuna.py prints for its peer.
+// Search quality on real learning curves: replays a curve table (by
+// default NAS-Bench-NLP WikiText-2, ../shared/benchmarks/nasbench-nlp-wt2;
+// also the six LCBench tables of ../shared/benchmarks/yahpo-lcbench)
+// through `tuner simulate`'s engine (the real Sweep, scheduler, searcher
+// and an in-memory SQLite store on a simulated clock) for several methods
+// and prints one JSON object with the figures
+// bench/search_quality_optuna.py prints for its peer.
 //
-// Methods (minimise val_loss, time_attr epoch, max_t 50, 345 trials):
-//   random          fifo, every trial to max_t, rows without replacement
-//   asha_stopping   asha grace 1, rf 3, rows without replacement
-//   asha_promotion  the same in promotion mode
-//   hyperband       hyperband grace 1, rf 3 (all brackets)
-//   tpe_asha        tpe over log num_params (nearest row), asha stopping
-// Per seed (the searcher's seed): time to the target (the summary's
-// expected best of random search after 64 full runs) = the first trajectory
-// point <= target at or before the horizon H = horizon_factor * E64, E64 =
-// 64 * mean run seconds / workers; device seconds until then (the stored
-// leases); the best at 0.25, 0.5, 1.0 x E64; trials started before H.
-// Medians over seeds as Python's statistics.median, unreached = +inf,
-// an infinite median printed as null.
+// Every method is an experiment config: the search space of --space, the
+// table's metric and mode, time_attr, num_trials = the table's rows,
+// max_t = the table's last time_attr value, searcher seed = the seed; see
+// kMethods. A method the engine refuses (a config error, a failed
+// simulation) is reported as {"error": "..."} and the others go on.
+//
+// Per seed: time to the target T (the summary's expected best final metric
+// of random search over 64 whole trainings) = the first trajectory point
+// that reaches T (<= T under mode min, >= T under max) at or before the
+// horizon H = horizon_factor * E64, E64 = 64 * mean run seconds / workers;
+// device seconds until then (the stored leases); the best at 0.25, 0.5,
+// 1.0 x E64; trials started before H. Medians over seeds as Python's
+// statistics.median, unreached = +inf, an infinite median printed as null.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,7 +33,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,19 +49,81 @@ using tuner::sim::CurveTable;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kBudgets[] = {0.25, 0.5, 1.0};
 
+// A method: the searcher and scheduler of its config. In `scheduler`, {M}
+// stands for max_t. An empty `searcher` leaves the engine's default type.
+struct Method {
+  const char* name;
+  const char* searcher;
+  const char* scheduler;
+  bool empty_space = false;  // search_space: {} (rows without replacement)
+};
+
+constexpr Method kMethods[] = {
+    {"random", "random", "{type: fifo}"},
+    {"random_rows", "random", "{type: fifo}", true},
+    {"asha_stopping", "random",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3}"},
+    {"asha_promotion", "random",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3, "
+     "mode: promotion}"},
+    {"hyperband", "random",
+     "{type: hyperband, max_t: {M}, grace_period: 1, reduction_factor: 3}"},
+    {"tpe_asha", "tpe",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3}"},
+    {"gp_asha", "gp",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3}"},
+    {"gp_asha_promotion", "gp",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3, "
+     "mode: promotion}"},
+    {"pasha", "random",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3, "
+     "mode: promotion, pasha: true}"},
+    {"gp_pasha", "gp",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3, "
+     "mode: promotion, pasha: true}"},
+    {"default", "", "{type: asha, max_t: {M}}"},
+    // Train everything one epoch, continue the top 1/max_t to max_t.
+    {"one_epoch_topk", "random",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: {M}, "
+     "mode: promotion}"},
+};
+
+// Defaults chosen by the table's file name.
+struct Profile {
+  const char* name_part;
+  const char* space;  // under bench/spaces
+  const char* metric;
+  const char* mode;
+};
+
+constexpr Profile kProfiles[] = {
+    {"nasbench-nlp", "nasbench-nlp.yaml", "val_loss", "min"},
+    {"lcbench", "lcbench.yaml", "val_accuracy", "max"},
+};
+
+struct Options {
+  std::string table, summary, space, metric, mode, time_attr = "epoch";
+  int seeds = 20, workers = 8;
+  double horizon_factor = 1.5;
+  std::vector<std::string> methods;
+};
+
 struct Setup {
   CurveTable table;
+  std::string metric, time_attr, space_text;
+  bool maximise = false;
+  double max_t = 0;
   double target = 0;  // expected best of random search, k = 64
   double mean_s = 0;  // mean seconds of a whole run
   double e64_s = 0;
   double horizon_s = 0;
-  double min_params = 0, max_params = 0;
 };
 
 struct SeedFigures {
   std::optional<double> time, device;
   std::map<double, std::optional<double>> best_at;
   int64_t trials = 0;
+  double wall_s = 0;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -62,72 +131,216 @@ struct SeedFigures {
   std::exit(2);
 }
 
-// The target and mean run seconds from the table's summary.
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Fills the space, metric and mode left unset from the table's file name
+// (kProfiles), and the summary from the table's path (X.jsonl[.xz] ->
+// X.summary.json). Fails when one stays unset.
+void ApplyDefaults(Options& o) {
+  if (access(o.table.c_str(), R_OK) != 0)
+    Fail("benchmark table not found or unreadable: " + o.table);
+  std::string name = BaseName(o.table);
+  for (const auto& p : kProfiles) {
+    if (name.find(p.name_part) == std::string::npos) continue;
+    if (o.space.empty())
+      o.space = std::string(SOURCE_DIR) + "/bench/spaces/" + p.space;
+    if (o.metric.empty()) o.metric = p.metric;
+    if (o.mode.empty()) o.mode = p.mode;
+  }
+  if (o.summary.empty()) {
+    std::string stem = o.table;
+    if (EndsWith(stem, ".xz")) stem.resize(stem.size() - 3);
+    if (EndsWith(stem, ".jsonl")) stem.resize(stem.size() - 6);
+    o.summary = stem + ".summary.json";
+  }
+  for (auto [value, flag] : {std::pair{&o.space, "--space"},
+                             {&o.metric, "--metric"},
+                             {&o.mode, "--mode"}}) {
+    if (value->empty())
+      Fail(name + ": no default " + flag + " for this table; give one");
+  }
+}
+
+// Runs `xz -dc path` with its stdout on `fd`; whether it exited 0.
+bool Decompress(const std::string& path, int fd) {
+  pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    dup2(fd, STDOUT_FILENO);
+    execlp("xz", "xz", "-dc", "--", path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Reads a table; a .xz one is decompressed to a temporary file (removed
+// before this returns), since ReadCurveTableFile reads plain files only.
+CurveTable ReadTable(const std::string& path, const std::string& time_attr) {
+  if (!EndsWith(path, ".xz")) {
+    auto table = tuner::sim::ReadCurveTableFile(path, time_attr);
+    if (!table.ok()) Fail(table.message());
+    return std::move(table.value());
+  }
+  const char* tmpdir = getenv("TMPDIR");
+  std::string temp = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
+                     "/search_quality-XXXXXX.jsonl";
+  int fd = mkstemps(temp.data(), 6);
+  if (fd < 0) Fail("cannot create a temporary file for " + path);
+  bool ok = Decompress(path, fd);
+  close(fd);
+  auto table = ok ? tuner::sim::ReadCurveTableFile(temp, time_attr)
+                  : tuner::core::Result<CurveTable>(
+                        tuner::core::IoError("xz -dc " + path + " failed"));
+  unlink(temp.c_str());
+  if (!table.ok()) {
+    std::string message = table.message();
+    for (size_t at; (at = message.find(temp)) != std::string::npos;)
+      message.replace(at, temp.size(), path + " (decompressed)");
+    Fail(message);
+  }
+  table.value().source = path;
+  return std::move(table.value());
+}
+
+// The k = 64 entry of the summary's expected random search: the list at
+// the top (LCBench) or under random_search's pool "all" (NAS-Bench-NLP).
+const nlohmann::json& K64(const nlohmann::json& summary) {
+  const nlohmann::json* list = nullptr;
+  if (summary.contains("expected_random_search")) {
+    list = &summary.at("expected_random_search");
+  } else {
+    for (const auto& pool : summary.at("random_search"))
+      if (pool.at("pool") == "all") list = &pool.at("expected_random_search");
+  }
+  if (list) {
+    for (const auto& k : *list)
+      if (k.at("k") == 64) return k;
+  }
+  throw std::out_of_range("no expected_random_search entry with k = 64");
+}
+
+// The mean whole-run seconds: seconds_per_config_total[_...].mean.
+double MeanSeconds(const nlohmann::json& summary) {
+  for (const auto& [key, value] : summary.items()) {
+    if (key.rfind("seconds_per_config_total", 0) == 0)
+      return value.at("mean").get<double>();
+  }
+  throw std::out_of_range("no seconds_per_config_total");
+}
+
+// The target (expected best final metric of random search, k = 64) and
+// the mean run seconds from the table's summary.
 void ReadSummary(const std::string& path, Setup& setup) {
   std::ifstream in(path);
-  if (!in) Fail("cannot read " + path);
+  if (!in) Fail("cannot read summary " + path);
   auto summary = nlohmann::json::parse(in, nullptr, false);
   if (summary.is_discarded()) Fail(path + ": not valid JSON");
+  std::string key = "expected_best_final_" + setup.metric;
   try {
-    for (const auto& pool : summary.at("random_search")) {
-      if (pool.at("pool") != "all") continue;
-      for (const auto& k : pool.at("expected_random_search"))
-        if (k.at("k") == 64)
-          setup.target = k.at("expected_best_final_val_loss");
-    }
-    setup.mean_s = summary.at("seconds_per_config_total").at("mean");
-  } catch (const nlohmann::json::exception& e) {
+    const auto& k64 = K64(summary);
+    if (!k64.contains(key)) Fail(path + ": k = 64 has no " + key);
+    setup.target = k64.at(key).get<double>();
+    setup.mean_s = MeanSeconds(summary);
+  } catch (const std::exception& e) {
     Fail(path + ": " + e.what());
   }
-  if (setup.target <= 0 || setup.mean_s <= 0) Fail(path + ": no k=64 target");
+  if (!std::isfinite(setup.target) || !(setup.mean_s > 0))
+    Fail(path + ": the target or the mean run seconds is not usable");
 }
 
-void FindParamRange(Setup& setup) {
-  setup.min_params = kInf;
-  setup.max_params = 0;
-  for (const auto& row : setup.table.rows) {
-    const auto& n = row.config.find("num_params");
-    if (n == row.config.end() || !n->is_number()) continue;
-    setup.min_params = std::min(setup.min_params, n->get<double>());
-    setup.max_params = std::max(setup.max_params, n->get<double>());
+// The space file's text: a YAML mapping whose only key is search_space.
+std::string ReadSpace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) Fail("cannot read space " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    YAML::Node root = YAML::Load(text.str());
+    if (!root.IsMap() || root.size() != 1 || !root["search_space"] ||
+        !root["search_space"].IsMap())
+      Fail(path + ": expected one key, search_space, holding a mapping");
+  } catch (const YAML::Exception& e) {
+    Fail(path + ": " + e.what());
   }
-  if (!(setup.min_params > 0 && setup.max_params > setup.min_params))
-    Fail(setup.table.source + ": no num_params range for tpe_asha");
+  return text.str();
 }
 
-// The experiment's YAML for a method and seed.
-std::string MethodConfig(const std::string& method, uint64_t seed,
-                         const Setup& setup) {
-  std::string asha =
-      "{type: asha, max_t: 50, grace_period: 1, reduction_factor: 3";
-  std::string space = "search_space: {}\n";
-  std::string searcher = "random";
-  std::string scheduler;
-  if (method == "random") {
-    scheduler = "{type: fifo}";
-  } else if (method == "asha_stopping") {
-    scheduler = asha + "}";
-  } else if (method == "asha_promotion") {
-    scheduler = asha + ", mode: promotion}";
-  } else if (method == "hyperband") {
-    scheduler =
-        "{type: hyperband, max_t: 50, grace_period: 1, reduction_factor: 3}";
-  } else {  // tpe_asha
-    scheduler = asha + "}";
-    searcher = "tpe";
-    char bounds[160];
-    std::snprintf(bounds, sizeof bounds,
-                  "search_space:\n  num_params: {type: loguniform, low: %.17g, "
-                  "high: %.17g}\n",
-                  setup.min_params, setup.max_params);
-    space = bounds;
+// Fails unless some step of the table reports `metric`.
+void CheckMetric(const CurveTable& table, const std::string& metric) {
+  for (const auto& row : table.rows) {
+    for (const auto& step : row.steps)
+      if (tuner::core::FindMetric(step.metrics, metric)) return;
   }
-  return "name: " + method + "-" + std::to_string(seed) +
-         "\ncommand: \"true\"\nmetric: val_loss\nmode: min\ntime_attr: "
-         "epoch\nnum_trials: 345\n" +
-         space + "searcher: {type: " + searcher +
-         ", seed: " + std::to_string(seed) + "}\nscheduler: " + scheduler +
-         "\n";
+  Fail(table.source + ": no step has the metric '" + metric + "'");
+}
+
+// The largest time_attr value the table's rows end at.
+double TableMaxT(const CurveTable& table, const std::string& time_attr) {
+  double max_t = 0;
+  for (const auto& row : table.rows) {
+    auto t = tuner::core::FindMetric(row.steps.back().metrics, time_attr);
+    if (t) max_t = std::max(max_t, *t);
+  }
+  if (!(max_t > 1)) Fail(table.source + ": its last " + time_attr + " <= 1");
+  return max_t;
+}
+
+std::string Number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
+const Method& FindMethod(const std::string& name) {
+  for (const auto& m : kMethods)
+    if (name == m.name) return m;
+  Fail("no method " + name);
+}
+
+// The experiment's YAML for a method and seed. The space file comes first,
+// so that an error in it names its own line.
+std::string MethodConfig(const Method& m, uint64_t seed, const Setup& setup) {
+  std::string scheduler = m.scheduler;
+  for (size_t at; (at = scheduler.find("{M}")) != std::string::npos;)
+    scheduler.replace(at, 3, Number(setup.max_t));
+  std::string searcher = "{seed: " + std::to_string(seed);
+  if (*m.searcher) searcher += ", type: " + std::string(m.searcher);
+  std::string space = m.empty_space ? "search_space: {}\n" : setup.space_text;
+  if (!space.empty() && space.back() != '\n') space += '\n';
+  return space + "name: " + m.name + "-" + std::to_string(seed) +
+         "\ncommand: \"true\"\nmetric: " + setup.metric +
+         "\nmode: " + (setup.maximise ? "max" : "min") +
+         "\ntime_attr: " + setup.time_attr +
+         "\nnum_trials: " + std::to_string(setup.table.rows.size()) +
+         "\nsearcher: " + searcher + "}\nscheduler: " + scheduler + "\n";
+}
+
+// Fails unless the space loads and every one of its parameters is a key
+// of some row's config.
+void CheckSpace(const std::string& path, const Setup& setup) {
+  std::string yaml = MethodConfig(kMethods[0], 0, setup);
+  auto config = tuner::LoadConfigText(yaml, path, "/tmp", "/tmp");
+  if (!config.ok()) Fail(config.message());
+  for (const auto& spec : config.value().space.params) {
+    bool found = std::any_of(
+        setup.table.rows.begin(), setup.table.rows.end(),
+        [&](const auto& row) { return row.config.contains(spec.name); });
+    if (!found)
+      Fail(path + ": no row of " + setup.table.source + " has config." +
+           spec.name);
+  }
 }
 
 // Busy seconds of the stored leases up to `until`, and trials started
@@ -151,11 +364,41 @@ std::pair<double, int64_t> LeaseFigures(tuner::storage::TrialStore& store,
   return {busy, started};
 }
 
-SeedFigures RunSeed(const std::string& method, uint64_t seed, int workers,
-                    const Setup& setup) {
+// The seed's figures from a finished simulation's trajectory and leases.
+SeedFigures Score(const tuner::sim::SimulationResult& result,
+                  tuner::storage::TrialStore& store, const Setup& setup) {
+  SeedFigures figures;
+  for (const auto& [t, best] : result.trajectory) {
+    if (t > setup.horizon_s) break;
+    bool reached = setup.maximise ? best >= setup.target : best <= setup.target;
+    if (reached) {
+      figures.time = t;
+      break;
+    }
+  }
+  for (double b : kBudgets) {
+    std::optional<double> best;
+    for (const auto& [t, value] : result.trajectory)
+      if (t <= b * setup.e64_s) best = value;
+    figures.best_at[b] = best;
+  }
+  auto [busy, started] =
+      LeaseFigures(store, result.experiment,
+                   figures.time.value_or(setup.horizon_s), setup.horizon_s);
+  if (figures.time) figures.device = busy;
+  figures.trials = started;
+  return figures;
+}
+
+// One simulation; an error (the config refused, the simulation failed)
+// is returned as its message.
+tuner::core::Result<SeedFigures> RunSeed(const Method& method, uint64_t seed,
+                                         int workers, const Setup& setup) {
+  auto wall_start = std::chrono::steady_clock::now();
   std::string yaml = MethodConfig(method, seed, setup);
-  auto config = tuner::LoadConfigText(yaml, method + ".yaml", "/tmp", "/tmp");
-  if (!config.ok()) Fail(config.message());
+  std::string origin = std::string(method.name) + ".yaml";
+  auto config = tuner::LoadConfigText(yaml, origin, "/tmp", "/tmp");
+  if (!config.ok()) return config.error();
   auto store = tuner::storage::TrialStore::Open(":memory:");
   if (!store.ok()) Fail(store.message());
   tuner::sim::SimulationOptions options;
@@ -163,23 +406,13 @@ SeedFigures RunSeed(const std::string& method, uint64_t seed, int workers,
   options.epoch = 0;  // stored times are simulated seconds
   auto result = tuner::sim::Simulate(config.value(), "{}", setup.table,
                                      *store.value(), options);
-  if (!result.ok()) Fail(method + ": " + result.message());
-  SeedFigures figures;
-  for (const auto& [t, best] : result.value().trajectory) {
-    if (t > setup.horizon_s) break;
-    if (!figures.time && best <= setup.target) figures.time = t;
-  }
-  for (double b : kBudgets) {
-    std::optional<double> best;
-    for (const auto& [t, value] : result.value().trajectory)
-      if (t <= b * setup.e64_s) best = value;
-    figures.best_at[b] = best;
-  }
-  auto [busy, started] =
-      LeaseFigures(*store.value(), result.value().experiment,
-                   figures.time.value_or(setup.horizon_s), setup.horizon_s);
-  if (figures.time) figures.device = busy;
-  figures.trials = started;
+  if (!result.ok()) return result.error();
+  if (!result.value().error.empty())
+    return tuner::core::Internal(result.value().error);
+  SeedFigures figures = Score(result.value(), *store.value(), setup);
+  figures.wall_s = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - wall_start)
+                       .count();
   return figures;
 }
 
@@ -197,19 +430,19 @@ nlohmann::json Median(std::vector<std::optional<double>> values) {
 nlohmann::json Summarise(const std::vector<SeedFigures>& seeds) {
   std::vector<std::optional<double>> times, devices, trials;
   int reached = 0;
+  double wall = 0;
   for (const auto& s : seeds) {
     times.push_back(s.time);
     devices.push_back(s.device);
     trials.push_back(static_cast<double>(s.trials));
     reached += s.time.has_value();
+    wall += s.wall_s;
   }
   nlohmann::json budgets = nlohmann::json::object();
   for (double b : kBudgets) {
     std::vector<std::optional<double>> at;
     for (const auto& s : seeds) at.push_back(s.best_at.at(b));
-    char key[16];
-    std::snprintf(key, sizeof key, "%g", b);
-    std::string name = key;
+    std::string name = Number(b);
     if (name.find('.') == std::string::npos) name += ".0";
     budgets[name] = Median(at);
   }
@@ -217,64 +450,117 @@ nlohmann::json Summarise(const std::vector<SeedFigures>& seeds) {
           {"median_time_to_target_s", Median(times)},
           {"median_device_s_to_target", Median(devices)},
           {"median_best_at_budget", budgets},
-          {"median_trials_started", Median(trials)}};
+          {"median_trials_started", Median(trials)},
+          {"mean_wall_s_per_simulation", wall / seeds.size()}};
+}
+
+// All seeds of one method: its summary, or {"error": ...} at the first
+// seed that fails.
+nlohmann::json RunMethod(const std::string& name, const Options& o,
+                         const Setup& setup) {
+  const Method& method = FindMethod(name);
+  std::vector<SeedFigures> per_seed;
+  for (int seed = 0; seed < o.seeds; ++seed) {
+    auto figures = RunSeed(method, seed, o.workers, setup);
+    if (!figures.ok()) {
+      std::string why =
+          "seed " + std::to_string(seed) + ": " + figures.message();
+      std::fprintf(stderr, "%s: error: %s\n", name.c_str(), why.c_str());
+      return {{"error", why}};
+    }
+    per_seed.push_back(figures.value());
+    const auto& f = per_seed.back();
+    std::fprintf(stderr, "%s seed %d: %s s to target, %lld trials, %.2f s\n",
+                 name.c_str(), seed, f.time ? Number(*f.time).c_str() : "never",
+                 static_cast<long long>(f.trials), f.wall_s);
+  }
+  nlohmann::json summary = Summarise(per_seed);
+  std::fprintf(stderr, "%s: reached the target in %d of %d seeds\n",
+               name.c_str(), summary["reached"].get<int>(), o.seeds);
+  return summary;
+}
+
+Options ParseOptions(int argc, char** argv) {
+  CLI::App app{"Search quality on a curve table, in simulated time"};
+  Options o;
+  o.table = std::string(SOURCE_DIR) +
+            "/../shared/benchmarks/nasbench-nlp-wt2/nasbench-nlp-wt2.jsonl";
+  std::vector<std::string> names;
+  for (const auto& m : kMethods) names.push_back(m.name);
+  o.methods = names;
+  app.add_option("--table", o.table, "curve table (.jsonl or .jsonl.xz)");
+  app.add_option("--summary", o.summary,
+                 "its summary (default: X.summary.json beside X.jsonl)");
+  app.add_option("--space", o.space,
+                 "YAML file with a search_space mapping (default: "
+                 "bench/spaces/, by the table's name)");
+  app.add_option("--metric", o.metric, "the metric (default by table)");
+  app.add_option("--mode", o.mode, "min or max (default by table)")
+      ->check(CLI::IsMember({"min", "max"}));
+  app.add_option("--time-attr", o.time_attr, "the step's key")
+      ->capture_default_str();
+  app.add_option("--seeds", o.seeds, "seeds 0..N-1")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--workers", o.workers, "slots")->check(CLI::Range(1, 1024));
+  app.add_option("--horizon-factor", o.horizon_factor, "H = factor * E64")
+      ->check(CLI::Range(0.01, 100.0));
+  app.add_option("--methods", o.methods, "which methods, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember(names));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::exit(app.exit(e));
+  } catch (const CLI::ParseError& e) {
+    Fail(e.what());
+  }
+  ApplyDefaults(o);
+  return o;
+}
+
+Setup MakeSetup(const Options& o) {
+  Setup setup;
+  setup.metric = o.metric;
+  setup.time_attr = o.time_attr;
+  setup.maximise = o.mode == "max";
+  setup.table = ReadTable(o.table, o.time_attr);
+  if (setup.table.rows.empty()) Fail(o.table + ": no rows");
+  CheckMetric(setup.table, o.metric);
+  setup.max_t = TableMaxT(setup.table, o.time_attr);
+  ReadSummary(o.summary, setup);
+  setup.space_text = ReadSpace(o.space);
+  CheckSpace(o.space, setup);
+  setup.e64_s = 64 * setup.mean_s / o.workers;
+  setup.horizon_s = o.horizon_factor * setup.e64_s;
+  return setup;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Search quality on NAS-Bench-NLP, in simulated time"};
-  std::string data = std::string(SOURCE_DIR) +
-                     "/../shared/benchmarks/nasbench-nlp-wt2/nasbench-nlp-wt2";
-  std::string table_path = data + ".jsonl",
-              summary_path = data + ".summary.json";
-  int seeds = 20, workers = 8;
-  double horizon_factor = 1.5;
-  std::vector<std::string> methods = {
-      "random", "asha_stopping", "asha_promotion", "hyperband", "tpe_asha"};
-  app.add_option("--table", table_path, "curve table (JSON lines)");
-  app.add_option("--summary", summary_path, "the table's summary JSON");
-  app.add_option("--seeds", seeds, "seeds 0..N-1")->check(CLI::Range(1, 1000));
-  app.add_option("--workers", workers, "slots")->check(CLI::Range(1, 1024));
-  app.add_option("--horizon-factor", horizon_factor, "H = factor * E64")
-      ->check(CLI::Range(0.01, 100.0));
-  app.add_option("--methods", methods, "which methods")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"random", "asha_stopping", "asha_promotion",
-                             "hyperband", "tpe_asha"}));
-  CLI11_PARSE(app, argc, argv);
-
-  Setup setup;
-  ReadSummary(summary_path, setup);
-  auto table = tuner::sim::ReadCurveTableFile(table_path, "epoch");
-  if (!table.ok()) Fail(table.message());
-  setup.table = std::move(table.value());
-  FindParamRange(setup);
-  setup.e64_s = 64 * setup.mean_s / workers;
-  setup.horizon_s = horizon_factor * setup.e64_s;
-
-  nlohmann::json out_methods = nlohmann::json::object();
+  Options o = ParseOptions(argc, argv);
+  Setup setup = MakeSetup(o);
+  nlohmann::ordered_json methods = nlohmann::ordered_json::object();
   auto wall_start = std::chrono::steady_clock::now();
-  for (const auto& method : methods) {
-    std::vector<SeedFigures> per_seed;
-    for (int seed = 0; seed < seeds; ++seed) {
-      per_seed.push_back(RunSeed(method, seed, workers, setup));
-      std::fprintf(stderr, "%s seed %d: %s s to target, %lld trials\n",
-                   method.c_str(), seed,
-                   per_seed.back().time
-                       ? std::to_string(*per_seed.back().time).c_str()
-                       : "never",
-                   static_cast<long long>(per_seed.back().trials));
-    }
-    out_methods[method] = Summarise(per_seed);
-  }
+  for (const auto& name : o.methods) methods[name] = RunMethod(name, o, setup);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               wall_start)
                     .count();
-  nlohmann::json out = {{"peer", "tuner"},      {"workers", workers},
-                        {"seeds", seeds},       {"target", setup.target},
-                        {"e64_s", setup.e64_s}, {"horizon_s", setup.horizon_s},
-                        {"wall_s", wall},       {"methods", out_methods}};
+  nlohmann::ordered_json out = {{"peer", "tuner"},
+                                {"table", o.table},
+                                {"space", o.space},
+                                {"metric", o.metric},
+                                {"mode", o.mode},
+                                {"time_attr", o.time_attr},
+                                {"max_t", setup.max_t},
+                                {"rows", setup.table.rows.size()},
+                                {"workers", o.workers},
+                                {"seeds", o.seeds},
+                                {"target", setup.target},
+                                {"e64_s", setup.e64_s},
+                                {"horizon_s", setup.horizon_s},
+                                {"wall_s", wall},
+                                {"methods", methods}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
