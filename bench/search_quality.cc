@@ -50,7 +50,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kBudgets[] = {0.25, 0.5, 1.0};
 
 // A method: the searcher and scheduler of its config. In `scheduler`, {M}
-// stands for max_t. An empty `searcher` leaves the engine's default type.
+// stands for max_t and {G} for max_t / 27. An empty `searcher` leaves the engine's default type.
 struct Method {
   const char* name;
   const char* searcher;
@@ -81,6 +81,20 @@ constexpr Method kMethods[] = {
     {"gp_pasha", "gp",
      "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3, "
      "mode: promotion, pasha: true}"},
+    {"gp_joint_asha", "gp, model: joint",
+     "{type: asha, max_t: {M}, grace_period: 1, reduction_factor: 3}"},
+    // The first rung at max_t / 27 (three rungs below max_t), not at 1.
+    {"asha_stopping_r3", "random",
+     "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3}"},
+    {"tpe_asha_r3", "tpe",
+     "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3}"},
+    {"gp_asha_r3", "gp",
+     "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3}"},
+    {"gp_joint_asha_r3", "gp, model: joint",
+     "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3}"},
+    {"gp_asha_promotion_r3", "gp",
+     "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3, "
+     "mode: promotion}"},
     {"default", "", "{type: asha, max_t: {M}}"},
     // Train everything one epoch, continue the top 1/max_t to max_t.
     {"one_epoch_topk", "random",
@@ -315,6 +329,8 @@ std::string MethodConfig(const Method& m, uint64_t seed, const Setup& setup) {
   std::string scheduler = m.scheduler;
   for (size_t at; (at = scheduler.find("{M}")) != std::string::npos;)
     scheduler.replace(at, 3, Number(setup.max_t));
+  for (size_t at; (at = scheduler.find("{G}")) != std::string::npos;)
+    scheduler.replace(at, 3, Number(setup.max_t / 27));
   std::string searcher = "{seed: " + std::to_string(seed);
   if (*m.searcher) searcher += ", type: " + std::string(m.searcher);
   std::string space = m.empty_space ? "search_space: {}\n" : setup.space_text;
@@ -404,6 +420,8 @@ tuner::core::Result<SeedFigures> RunSeed(const Method& method, uint64_t seed,
   tuner::sim::SimulationOptions options;
   options.workers = workers;
   options.epoch = 0;  // stored times are simulated seconds
+  // Nothing past the horizon is scored: the simulation ends there.
+  options.until_s = setup.horizon_s * (1 + 1e-9);
   auto result = tuner::sim::Simulate(config.value(), "{}", setup.table,
                                      *store.value(), options);
   if (!result.ok()) return result.error();
