@@ -192,6 +192,39 @@ TEST_CASE(
   CHECK(picker.value().Pick(0, {{"x", int64_t{2}}}).value() == 1);
 }
 
+TEST_CASE("row picker: rows the space does not hold are not candidates",
+          "[tuner][sim]") {
+  std::string rows;
+  for (const char* x : {"3", "1e300", "-1e300", "null", "\"4\"", "9", "4.4"})
+    rows += std::string(R"({"config": {"x": )") + x +
+            R"(}, "curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})" + "\n";
+  auto table = Parse(rows);
+  REQUIRE(table.ok());
+  core::SearchSpace space;
+  core::ParamSpec x;
+  x.name = "x";
+  x.distribution = core::Distribution::kRandInt;
+  x.low = 1;
+  x.high = 5;
+  space.params.push_back(x);
+  auto picker = RowPicker::Make(table.value(), space, 10, 7);
+  REQUIRE(picker.ok());
+  // 3 and 4.4 (rounded to 4): a huge value does not wrap to a negative
+  // integer, and 9 lies outside [1, 5].
+  CHECK(picker.value().Candidates() ==
+        std::vector<core::Params>{{{"x", int64_t{3}}}, {{"x", int64_t{4}}}});
+  // A table with no row inside the space is refused before any trial.
+  auto config = Config(
+      "search_space: {x: {type: uniform, low: 100, high: 200}}\n"
+      "searcher: {type: gp, seed: 1}\nnum_trials: 3\n"
+      "scheduler: {type: fifo}\n");
+  auto store = storage::TrialStore::Open(":memory:").value();
+  auto result = Simulate(config, "{}", table.value(), *store, {});
+  CHECK(result.message() ==
+        "no row of t.jsonl lies inside the search space (each needs every "
+        "parameter, a number within [low, high] or one of the choices)");
+}
+
 TEST_CASE(
     "with parameters, random, tpe and gp choose among the rows not "
     "yet run",

@@ -25,6 +25,22 @@ void CheckGridSpace(const YAML::Node& node, const Path& path,
   }
 }
 
+// A gp suggestion scores n_candidates points against max_points
+// observations: O(n_candidates * max_points^2). Bounded so that the sweep's
+// loop never waits long on one (about 0.1 s at the bound).
+void CheckGpCost(const YAML::Node& node, const Path& path,
+                 const core::SearcherSpec& s) {
+  constexpr double kMaxCost = 1 << 28;  // 1,024 candidates x 512 points
+  double candidates = s.n_candidates > 0 ? s.n_candidates : 1024;
+  double cost = candidates * s.max_points * s.max_points;
+  if (cost <= kMaxCost) return;
+  const char* key = node["max_points"] ? "max_points" : "n_candidates";
+  Fail(node[key], path / key,
+       "n_candidates x max_points^2 is " + core::FormatDouble(cost) +
+           ", at most 268435456 (e.g. 1024 candidates with 512 points): a "
+           "suggestion would keep the sweep waiting");
+}
+
 void ReadModelOptions(const Reader& r, const YAML::Node& node, const Path& path,
                       core::SearcherSpec& s) {
   bool tpe = s.type == core::SearcherType::kTpe;
@@ -57,6 +73,7 @@ void ReadModelOptions(const Reader& r, const YAML::Node& node, const Path& path,
     if (s.gamma <= 0 || s.gamma >= 1)
       Fail(n, path / "gamma", "must be in (0, 1)");
   }
+  if (gp) CheckGpCost(node, path, s);
 }
 
 }  // namespace

@@ -148,15 +148,17 @@ std::optional<core::Params> RowPicker::ParamsOf(const CurveRow& row) const {
       params.emplace_back(spec.name, *value);
       continue;
     }
-    if (!cell->is_number() || !std::isfinite(cell->get<double>()))
-      return std::nullopt;
+    if (!cell->is_number()) return std::nullopt;
+    double value = cell->get<double>();
     bool integral = spec.distribution == core::Distribution::kRandInt ||
                     spec.distribution == core::Distribution::kLogRandInt;
+    if (integral) value = std::round(value);
+    // Outside the space (NaN included): not a configuration it holds.
+    if (!(value >= spec.low && value <= spec.high)) return std::nullopt;
     if (integral) {
-      params.emplace_back(
-          spec.name, static_cast<int64_t>(std::llround(cell->get<double>())));
+      params.emplace_back(spec.name, static_cast<int64_t>(value));
     } else {
-      params.emplace_back(spec.name, cell->get<double>());
+      params.emplace_back(spec.name, value);
     }
   }
   return params;

@@ -34,9 +34,10 @@ class RowPicker {
                                       const core::SearchSpace& space,
                                       int64_t num_trials, uint64_t seed);
   // The params of each row under the space (numbers as the param's type,
-  // choices as the value they equal), for a searcher to choose among; a row
-  // that cannot take every param (no such key, a value no choice has) is
-  // left out. Switches Pick to exact matches first.
+  // integers rounded; choices as the value they equal), for a searcher to
+  // choose among; a row the space does not hold (a key missing, a value
+  // that is not a number, outside [low, high], or no choice has) is left
+  // out. Switches Pick to exact matches first.
   std::vector<core::Params> Candidates();
   // The row for the trial with `index` and `params`; fails when no row
   // matches its choice parameters. The same trial gets the same row.

@@ -1,5 +1,6 @@
 #include "tuner/sim/simulation.h"
 
+#include <spdlog/spdlog.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -223,10 +224,26 @@ core::Result<SimulationResult> Simulate(const ExperimentConfig& config,
   // With parameters, the searcher chooses among the table's rows not yet
   // run, where it can (docs/simulation.md): every method is judged on its
   // choices, not on how a point maps to a row.
+  std::vector<core::Params> candidates;
+  if (!config.space.params.empty()) {
+    candidates = picker.value().Candidates();
+    if (candidates.empty()) {
+      return core::InvalidArgument(
+          "no row of " + table.source +
+          " lies inside the search space (each needs every parameter, a "
+          "number within [low, high] or one of the choices)");
+    }
+    if (candidates.size() < table.rows.size()) {
+      spdlog::info(
+          "{}: {} of {} rows lie outside the search space; searchers that "
+          "choose among rows skip them",
+          table.source, table.rows.size() - candidates.size(),
+          table.rows.size());
+    }
+  }
   sweep_options.make_searcher = [&](const ExperimentConfig& c) {
     auto searcher = schedulers::MakeSearcher(c.searcher, c.space, c.mode);
-    if (!c.space.params.empty())
-      searcher->RestrictTo(picker.value().Candidates());
+    if (!candidates.empty()) searcher->RestrictTo(std::move(candidates));
     return searcher;
   };
   sweep_options.make_runner = [&](boost::asio::io_context& loop,
