@@ -295,7 +295,7 @@ TEST_CASE("bad scheduler and searcher keys say what and where",
   ExpectError(Replace(kValid, "type: random, seed: 7",
                       "type: gp, n_candidates: 100000, max_points: 4096"),
               "x.yaml:12: searcher.max_points: n_candidates x max_points^2 "
-              "is 1.6777216e+12, at most 268435456 (e.g. 1024 candidates "
+              "is 1677721600000, at most 268435456 (e.g. 1024 candidates "
               "with 512 points): a suggestion would keep the sweep waiting");
   ExpectError(Replace(kValid, "type: asha,", "type: asha, pasha: true,"),
               "x.yaml:14: scheduler.pasha: needs mode: promotion");
