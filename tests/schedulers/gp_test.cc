@@ -1,4 +1,5 @@
 // The Gaussian process, expected improvement, and the gp searcher.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -227,6 +228,36 @@ TEST_CASE("random search restricted to candidates is a seeded permutation",
   CHECK(set.TakeEqual(list[3]));
   CHECK_FALSE(set.TakeEqual(list[3]));
   CHECK(set.remaining() == 49);
+}
+
+TEST_CASE(
+    "gp searcher: rebuilt from the stored reports in any order, it "
+    "suggests the same",
+    "[gp]") {
+  core::SearcherSpec spec;
+  spec.seed = 4;
+  spec.n_startup = 5;
+  struct Report {
+    int64_t index;
+    double x, time, value;
+  };
+  std::vector<Report> reports;
+  for (int i = 0; i < 16; ++i) {
+    double x = (i * 7 % 16) / 15.0;
+    reports.push_back({i, x, 1, std::cos(5 * x) + 1});
+    if (i % 3 == 0) reports.push_back({i, x, 3, std::cos(5 * x)});
+  }
+  auto rebuilt = [&](bool reversed) {
+    GpSearcher gp(Unit1d(), spec, core::Mode::kMin);
+    auto order = reports;
+    if (reversed) std::reverse(order.begin(), order.end());
+    for (const auto& r : order)
+      gp.Observe(r.index, {{"x", r.x}}, r.time, r.value);
+    auto next = gp.Suggest(16);
+    CHECK(gp.last_level() == 3.0);  // 6 points: max(n_startup, dims + 2)
+    return X(*next);
+  };
+  CHECK(rebuilt(false) == rebuilt(true));
 }
 
 }  // namespace tuner::schedulers
