@@ -1,5 +1,6 @@
 #include "schedulers/candidate_set.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tuner::schedulers {
@@ -29,6 +30,18 @@ std::vector<size_t> CandidateSet::Untaken() const {
   for (size_t i = 0; i < candidates_.size(); ++i)
     if (!taken_[i]) untaken.push_back(i);
   return untaken;
+}
+
+std::vector<size_t> CandidateSet::UntakenAtMost(size_t limit, Rng& rng) const {
+  std::vector<size_t> ids = Untaken();
+  if (ids.size() <= limit) return ids;
+  for (size_t k = ids.size(); k > 1; --k) {  // Fisher-Yates
+    auto j = static_cast<size_t>(rng.NextUnit() * static_cast<double>(k));
+    std::swap(ids[k - 1], ids[j]);
+  }
+  ids.resize(limit);
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 std::optional<size_t> CandidateSet::DrawUntaken(Rng& rng) const {

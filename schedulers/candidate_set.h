@@ -28,6 +28,9 @@ class CandidateSet {
   bool TakeEqual(const core::Params& params);
   // The untaken candidates, in list order.
   std::vector<size_t> Untaken() const;
+  // At most `limit` of the untaken candidates, in list order: all, or
+  // `limit` drawn uniformly without replacement.
+  std::vector<size_t> UntakenAtMost(size_t limit, Rng& rng) const;
   // An untaken candidate drawn uniformly; none when all are taken.
   std::optional<size_t> DrawUntaken(Rng& rng) const;
 

@@ -173,17 +173,9 @@ std::vector<int64_t> GpSearcher::PointsOf(const Level& level,
 
 // The untaken candidates to score: all, or kMaxScored drawn uniformly.
 std::vector<size_t> GpSearcher::ScoredCandidates(int64_t index) const {
-  std::vector<size_t> ids = candidates_->Untaken();
-  if (ids.size() <= kMaxScored) return ids;
   Rng rng =
       Rng::ForIndex(spec_.seed ^ 0xbb67ae85ull, static_cast<uint64_t>(index));
-  for (size_t k = ids.size(); k > 1; --k) {
-    auto j = static_cast<size_t>(rng.NextUnit() * static_cast<double>(k));
-    std::swap(ids[k - 1], ids[j]);
-  }
-  ids.resize(kMaxScored);
-  std::sort(ids.begin(), ids.end());
-  return ids;
+  return candidates_->UntakenAtMost(kMaxScored, rng);
 }
 
 // n_candidates points: even ones drawn from the prior, odd ones around the

@@ -199,17 +199,9 @@ std::optional<core::Params> TpeSearcher::SuggestCandidate(
     if (!i) return std::nullopt;
     return candidates_->Take(*i);
   }
-  std::vector<size_t> ids = candidates_->Untaken();
-  if (ids.empty()) return std::nullopt;
   constexpr size_t kMaxScored = 4096;
-  if (ids.size() > kMaxScored) {
-    for (size_t k = ids.size(); k > 1; --k)
-      std::swap(
-          ids[k - 1],
-          ids[static_cast<size_t>(rng.NextUnit() * static_cast<double>(k))]);
-    ids.resize(kMaxScored);
-    std::sort(ids.begin(), ids.end());
-  }
+  std::vector<size_t> ids = candidates_->UntakenAtMost(kMaxScored, rng);
+  if (ids.empty()) return std::nullopt;
   std::vector<double> score(ids.size(), 0.0);
   for (const auto& spec : space_.params) {
     std::vector<const core::ParamValue*> g, b;

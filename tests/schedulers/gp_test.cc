@@ -228,6 +228,12 @@ TEST_CASE("random search restricted to candidates is a seeded permutation",
   CHECK(set.TakeEqual(list[3]));
   CHECK_FALSE(set.TakeEqual(list[3]));
   CHECK(set.remaining() == 49);
+  Rng rng(5);
+  auto some = set.UntakenAtMost(10, rng);
+  CHECK(some.size() == 10);
+  CHECK(std::is_sorted(some.begin(), some.end()));
+  CHECK(std::find(some.begin(), some.end(), 3) == some.end());  // taken
+  CHECK(set.UntakenAtMost(100, rng) == set.Untaken());
 }
 
 TEST_CASE(
