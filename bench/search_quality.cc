@@ -50,7 +50,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kBudgets[] = {0.25, 0.5, 1.0};
 
 // A method: the searcher and scheduler of its config. In `scheduler`, {M}
-// stands for max_t and {G} for max_t / 27. An empty `searcher` leaves the engine's default type.
+// stands for max_t and {G} for max_t / 27. An empty `searcher` leaves the
+// engine's default type.
 struct Method {
   const char* name;
   const char* searcher;
