@@ -41,6 +41,16 @@ std::string SmallTable(int rows) {
   return text;
 }
 
+// A search space of one randint param x in [low, high].
+core::SearchSpace IntX(double low, double high) {
+  core::ParamSpec x;
+  x.name = "x";
+  x.distribution = core::Distribution::kRandInt;
+  x.low = low;
+  x.high = high;
+  return core::SearchSpace{{x}};
+}
+
 ExperimentConfig Config(const std::string& extra) {
   std::string text =
       "name: sim\ncommand: \"true\"\nmetric: loss\nmode: min\n"
@@ -171,13 +181,7 @@ TEST_CASE(
                      "\n" + R"({"id": "none", "config": {}, )" +
                      R"("curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})");
   REQUIRE(table.ok());
-  core::SearchSpace space;
-  core::ParamSpec x;
-  x.name = "x";
-  x.distribution = core::Distribution::kRandInt;
-  x.low = 1;
-  x.high = 5;
-  space.params.push_back(x);
+  core::SearchSpace space = IntX(1, 5);  // outlives the picker
   auto picker = RowPicker::Make(table.value(), space, 10, 7);
   REQUIRE(picker.ok());
   auto candidates = picker.value().Candidates();
@@ -200,13 +204,7 @@ TEST_CASE("row picker: rows the space does not hold are not candidates",
             R"(}, "curve": [{"epoch": 1, "loss": 0, "seconds": 1}]})" + "\n";
   auto table = Parse(rows);
   REQUIRE(table.ok());
-  core::SearchSpace space;
-  core::ParamSpec x;
-  x.name = "x";
-  x.distribution = core::Distribution::kRandInt;
-  x.low = 1;
-  x.high = 5;
-  space.params.push_back(x);
+  core::SearchSpace space = IntX(1, 5);  // outlives the picker
   auto picker = RowPicker::Make(table.value(), space, 10, 7);
   REQUIRE(picker.ok());
   // 3 and 4.4 (rounded to 4): a huge value does not wrap to a negative

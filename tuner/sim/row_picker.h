@@ -28,6 +28,7 @@ namespace tuner::sim {
 // params that no other trial replays.
 class RowPicker {
  public:
+  // `table` and `space` must outlive the picker (it keeps pointers).
   // Fails when the space is empty and `num_trials` exceeds the rows, or a
   // parameter names a config key no row has (of the right type).
   static core::Result<RowPicker> Make(const CurveTable& table,
