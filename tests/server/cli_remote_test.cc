@@ -604,7 +604,7 @@ TEST_CASE("a token goes to its own service, and off this machine on request",
 
 TEST_CASE(
     "CLI: an answer that is not the service's names the server, its status "
-    "and reason; a redirect is not followed",
+    "and reason, a redirect is not followed",
     "[server][cli][process]") {
   fs::path dir = fs::temp_directory_path() /
                  ("tuner-plain-answer-" + std::to_string(getpid()));

@@ -391,7 +391,7 @@ void CheckViews(Browser& browser, const std::string& url) {
 // token brings.
 TEST_CASE(
     "Dashboard: the ?token= URL lets the page read where reads need the "
-    "token; a failed experiment shows why; the parameter views, table and "
+    "token, a failed experiment shows why, the parameter views, table and "
     "buttons",
     "[server][browser][process]") {
   if (!BrowserInstalled()) {

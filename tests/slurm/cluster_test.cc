@@ -133,7 +133,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "nodes with other devices cannot be joined; bad node names are "
+    "nodes with other devices cannot be joined, bad node names are "
     "refused",
     "[slurm][devices]") {
   std::string locks = (testing::FreshDir("cluster") / "locks").string();

@@ -19,7 +19,7 @@ TEST_CASE("a step's name is fixed by its status path, and safe", "[slurm]") {
   CHECK(StepName("") != StepName("x"));
 }
 
-TEST_CASE("squeue's steps are parsed; batch, extern and garbage skipped",
+TEST_CASE("squeue's steps are parsed, batch, extern and garbage skipped",
           "[slurm]") {
   auto steps = ParseSteps(
       "12.0|n1|tuner-00000000000000aa\n"
@@ -63,7 +63,7 @@ TEST_CASE("a node that is down, drained or not responding is unfit",
   CHECK_FALSE(NodeLeftAllocation("mixed"));
 }
 
-TEST_CASE("salloc's and sbatch's job ids are read; job ids are checked",
+TEST_CASE("salloc's and sbatch's job ids are read, job ids are checked",
           "[slurm]") {
   CHECK(ParseGrantedJob("salloc: Granted job allocation 1234\n") == "1234");
   CHECK(ParseGrantedJob("salloc: Pending job allocation 7\nsalloc: job 7 "

@@ -69,7 +69,7 @@ TEST_CASE("store round-trips experiments and trials and params", "[storage]") {
 }
 
 TEST_CASE(
-    "an experiment's status round-trips; one this build lacks reads "
+    "an experiment's status round-trips, one this build lacks reads "
     "as interrupted",
     "[storage]") {
   std::string path = std::filesystem::temp_directory_path() /

@@ -134,8 +134,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "CheckpointWatch: an exited trial's pause is dropped; one without a "
-    "folder is not polled; StopPolling ends the polls",
+    "CheckpointWatch: an exited trial's pause is dropped, one without a "
+    "folder is not polled, StopPolling ends the polls",
     "[checkpoint_watch]") {
   Watched w;
   CheckpointWatch watch = w.Watch();

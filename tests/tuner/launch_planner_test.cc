@@ -142,8 +142,8 @@ checkpoints: {dir: "{trial_dir}/output"}
 }
 
 TEST_CASE(
-    "a relative checkpoints dir is under workdir; an adopted attempt reads "
-    "its own files; logs rotate per attempt",
+    "a relative checkpoints dir is under workdir, an adopted attempt reads "
+    "its own files, logs rotate per attempt",
     "[tuner][sweep][launch]") {
   fs::path root = FreshDir("launch-planner-files");
   auto config = Load(kConfig + R"(checkpoints: {dir: "ckpt/{trial_id}"}

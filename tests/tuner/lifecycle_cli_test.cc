@@ -244,7 +244,7 @@ fs::path GatedSweepDir(const std::string& what, int trials, int slots,
 }
 
 TEST_CASE(
-    "a project moved while its tuner runs launches nothing at the old place; "
+    "a project moved while its tuner runs launches nothing at the old place, "
     "resumed where it is, its running trial is taken up, not rerun",
     "[tuner][lifecycle][paths][process]") {
   // Trials 1 and 2 run at once. (A folder moved before a trial has started

@@ -144,7 +144,7 @@ struct FakeSweep {
 };
 
 TEST_CASE(
-    "Promotions: a paused trial is stored, counted and told; its promotion "
+    "Promotions: a paused trial is stored, counted and told, its promotion "
     "is stored and relaunches it",
     "[promotions]") {
   FakeSweep s;
@@ -166,7 +166,7 @@ TEST_CASE(
 
 TEST_CASE(
     "Promotions: a trial promoted while its pause is under way resumes "
-    "once it exits; one that ended is only recorded",
+    "once it exits, one that ended is only recorded",
     "[promotions]") {
   FakeSweep s;
   LiveTrial& pausing = s.Live(TrialPhase::kPausing);
@@ -218,7 +218,7 @@ TEST_CASE("Promotions: the spent budget is told to the scheduler once",
 }
 
 TEST_CASE(
-    "Promotions: unpromoted paused trials end as stopped; TakeAll hands "
+    "Promotions: unpromoted paused trials end as stopped, TakeAll hands "
     "them over uncounted",
     "[promotions]") {
   FakeSweep s;

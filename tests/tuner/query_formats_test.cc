@@ -372,7 +372,7 @@ TEST_CASE("best as a command line: the template filled and shell-quoted",
   CHECK(unsafe.error().code == core::ErrorCode::kInvalidArgument);
 }
 
-TEST_CASE("status as JSON and CSV; a missing experiment is not found",
+TEST_CASE("status as JSON and CSV, a missing experiment is not found",
           "[tuner][query]") {
   Fixture f;
   auto json =

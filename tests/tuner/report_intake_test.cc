@@ -12,7 +12,7 @@ namespace {
 double Same(double time) { return time; }
 
 TEST_CASE(
-    "a report's time is its time_attr, snapped; a non-finite one is "
+    "a report's time is its time_attr, snapped, a non-finite one is "
     "no report",
     "[tuner][sweep][intake]") {
   ReportIntake intake(7, "acc", "epoch");

@@ -355,7 +355,7 @@ TEST_CASE("a promotion committed before its relaunch survives a crash",
 // 1's shim left (exit 143, from its pause) is not attempt 2's end: the trial
 // runs again and completes.
 TEST_CASE(
-    "a relaunch recorded but never started runs; attempt 1's end is "
+    "a relaunch recorded but never started runs, attempt 1's end is "
     "not its end",
     "[tuner][resume][process]") {
   Session session(PromotedConfig(2));

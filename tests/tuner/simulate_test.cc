@@ -134,7 +134,7 @@ TEST_CASE("curve table: hostile lines and paths are refused at their line",
         2);
 }
 
-TEST_CASE("row picker: no parameters draws every row once; else nearest",
+TEST_CASE("row picker: no parameters draws every row once, else the nearest",
           "[tuner][sim]") {
   auto table = Parse(SmallTable(6));
   REQUIRE(table.ok());
@@ -244,9 +244,10 @@ TEST_CASE(
     // Six rows, each once; then the searcher has nothing left to offer.
     CHECK(result.value().trials == 6);
     CHECK(result.value().best == 5);  // row x = 6, loss 10 - 5
+    auto trials = store->trials().List(result.value().experiment);
+    REQUIRE(trials.ok());
     std::set<double> xs;
-    for (const auto& t :
-         store->trials().List(result.value().experiment).value())
+    for (const auto& t : trials.value())
       xs.insert(std::get<double>(t.params.at(0).second));
     CHECK(xs == std::set<double>{1, 2, 3, 4, 5, 6});
   }

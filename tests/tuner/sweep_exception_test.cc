@@ -58,7 +58,7 @@ testing::TrialScript ThreeEpochs(const runner::TrialLaunch& launch, int) {
   return testing::ToyTrainerScript(q, 3);
 }
 
-TEST_CASE("an exception in one sweep fails it; the other sweep finishes",
+TEST_CASE("an exception in one sweep fails it, the other sweep finishes",
           "[tuner][sweep]") {
   auto dir = std::filesystem::temp_directory_path() /
              ("tuner-exception-" + std::to_string(getpid()));

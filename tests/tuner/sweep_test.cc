@@ -207,7 +207,7 @@ devices: {kind: cpu, slots: 2}
   CHECK(result.trials[1].last_value.has_value());
 }
 
-TEST_CASE("a time one epoch short of max_t is its own; a rounded one is max_t",
+TEST_CASE("a time one epoch short of max_t is its own, a rounded one is max_t",
           "[tuner][sweep]") {
   auto result = RunScripted(
       R"(name: snap

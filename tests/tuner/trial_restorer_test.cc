@@ -118,7 +118,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a paused trial is parked, or queued once promoted; promoted "
+    "a paused trial is parked, or queued once promoted, promoted "
     "while pausing, it resumes after its exit",
     "[tuner][sweep][restore]") {
   Stored s;
