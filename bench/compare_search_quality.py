@@ -154,7 +154,7 @@ def ratio(num, den):
 def figures(entry):
     """Adds same_setup, time_over_e64, optuna_best and device ratios."""
     sides = {s: entry[s] for s in ("tuner", "optuna")
-             if entry.get(s) and "methods" in entry[s]}
+             if entry.get(s) and entry[s].get("methods")}
     if len(sides) == 2:
         entry["same_setup"] = all(
             math.isclose(sides["tuner"][k], sides["optuna"][k], rel_tol=1e-9)

@@ -50,7 +50,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kBudgets[] = {0.25, 0.5, 1.0};
 
 // A method: the searcher and scheduler of its config. In `scheduler`, {M}
-// stands for max_t and {G} for max_t / 27. An empty `searcher` leaves the
+// stands for max_t, {G} for max_t / 27 and {G9} for max_t / 9. An empty `searcher` leaves the
 // engine's default type.
 struct Method {
   const char* name;
@@ -95,6 +95,14 @@ constexpr Method kMethods[] = {
      "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3}"},
     {"gp_asha_promotion_r3", "gp",
      "{type: asha, max_t: {M}, grace_period: {G}, reduction_factor: 3, "
+     "mode: promotion}"},
+    // The first rung at max_t / 9 (two rungs below max_t).
+    {"asha_stopping_r2", "random",
+     "{type: asha, max_t: {M}, grace_period: {G9}, reduction_factor: 3}"},
+    {"gp_asha_r2", "gp",
+     "{type: asha, max_t: {M}, grace_period: {G9}, reduction_factor: 3}"},
+    {"gp_asha_promotion_r2", "gp",
+     "{type: asha, max_t: {M}, grace_period: {G9}, reduction_factor: 3, "
      "mode: promotion}"},
     {"default", "", "{type: asha, max_t: {M}}"},
     // Train everything one epoch, continue the top 1/max_t to max_t.
@@ -332,6 +340,8 @@ std::string MethodConfig(const Method& m, uint64_t seed, const Setup& setup) {
     scheduler.replace(at, 3, Number(setup.max_t));
   for (size_t at; (at = scheduler.find("{G}")) != std::string::npos;)
     scheduler.replace(at, 3, Number(setup.max_t / 27));
+  for (size_t at; (at = scheduler.find("{G9}")) != std::string::npos;)
+    scheduler.replace(at, 4, Number(setup.max_t / 9));
   std::string searcher = "{seed: " + std::to_string(seed);
   if (*m.searcher) searcher += ", type: " + std::string(m.searcher);
   std::string space = m.empty_space ? "search_space: {}\n" : setup.space_text;
