@@ -25,7 +25,8 @@ A null on either side of a ratio gives null; a failed job is
 
 With --markdown FILE it also writes two tables, rows = method, columns =
 table x W: the median time to target over E64 with the seeds that reached it
-(`0.18 (19/20)`, `∞ (7/20)` when the median is unreached), and the median
+(`0.18 (19/20)`, `∞ (7/20)` when the median is unreached) with a last row,
+the floor (the fastest row that reaches the target, over E64), and the median
 device seconds to target over the best Optuna method's.
 
 Usage: bench/compare_search_quality.py [--tables PATH ...] [--workers 1,8]
@@ -200,6 +201,14 @@ def time_cell(doc, method, seeds):
     return f"{value} ({f['reached']}/{seeds})"
 
 
+def floor_cell(doc):
+    """The fastest target-reaching row's run time / E64: no method beats
+    it, even one that launches that row first."""
+    if not doc or doc.get("fastest_target_s") is None:
+        return ""
+    return f"{doc['fastest_target_s'] / doc['e64_s']:.2f}"
+
+
 def device_cell(entry, side, method):
     """The device ratio to the best Optuna method: `0.42`, `∞` or `–`."""
     f = (entry.get(side) or {}).get("methods", {}).get(method)
@@ -227,6 +236,10 @@ def markdown(result):
         cells = [time_cell(result["tables"][n]["by_workers"][w].get(side), m,
                            seeds) for n, w in columns]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    floors = [floor_cell(result["tables"][n]["by_workers"][w].get("tuner"))
+              for n, w in columns]
+    lines.append("| *floor: the fastest row reaching the target* | " +
+                 " | ".join(floors) + " |")
     lines += ["", "Median device seconds to target / the best Optuna "
               "method's on the same table and W (–: no Optuna method's "
               "median reached it).", "", head, rule]

@@ -88,7 +88,13 @@ TEST_CASE("curve table: rows read, bad lines named by file, line and field",
   CHECK(Parse("{\"config\": {}, \"curve\": []}").message() ==
         "t.jsonl:1: curve: expected a non-empty list");
   CHECK(Parse(SmallTable(1) + "{nope\n").message() ==
-        "t.jsonl:2: not valid JSON");
+        "t.jsonl:2: not valid JSON at column 3");
+  CHECK(Parse(R"({"config": {}, "curve": [{"epoch": 1, "loss": NaN}]})")
+            .message() ==
+        "t.jsonl:1: not valid JSON at column 47 (NaN is not JSON: write null)");
+  CHECK(Parse(R"({"config": {"x": -Infinity}, "curve": []})").message() ==
+        "t.jsonl:1: not valid JSON at column 19 (Infinity is not JSON: write "
+        "null)");
   CHECK(Parse(R"({"config": {}, "curve": [{"epoch": 1, "seconds": -1}]})")
             .message() ==
         "t.jsonl:1: curve[0].seconds: expected a finite number >= 0");

@@ -1,5 +1,6 @@
 #include "tuner/sim/curve_table.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,28 @@ namespace tuner::sim {
 namespace {
 
 using Json = nlohmann::json;
+
+// "not valid JSON at column C", naming NaN and Infinity, which JSON lacks.
+// REQUIRES: `text` is not valid JSON and nests at most kMaxTableDepth.
+std::string WhyNotJson(const std::string& text) {
+  size_t byte = 0;
+  try {
+    Json parsed = Json::parse(text);  // throws: it is not valid
+  } catch (const Json::parse_error& e) {
+    byte = e.byte;
+  }
+  std::string why = "not valid JSON";
+  if (byte == 0) return why;
+  why += " at column " + std::to_string(byte);
+  size_t at = std::min(byte - 1, text.size());
+  while (at > 0 && std::isalpha(static_cast<unsigned char>(text[at - 1]))) --at;
+  if (at < text.size() && text[at] == '-') ++at;
+  for (const char* word : {"NaN", "Infinity"}) {
+    if (text.compare(at, std::strlen(word), word) == 0)
+      return why + " (" + word + " is not JSON: write null)";
+  }
+  return why;
+}
 
 // "FILE:LINE: what".
 core::Error At(const std::string& source, int64_t line,
@@ -176,7 +199,7 @@ core::Result<CurveTable> ReadCurveTable(std::istream& in,
           source, line,
           "nested deeper than " + std::to_string(kMaxTableDepth) + " levels");
     }
-    if (json.is_discarded()) return At(source, line, "not valid JSON");
+    if (json.is_discarded()) return At(source, line, WhyNotJson(text));
     std::string where = source + ":" + std::to_string(line);
     auto row = ReadRow(json, where, time_attr);
     if (!row.ok()) return row.error();
