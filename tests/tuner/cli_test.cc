@@ -277,6 +277,26 @@ TEST_CASE("tuner plan works on every shipped config",
   CHECK(missing.err.find("nope.yaml") != std::string::npos);
 }
 
+TEST_CASE("tuner simulate says when the table ran out before num_trials",
+          "[tuner][cli][process]") {
+  CliFixture cli;
+  cli.Write("s.yaml",
+            "name: s\ncommand: \"true\"\nmetric: loss\nmode: min\n"
+            "time_attr: epoch\nsearch_space: {x: {type: uniform, low: 0, "
+            "high: 9}}\nnum_trials: 3\nscheduler: {type: fifo}\n");
+  cli.Write("t.jsonl",
+            "{\"config\": {\"x\": 1}, \"curve\": [{\"epoch\": 1, "
+            "\"loss\": 2, \"seconds\": 5}]}\n"
+            "{\"config\": {\"x\": 2}, \"curve\": [{\"epoch\": 1, "
+            "\"loss\": 1, \"seconds\": 5}]}\n");
+  Output sim = cli.Tuner("simulate s.yaml --table t.jsonl --db sim.db");
+  INFO(sim.err);
+  CHECK(sim.code == 0);
+  CHECK(sim.err ==
+        "tuner: note: 's' ended after 2 of its num_trials 3: each of the "
+        "table's rows runs at most once, and none was left\n");
+}
+
 TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
           "[tuner][cli][plan][process]") {
   CliFixture cli;

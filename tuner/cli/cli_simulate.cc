@@ -177,6 +177,15 @@ int Simulate(const SimulateOptions& options) {
                  result.value().error.c_str());
     return cli::kExitFailure;
   }
+  if (result.value().trials < config.value().num_trials) {
+    std::fprintf(stderr,
+                 "tuner: note: '%s' ended after %lld of its num_trials %lld: "
+                 "each of the table's rows runs at most once, and none was "
+                 "left\n",
+                 config.value().name.c_str(),
+                 static_cast<long long>(result.value().trials),
+                 static_cast<long long>(config.value().num_trials));
+  }
   return cli::kExitOk;
 }
 
