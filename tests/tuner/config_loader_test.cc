@@ -304,6 +304,11 @@ TEST_CASE("bad scheduler and searcher keys say what and where",
               "x.yaml:14: scheduler.pasha: takes one bracket (brackets: 1)");
   ExpectError(Replace(kValid, "type: asha,", "type: median, pasha: true,"),
               "x.yaml:14: scheduler.pasha: applies to asha only");
+  // A quoted word is a string, not a switch.
+  ExpectError(Replace(kValid, "type: asha,",
+                      "type: asha, mode: promotion, pasha: \"yes\","),
+              "x.yaml:14: scheduler.pasha: expected true or false, got 'yes' "
+              "(quoted: a string)");
   ExpectError(Replace(kValid, "layers:  {type: randint, low: 1, high: 4}",
                       "layers:  {type: randint, low: 1, high: 4, when: "
                       "{seeds: 1}}"),

@@ -149,8 +149,11 @@ int64_t Reader::Int(const YAML::Node& node, const Path& path, int64_t low,
 
 bool Reader::Bool(const YAML::Node& node, const Path& path) const {
   bool value = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
-    Fail(node, path, "expected true or false, got " + Describe(node));
+  if (!IsPlainScalar(node) || !YAML::convert<bool>::decode(node, value)) {
+    std::string quoted = node.IsScalar() && !IsPlainScalar(node)
+                             ? " (quoted: a string)"
+                             : "";
+    Fail(node, path, "expected true or false, got " + Describe(node) + quoted);
   }
   return value;
 }
