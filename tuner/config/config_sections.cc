@@ -78,6 +78,11 @@ void ReadModelOptions(const Reader& r, const YAML::Node& node, const Path& path,
 
 }  // namespace
 
+core::SearcherType DefaultSearcherType(const core::SearchSpace& space) {
+  return space.params.empty() ? core::SearcherType::kRandom
+                              : core::SearcherType::kGp;
+}
+
 void ReadSearcher(const Reader& r, const YAML::Node& node,
                   ExperimentConfig& c) {
   Path path("searcher");
@@ -93,6 +98,7 @@ void ReadSearcher(const Reader& r, const YAML::Node& node,
                                     {"sobol", core::SearcherType::kSobol},
                                     {"tpe", core::SearcherType::kTpe},
                                     {"gp", core::SearcherType::kGp}});
+    c.searcher_type_given = true;
   }
   if (node["seed"]) {
     c.searcher.seed =

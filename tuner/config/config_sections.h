@@ -10,13 +10,19 @@
 namespace tuner::config {
 
 // Both throw LoadError (file:line: key: message) on bad input. ReadSearcher
-// needs c.space read; ReadScheduler needs c.searcher read.
+// needs c.space read and c.searcher.type set to DefaultSearcherType, which a
+// `type` replaces (the other keys are checked against the type either way);
+// ReadScheduler needs c.searcher read.
 // search_space (config_space.cc): its parameters, in order.
 core::SearchSpace ReadSpace(const Reader& r, const YAML::Node& node,
                             const Path& path);
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
+// The searcher of a config that names none (no `searcher.type`): gp when
+// `space` has a parameter (the best measured, docs/schedulers.md), random
+// when it has none (nothing to model: each trial runs the command as is).
+core::SearcherType DefaultSearcherType(const core::SearchSpace& space);
 // The placeholders the tuner fills itself; no parameter may take a name.
 inline constexpr const char* kBuiltinPlaceholders[] = {
     "max_t", "trial_id", "trial_dir", "devices", "num_devices", "master_port"};

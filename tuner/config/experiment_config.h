@@ -79,6 +79,8 @@ struct ExperimentConfig {
   core::SearchSpace space;
   core::SearcherSpec searcher;
   bool seed_given = false;
+  // False: searcher.type is the default (config::DefaultSearcherType).
+  bool searcher_type_given = false;
   int64_t num_trials = 0;
   core::SchedulerSpec scheduler;
   DevicesSpec devices;
