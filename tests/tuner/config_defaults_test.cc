@@ -1,7 +1,10 @@
 // The defaults a config gets for what it leaves out: the searcher (gp, or
-// random for an empty space).
+// random for an empty space) and asha's and hyperband's first rung
+// (max_t / reduction_factor^3, at least 1).
 #include <string>
+#include <vector>
 
+#include "schedulers/brackets.h"
 #include "tests/catch.h"
 #include "tests/support/config_text.h"
 #include "tuner/config/config_loader.h"
@@ -13,7 +16,7 @@ using testing::ExpectError;
 using testing::Load;
 using testing::Replace;
 
-// No searcher section.
+// No searcher section; the scheduler line is replaced by the cases.
 const std::string kBare = R"(name: bare
 command: python3 train.py --lr {lr} --epochs {max_t}
 metric: acc
@@ -38,6 +41,11 @@ ExperimentConfig Loaded(const std::string& text) {
   INFO(config.status().message());
   REQUIRE(config.ok());
   return config.value();
+}
+
+ExperimentConfig WithScheduler(const std::string& scheduler) {
+  return Loaded(
+      Replace(kBare, "scheduler: {type: asha, max_t: 52}", scheduler));
 }
 
 TEST_CASE(
@@ -85,6 +93,73 @@ TEST_CASE("searcher keys without a type apply to the default type",
               "x.yaml:10: searcher.gamma: applies to tpe only");
   ExpectError(kEmptySpace + "searcher: {n_startup: 5}\n",
               "x.yaml:7: searcher.n_startup: applies to tpe and gp only");
+}
+
+TEST_CASE("asha's default first rung is max_t / rf^3, at least 1",
+          "[tuner][config][defaults]") {
+  ExperimentConfig c = Loaded(kBare);
+  CHECK(c.scheduler.grace_period == 52.0 / 27);
+  CHECK_FALSE(c.grace_period_given);
+  // Three rungs below max_t: 52/27, 52/9, 52/3.
+  CHECK(schedulers::BaseMilestones(c.scheduler).size() == 3);
+  ExperimentConfig rf3 =
+      WithScheduler("scheduler: {type: asha, max_t: 81, reduction_factor: 3}");
+  CHECK(rf3.scheduler.grace_period == 3);
+  CHECK(schedulers::BaseMilestones(rf3.scheduler) ==
+        std::vector<double>{3, 9, 27});
+  CHECK(WithScheduler("scheduler: {type: asha, max_t: 64, reduction_factor: "
+                      "2}")
+            .scheduler.grace_period == 8);
+  // max_t / 27 below 1: clamped to 1.
+  CHECK(WithScheduler("scheduler: {type: asha, max_t: 20}")
+            .scheduler.grace_period == 1);
+  CHECK(WithScheduler("scheduler: {type: asha, max_t: 2}")
+            .scheduler.grace_period == 1);
+  // max_t 1 leaves no rung below it, with the default as with grace 1.
+  ExpectError(Replace(kBare, "max_t: 52}", "max_t: 1}"),
+              "x.yaml:9: scheduler.grace_period: must be below max_t (1)");
+}
+
+TEST_CASE("hyperband's default first rung is max_t / rf^3 too",
+          "[tuner][config][defaults]") {
+  ExperimentConfig c = WithScheduler("scheduler: {type: hyperband, max_t: 81}");
+  CHECK(c.scheduler.grace_period == 3);
+  CHECK(schedulers::HyperbandBrackets(c.scheduler).size() == 4);
+  CHECK(WithScheduler("scheduler: {type: hyperband, max_t: 52}")
+            .scheduler.grace_period == 52.0 / 27);
+  CHECK(WithScheduler(
+            "scheduler: {type: hyperband, max_t: 32, reduction_factor: 2}")
+            .scheduler.grace_period == 4);
+  CHECK(WithScheduler("scheduler: {type: hyperband, max_t: 9}")
+            .scheduler.grace_period == 1);
+}
+
+TEST_CASE("an explicit grace_period wins, and median and fifo keep 1",
+          "[tuner][config][defaults]") {
+  ExperimentConfig c =
+      WithScheduler("scheduler: {type: asha, max_t: 81, grace_period: 1}");
+  CHECK(c.scheduler.grace_period == 1);
+  CHECK(c.grace_period_given);
+  CHECK(WithScheduler(
+            "scheduler: {type: hyperband, max_t: 81, grace_period: 0.5}")
+            .scheduler.grace_period == 0.5);
+  CHECK(WithScheduler("scheduler: {type: median, max_t: 81}")
+            .scheduler.grace_period == 1);
+  CHECK(WithScheduler("scheduler: {type: fifo, max_t: 81}")
+            .scheduler.grace_period == 1);
+}
+
+TEST_CASE("the default first rung follows max_t and rf given by --set",
+          "[tuner][config][defaults]") {
+  auto c =
+      LoadConfigText(kBare, "x.yaml", "/base", "/work", {"scheduler.max_t=81"});
+  REQUIRE(c.ok());
+  CHECK(c.value().scheduler.grace_period == 3);
+  auto rf =
+      LoadConfigText(kBare, "x.yaml", "/base", "/work",
+                     {"scheduler.max_t=64", "scheduler.reduction_factor=2"});
+  REQUIRE(rf.ok());
+  CHECK(rf.value().scheduler.grace_period == 8);
 }
 
 }  // namespace
