@@ -1,6 +1,8 @@
 // The defaults a config gets for what it leaves out: the searcher (gp, or
 // random for an empty space) and asha's and hyperband's first rung
-// (max_t / reduction_factor^3, at least 1).
+// (max_t / reduction_factor^3, at least 1); and how a stored config keeps
+// the defaults it was started with.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include "tests/catch.h"
 #include "tests/support/config_text.h"
 #include "tuner/config/config_loader.h"
+#include "tuner/config/stored_config.h"
 
 namespace tuner {
 namespace {
@@ -160,6 +163,54 @@ TEST_CASE("the default first rung follows max_t and rf given by --set",
                      {"scheduler.max_t=64", "scheduler.reduction_factor=2"});
   REQUIRE(rf.ok());
   CHECK(rf.value().scheduler.grace_period == 8);
+}
+
+TEST_CASE("a stored config is read back with the defaults it got",
+          "[tuner][config][defaults]") {
+  ExperimentConfig c = Loaded(kBare);
+  std::string stored =
+      StoredConfigJson(c, kBare, "/base/x.yaml", "/base", "/base/tuner.db");
+  auto again = LoadStoredConfig(stored, "");
+  REQUIRE(again.ok());
+  CHECK(again.value().searcher.type == core::SearcherType::kGp);
+  CHECK(again.value().scheduler.grace_period == 52.0 / 27);
+}
+
+TEST_CASE(
+    "a config stored before the defaults were recorded keeps random "
+    "and grace 1",
+    "[tuner][config][defaults]") {
+  auto legacy = [](const std::string& yaml) {
+    auto json = nlohmann::json::parse(StoredConfigJson(
+        Loaded(yaml), yaml, "/base/x.yaml", "/base", "/base/tuner.db"));
+    json.erase("defaults");
+    auto config = LoadStoredConfig(json.dump(), "");
+    INFO(config.status().message());
+    REQUIRE(config.ok());
+    return config.value();
+  };
+  ExperimentConfig old = legacy(kBare);
+  CHECK(old.searcher.type == core::SearcherType::kRandom);
+  CHECK(old.scheduler.grace_period == 1);
+  ExperimentConfig seeded = legacy(kBare + "searcher: {seed: 5}\n");
+  CHECK(seeded.searcher.type == core::SearcherType::kRandom);
+  // What the YAML states stays as stated.
+  ExperimentConfig stated =
+      legacy(Replace(kBare, "max_t: 52}", "max_t: 52, grace_period: 2}") +
+             "searcher: {type: tpe}\n");
+  CHECK(stated.searcher.type == core::SearcherType::kTpe);
+  CHECK(stated.scheduler.grace_period == 2);
+  CHECK(legacy(kEmptySpace).searcher.type == core::SearcherType::kRandom);
+  // Its --set overrides are applied before the old defaults are filled in.
+  auto json = nlohmann::json::parse(
+      WithOverrides(StoredConfigJson(Loaded(kBare), kBare, "/base/x.yaml",
+                                     "/base", "/base/tuner.db"),
+                    {"searcher.type=sobol", "scheduler.grace_period=4"}));
+  json.erase("defaults");
+  auto overridden = LoadStoredConfig(json.dump(), "");
+  REQUIRE(overridden.ok());
+  CHECK(overridden.value().searcher.type == core::SearcherType::kSobol);
+  CHECK(overridden.value().scheduler.grace_period == 4);
 }
 
 }  // namespace
