@@ -1,7 +1,11 @@
 // The defaults a config gets for what it leaves out: the searcher (gp, or
 // random for an empty space) and asha's and hyperband's first rung
-// (max_t / reduction_factor^3, at least 1); and how a stored config keeps
-// the defaults it was started with.
+// (max_t / reduction_factor^3, at least 1); how a stored config keeps the
+// defaults it was started with; and what `tuner plan` shows of them.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -9,6 +13,7 @@
 #include "schedulers/brackets.h"
 #include "tests/catch.h"
 #include "tests/support/config_text.h"
+#include "tests/support/tuner_cli.h"
 #include "tuner/config/config_loader.h"
 #include "tuner/config/stored_config.h"
 
@@ -211,6 +216,49 @@ TEST_CASE(
   REQUIRE(overridden.ok());
   CHECK(overridden.value().searcher.type == core::SearcherType::kSobol);
   CHECK(overridden.value().scheduler.grace_period == 4);
+}
+
+TEST_CASE("tuner plan shows the searcher and first rung the defaults chose",
+          "[tuner][cli][plan][defaults][process]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+                 ("tuner-defaults-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "bare.yaml") << kBare;
+  testing::Output text = testing::RunTuner(dir, "plan bare.yaml");
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("bare: asha (stopping) scheduler, gp searcher (the "
+                      "default), 16 trials\n") != std::string::npos);
+  CHECK(text.out.find("rungs: grace_period 1.92593 (the default: max_t / "
+                      "reduction_factor^3, at least 1), reduction_factor 3, "
+                      "max_t 52\n") != std::string::npos);
+  CHECK(text.out.find("epoch    1.92593") != std::string::npos);
+  testing::Output json = testing::RunTuner(dir, "plan bare.yaml --format json");
+  REQUIRE(json.code == 0);
+  auto j = nlohmann::json::parse(json.out);
+  CHECK(j["searcher"] == "gp");
+  CHECK(j["grace_period"].get<double>() == 52.0 / 27);
+  CHECK(j["reduction_factor"] == 3);
+  CHECK(j["max_t"] == 52);
+  CHECK(j["defaults"] ==
+        nlohmann::json::array({"searcher.type", "scheduler.grace_period"}));
+  // Stated, they are not defaults.
+  testing::Output stated = testing::RunTuner(
+      dir,
+      "plan bare.yaml --format json --set searcher.type=random --set "
+      "scheduler.grace_period=1");
+  REQUIRE(stated.code == 0);
+  CHECK(nlohmann::json::parse(stated.out)["defaults"].empty());
+  testing::Output plain =
+      testing::RunTuner(dir,
+                        "plan bare.yaml --set searcher.type=random --set "
+                        "scheduler.grace_period=1");
+  CHECK(plain.out.find("random searcher, 16 trials\n") != std::string::npos);
+  CHECK(plain.out.find("rungs: grace_period 1, reduction_factor 3, max_t "
+                       "52\n") != std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace
