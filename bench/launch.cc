@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   std::string yaml = "name: launch\ncommand: " + trainer +
                      " --epochs 3 --quality {q}\nmetric: score\nmode: max\n"
                      "time_attr: epoch\nsearch_space: {q: {type: uniform, "
-                     "low: 0.1, high: 0.9}}\nnum_trials: " +
+                     "low: 0.1, high: 0.9}}\nsearcher: {type: random}\n"
+                     "num_trials: " +
                      std::to_string(trials) +
                      "\ndevices: {kind: cpu, slots: " + std::to_string(slots) +
                      "}\n";

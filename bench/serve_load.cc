@@ -56,7 +56,7 @@ std::string SweepYaml(const std::string& name, const Options& o) {
          std::to_string(o.epoch_ms) +
          "\nmetric: score\nmode: max\ntime_attr: epoch\n"
          "search_space: {lr: {type: loguniform, low: 1.0e-5, high: 1.0}}\n"
-         "num_trials: " +
+         "searcher: {type: random}\nnum_trials: " +
          std::to_string(o.trials) +
          "\nscheduler: {type: fifo, max_t: 10}\n"
          "devices: {kind: cpu, slots: 8}\n";

@@ -63,7 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(again.ok());
   Check(again.value().name == c.name &&
         again.value().num_trials == c.num_trials &&
-        again.value().searcher.seed == c.searcher.seed);
+        again.value().searcher.seed == c.searcher.seed &&
+        again.value().searcher.type == c.searcher.type &&
+        again.value().scheduler.grace_period == c.scheduler.grace_period);
   Plan(c);
   Schedule(c);
   return 0;

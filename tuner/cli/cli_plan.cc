@@ -21,6 +21,11 @@ double Round(double x, double digits = 2) {
   return std::round(x * scale) / scale;
 }
 
+bool HasRungs(const core::SchedulerSpec& s) {
+  return s.type == core::SchedulerType::kAsha ||
+         s.type == core::SchedulerType::kHyperband;
+}
+
 std::string SchedulerName(const core::SchedulerSpec& s) {
   std::string name(core::ToString(s.type));
   if (s.type == core::SchedulerType::kAsha)
@@ -74,6 +79,16 @@ nlohmann::json Costs(const ExperimentConfig& c,
   return out;
 }
 
+// What the config left to the defaults, as the keys it would give; the
+// JSON plan lists them so a reader sees what was chosen for them.
+nlohmann::json Defaulted(const ExperimentConfig& c) {
+  nlohmann::json keys = nlohmann::json::array();
+  if (!c.searcher_type_given) keys.push_back("searcher.type");
+  if (!c.grace_period_given && HasRungs(c.scheduler))
+    keys.push_back("scheduler.grace_period");
+  return keys;
+}
+
 nlohmann::json PlanJson(const ExperimentConfig& c,
                         const schedulers::BudgetPlan& plan,
                         const PlanOptions& options) {
@@ -93,8 +108,14 @@ nlohmann::json PlanJson(const ExperimentConfig& c,
                         {"searcher", core::ToString(c.searcher.type)},
                         {"num_trials", c.num_trials},
                         {"time_attr", c.time_attr},
+                        {"defaults", Defaulted(c)},
                         {"brackets", brackets},
                         {"devices", Costs(c, plan, options)}};
+  if (HasRungs(c.scheduler)) {
+    out["grace_period"] = c.scheduler.grace_period;
+    out["reduction_factor"] = c.scheduler.reduction_factor;
+    out["max_t"] = *c.scheduler.max_t;
+  }
   if (plan.bounded) {
     out["total_units"] = Round(plan.total_units);
     out["full_trials_equivalent"] =
@@ -103,15 +124,36 @@ nlohmann::json PlanJson(const ExperimentConfig& c,
   return out;
 }
 
+bool IsDefault(const nlohmann::json& j, const char* key) {
+  for (const auto& k : j["defaults"])
+    if (k == key) return true;
+  return false;
+}
+
 void PrintText(const nlohmann::json& j) {
   std::cout << fmt::format(
-      "{}: {} scheduler, {} searcher, {} trials\n",
+      "{}: {} scheduler, {} searcher{}, {} trials\n",
       j["experiment"].get<std::string>(), j["scheduler"].get<std::string>(),
-      j["searcher"].get<std::string>(), j["num_trials"].get<int64_t>());
+      j["searcher"].get<std::string>(),
+      IsDefault(j, "searcher.type") ? " (the default)" : "",
+      j["num_trials"].get<int64_t>());
   std::string unit = j["time_attr"];
   auto number = [](const nlohmann::json& x) {
     return core::FormatDouble(x.get<double>());  // 3, not 3.0
   };
+  // A rung such as max_t / 27 has no short exact text: 6 digits.
+  auto milestone = [](const nlohmann::json& x) {
+    return fmt::format("{:.6g}", x.get<double>());
+  };
+  if (j.contains("grace_period")) {
+    std::cout << fmt::format(
+        "rungs: grace_period {}{}, reduction_factor {}, max_t {}\n",
+        milestone(j["grace_period"]),
+        IsDefault(j, "scheduler.grace_period")
+            ? " (the default: max_t / reduction_factor^3, at least 1)"
+            : "",
+        number(j["reduction_factor"]), number(j["max_t"]));
+  }
   // Without max_t a trial's length is unknown: no units to count.
   const bool bounded = j.contains("total_units");
   for (const auto& b : j["brackets"]) {
@@ -121,7 +163,7 @@ void PrintText(const nlohmann::json& j) {
         bounded ? number(b["units"]) + " " + unit : "each until it exits");
     for (const auto& r : b["rungs"]) {
       std::cout << fmt::format("  {} {:>10}  {:>10} trials\n", unit,
-                               number(r["milestone"]), number(r["trials"]));
+                               milestone(r["milestone"]), number(r["trials"]));
     }
   }
   if (bounded) {

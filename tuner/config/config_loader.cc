@@ -187,6 +187,8 @@ ExperimentConfig ReadConfig(const config::Reader& r, const YAML::Node& root,
       {{"max", core::Mode::kMax}, {"min", core::Mode::kMin}});
   c.space = config::ReadSpace(r, r.Required(root, Path(""), "search_space"),
                               Path("search_space"));
+  // The default searcher; a `searcher.type` replaces it.
+  c.searcher.type = config::DefaultSearcherType(c.space);
   ReadOptional(r, root, c);
   // No parameter: every trial runs the same command (repeats; `tuner
   // simulate` draws table rows). Only random search has nothing to model.

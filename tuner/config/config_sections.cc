@@ -1,5 +1,6 @@
 #include "tuner/config/config_sections.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "schedulers/brackets.h"
@@ -78,6 +79,15 @@ void ReadModelOptions(const Reader& r, const YAML::Node& node, const Path& path,
 
 }  // namespace
 
+core::SearcherType DefaultSearcherType(const core::SearchSpace& space) {
+  return space.params.empty() ? core::SearcherType::kRandom
+                              : core::SearcherType::kGp;
+}
+
+double DefaultGracePeriod(double max_t, double reduction_factor) {
+  return std::max(1.0, max_t / std::pow(reduction_factor, 3));
+}
+
 void ReadSearcher(const Reader& r, const YAML::Node& node,
                   ExperimentConfig& c) {
   Path path("searcher");
@@ -93,6 +103,7 @@ void ReadSearcher(const Reader& r, const YAML::Node& node,
                                     {"sobol", core::SearcherType::kSobol},
                                     {"tpe", core::SearcherType::kTpe},
                                     {"gp", core::SearcherType::kGp}});
+    c.searcher_type_given = true;
   }
   if (node["seed"]) {
     c.searcher.seed =
@@ -203,6 +214,11 @@ void ReadScheduler(const Reader& r, const YAML::Node& node,
   if (s.reduction_factor <= 1) {
     Fail(node["reduction_factor"], path / "reduction_factor", "must be > 1");
   }
+  c.grace_period_given = static_cast<bool>(node["grace_period"]);
+  // max_t and reduction_factor are valid here; the default is then below
+  // max_t unless max_t <= 1, where grace 1 fails as it always has.
+  if (rungs && !c.grace_period_given)
+    s.grace_period = DefaultGracePeriod(*s.max_t, s.reduction_factor);
   if ((rungs || s.max_t) && s.grace_period >= s.max_t.value_or(0) &&
       s.type != SchedulerType::kFifo) {
     Fail(node["grace_period"] ? node["grace_period"] : node,

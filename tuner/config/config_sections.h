@@ -10,13 +10,24 @@
 namespace tuner::config {
 
 // Both throw LoadError (file:line: key: message) on bad input. ReadSearcher
-// needs c.space read; ReadScheduler needs c.searcher read.
+// needs c.space read and c.searcher.type set to DefaultSearcherType, which a
+// `type` replaces (the other keys are checked against the type either way);
+// ReadScheduler needs c.searcher read, and fills in the default
+// grace_period.
 // search_space (config_space.cc): its parameters, in order.
 core::SearchSpace ReadSpace(const Reader& r, const YAML::Node& node,
                             const Path& path);
 void ReadSearcher(const Reader& r, const YAML::Node& node, ExperimentConfig& c);
 void ReadScheduler(const Reader& r, const YAML::Node& node,
                    ExperimentConfig& c);
+// The searcher of a config that names none (no `searcher.type`): gp when
+// `space` has a parameter (the best measured, docs/schedulers.md), random
+// when it has none (nothing to model: each trial runs the command as is).
+core::SearcherType DefaultSearcherType(const core::SearchSpace& space);
+// The first rung of asha and hyperband without `grace_period`: three rungs
+// below max_t, max_t / reduction_factor^3, and at least 1.
+// REQUIRES: max_t > 0, reduction_factor > 1, both finite.
+double DefaultGracePeriod(double max_t, double reduction_factor);
 // The placeholders the tuner fills itself; no parameter may take a name.
 inline constexpr const char* kBuiltinPlaceholders[] = {
     "max_t", "trial_id", "trial_dir", "devices", "num_devices", "master_port"};

@@ -79,8 +79,13 @@ struct ExperimentConfig {
   core::SearchSpace space;
   core::SearcherSpec searcher;
   bool seed_given = false;
+  // False: searcher.type is the default (config::DefaultSearcherType).
+  bool searcher_type_given = false;
   int64_t num_trials = 0;
   core::SchedulerSpec scheduler;
+  // False: scheduler.grace_period is the default
+  // (config::DefaultGracePeriod for asha and hyperband, else 1).
+  bool grace_period_given = false;
   DevicesSpec devices;
   ClusterSpec cluster;
   CheckpointSpec checkpoints;

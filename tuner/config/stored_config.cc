@@ -15,6 +15,16 @@
 
 namespace tuner {
 
+namespace {
+
+// The defaults a stored config is read with: 2, config::DefaultSearcherType
+// and config::DefaultGracePeriod. One stored without "defaults" was
+// started when a config without them got searcher random and grace_period
+// 1, and is read so again: a resume must not change its search or rungs.
+constexpr int kDefaultRules = 2;
+
+}  // namespace
+
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
                              const std::string& source_path,
@@ -29,6 +39,7 @@ std::string StoredConfigJson(const ExperimentConfig& config,
       {"db_folder", db.folder},
       {"db_file", db.file_id},
       {"seed", config.searcher.seed},
+      {"defaults", kDefaultRules},
       {"yaml", util::ValidUtf8(yaml_text)}};
   // The YAML as LoadConfigText read it (invalid UTF-8 replaced the same
   // way); a path that is not UTF-8 is stored with U+FFFD.
@@ -78,6 +89,28 @@ core::Result<YAML::Node> ConfigDocument(
   if (!root.IsMap()) return core::InvalidArgument("not a YAML mapping");
   TUNER_RETURN_IF_ERROR(config::ApplyOverrides(root, overrides));
   return root;
+}
+
+// Overrides that state the defaults an experiment stored without
+// "defaults" was started with, for the keys its YAML with its `overrides`
+// leaves out; none when the YAML cannot be read (the loader says why).
+std::vector<std::string> FirstDefaults(
+    const std::string& yaml, const std::vector<std::string>& overrides) {
+  std::vector<std::string> out;
+  try {
+    auto doc = ConfigDocument(yaml, overrides);
+    if (!doc.ok()) return out;
+    const YAML::Node& root = doc.value();
+    const YAML::Node searcher = root["searcher"];
+    if (!searcher || (searcher.IsMap() && !searcher["type"]))
+      out.push_back("searcher.type=random");
+    const YAML::Node scheduler = root["scheduler"];
+    if (scheduler && scheduler.IsMap() && !scheduler["grace_period"])
+      out.push_back("scheduler.grace_period=1");
+  } catch (const YAML::Exception&) {
+    out.clear();
+  }
+  return out;
 }
 
 }  // namespace
@@ -142,8 +175,12 @@ core::Result<ExperimentConfig> LoadStoredConfig(const std::string& text,
     if (json.contains("overrides") && json["overrides"].is_array()) {
       overrides = json["overrides"].get<std::vector<std::string>>();
     }
-    auto config = LoadConfigText(json["yaml"].get<std::string>(), source, base,
-                                 workdir, overrides);
+    std::string yaml = json["yaml"].get<std::string>();
+    if (!json.contains("defaults")) {
+      for (auto& entry : FirstDefaults(yaml, overrides))
+        overrides.push_back(std::move(entry));
+    }
+    auto config = LoadConfigText(yaml, source, base, workdir, overrides);
     if (config.ok()) {
       config.value().searcher.seed = json.value("seed", uint64_t{0});
       config.value().workdir = workdir;

@@ -12,11 +12,12 @@ namespace tuner {
 
 // JSON holding the YAML text as written, where it came from, and what was
 // resolved when the sweep started (the directory relative paths were
-// resolved against, workdir, the searcher seed, where its trial directories
-// went, where the database at `db_path` is: DatabasePlace), so that the
-// stored experiment can be rebuilt exactly. The stored `trials_root` only
-// marks trial directories scoped by experiment: where they are is
-// ExperimentTrialsRoot's, from where the database is.
+// resolved against, workdir, the searcher seed, the rules of the defaults
+// it got, where its trial directories went, where the database at
+// `db_path` is: DatabasePlace), so that the stored experiment can be
+// rebuilt exactly. The stored `trials_root` only marks trial directories
+// scoped by experiment: where they are is ExperimentTrialsRoot's, from
+// where the database is.
 std::string StoredConfigJson(const ExperimentConfig& config,
                              const std::string& yaml_text,
                              const std::string& source_path,
@@ -43,7 +44,9 @@ core::Result<std::vector<std::string>> ChangedKeys(
 // the project folder holding the database's folder, else the database's
 // folder) are read from where it is now (its config file, workdir,
 // checkpoints.dir, ...), so that a project folder copied or moved whole
-// runs in its new place. `db_path` empty: every path as stored.
+// runs in its new place. `db_path` empty: every path as stored. A config
+// stored before the defaults were recorded gets the defaults it was started
+// with: searcher random and grace_period 1 where its YAML gives none.
 core::Result<ExperimentConfig> LoadStoredConfig(const std::string& json,
                                                 const std::string& db_path);
 
