@@ -150,9 +150,8 @@ int64_t Reader::Int(const YAML::Node& node, const Path& path, int64_t low,
 bool Reader::Bool(const YAML::Node& node, const Path& path) const {
   bool value = false;
   if (!IsPlainScalar(node) || !YAML::convert<bool>::decode(node, value)) {
-    std::string quoted = node.IsScalar() && !IsPlainScalar(node)
-                             ? " (quoted: a string)"
-                             : "";
+    std::string quoted =
+        node.IsScalar() && !IsPlainScalar(node) ? " (quoted: a string)" : "";
     Fail(node, path, "expected true or false, got " + Describe(node) + quoted);
   }
   return value;
