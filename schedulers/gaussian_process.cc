@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <utility>
+#include <vector>
 
 namespace tuner::schedulers {
 
@@ -229,6 +232,23 @@ double ExpectedImprovement(double mean, double variance, double best) {
   double sd = std::sqrt(variance);
   double z = gap / sd;
   return gap * Phi(z) + sd * PhiDensity(z);
+}
+
+Eigen::VectorXd NormalScores(const Eigen::VectorXd& y) {
+  const auto n = static_cast<size_t>(y.size());
+  std::vector<Eigen::Index> order(n);
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return y(a) < y(b); });
+  Eigen::ArrayXd rank(y.size());
+  for (size_t first = 0; first < n;) {
+    size_t last = first;
+    while (last + 1 < n && y(order[last + 1]) == y(order[first])) ++last;
+    for (size_t k = first; k <= last; ++k)
+      rank(order[k]) = 0.5 * static_cast<double>(first + last);
+    first = last + 1;
+  }
+  return ((rank + 0.5) / static_cast<double>(n)).ndtri().matrix();
 }
 
 }  // namespace tuner::schedulers

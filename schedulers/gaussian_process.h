@@ -85,6 +85,13 @@ Eigen::MatrixXd Matern52(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b,
 // mean, 0) where the variance is 0.
 double ExpectedImprovement(double mean, double variance, double best);
 
+// Normal scores (a Gaussian copula of the targets): each of the n values
+// becomes the standard normal quantile of (r + 0.5) / n, r its rank from 0
+// (the least), tied values sharing the mean of their ranks. Monotone, so
+// the least value stays the least; a few extreme values (a diverged
+// trial) no longer squeeze the rest into a sliver of the scale.
+Eigen::VectorXd NormalScores(const Eigen::VectorXd& y);
+
 }  // namespace tuner::schedulers
 
 #endif  // TUNER_SCHEDULERS_GAUSSIAN_PROCESS_H_

@@ -316,6 +316,7 @@ std::optional<core::Params> GpSearcher::Suggest(int64_t index) {
   if (index >= spec_.n_startup)
     t = spec_.joint ? JointTraining() : RungTraining();
   if (!t || t->configs.size() < 2) return SuggestRandom(index);
+  t->y = NormalScores(t->y);
   Eigen::MatrixXd x = Inputs(t->configs, &t->resource);
   GaussianProcess gp(x, t->y,
                      model_->HyperFor(t->level, t->observations, x, t->y));

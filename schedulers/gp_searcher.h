@@ -41,7 +41,9 @@ class GaussianProcess;
 // - Matérn 5/2 kernel with one lengthscale per dimension; its
 //   hyperparameters maximise the marginal likelihood (Adam, warm-started,
 //   refitted when the level changes or its data grew by a quarter since the
-//   last fit). Non-finite values count as the worst value seen.
+//   last fit). Non-finite values count as the worst value seen. The model
+//   sees the values' normal scores (NormalScores), not the values: only
+//   their order matters, so one diverged trial does not flatten the rest.
 // - Trials suggested but not yet reported are pending: each is added to the
 //   model at its predicted mean (a "kriging believer" fantasy), counted in
 //   the incumbent too, so that workers asking at once are spread apart; a

@@ -70,6 +70,22 @@ TEST_CASE("gp: expected improvement matches its closed form", "[gp]") {
   CHECK(ExpectedImprovement(10, 1, 0) < 1e-20);
 }
 
+TEST_CASE("gp: normal scores follow the ranks, ties sharing theirs", "[gp]") {
+  Eigen::VectorXd y(3);
+  y << 3, 1, 2;  // ranks 2, 0, 1: quantiles of 5/6, 1/6, 1/2
+  Eigen::VectorXd s = NormalScores(y);
+  CHECK(s(0) == Approx(0.9674215661));
+  CHECK(s(1) == Approx(-0.9674215661));
+  CHECK(s(2) == Approx(0.0).margin(1e-12));
+  Eigen::VectorXd tied(4);
+  tied << 1, 1, 5, 0;  // ranks 1.5, 1.5, 3, 0: of 2/4, 2/4, 3.5/4, 0.5/4
+  s = NormalScores(tied);
+  CHECK(s(0) == Approx(0.0).margin(1e-12));
+  CHECK(s(1) == Approx(0.0).margin(1e-12));
+  CHECK(s(2) == Approx(1.1503493804));
+  CHECK(s(3) == Approx(-1.1503493804));
+}
+
 TEST_CASE("gp: a fantasy keeps the mean and shrinks the variance where it is",
           "[gp]") {
   Eigen::MatrixXd x(3, 1);
@@ -181,6 +197,28 @@ TEST_CASE("gp searcher: trials not yet reported spread the next suggestions",
   for (size_t i = 1; i < batch.size(); ++i)
     CHECK(batch[i] - batch[i - 1] > 0.005);
   CHECK(batch.back() - batch.front() > 0.1);
+}
+
+TEST_CASE(
+    "gp searcher: how far off a diverged trial lands does not change the "
+    "suggestions",
+    "[gp]") {
+  core::SearcherSpec spec;
+  spec.seed = 11;
+  spec.n_startup = 5;
+  auto run = [&](double diverged) {
+    GpSearcher gp(Unit1d(), spec, core::Mode::kMin);
+    std::vector<double> xs;
+    for (int i = 0; i < 16; ++i) {
+      auto p = gp.Suggest(i);
+      xs.push_back(X(*p));
+      double f = std::sin(9 * X(*p)) + X(*p);
+      gp.Observe(i, *p, 1, i == 2 ? diverged : f);  // trial 2 blew up
+    }
+    return xs;
+  };
+  // Either way trial 2 is the worst; only its distance to the rest differs.
+  CHECK(run(10) == run(1e6));
 }
 
 TEST_CASE(
