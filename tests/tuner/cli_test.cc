@@ -297,6 +297,29 @@ TEST_CASE("tuner simulate says when the table ran out before num_trials",
         "table's rows runs at most once, and none was left\n");
 }
 
+TEST_CASE("tuner plan names PASHA and where its top rung starts",
+          "[tuner][cli][plan][process]") {
+  CliFixture cli;
+  cli.Write("p.yaml",
+            "name: p\ncommand: \"true\"\nmetric: loss\nmode: min\n"
+            "time_attr: epoch\nsearch_space: {}\nnum_trials: 9\n"
+            "scheduler: {type: asha, mode: promotion, pasha: true, max_t: 27, "
+            "grace_period: 1}\n");
+  Output text = cli.Tuner("plan p.yaml");
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("asha (promotion, PASHA) scheduler") !=
+        std::string::npos);
+  CHECK(text.out.find("pasha: promotions stop at the top rung, epoch 3 at "
+                      "first") != std::string::npos);
+  Output json = cli.Tuner("plan p.yaml --format json");
+  REQUIRE(json.code == 0);
+  auto planned = nlohmann::json::parse(json.out);
+  CHECK(planned["pasha_first_top_rung"] == 3);
+  Output plain = cli.Tuner("plan p.yaml --set scheduler.pasha=false");
+  CHECK(plain.out.find("pasha") == std::string::npos);
+}
+
 TEST_CASE("tuner plan and simulate take --set and --name as tuner run does",
           "[tuner][cli][plan][process]") {
   CliFixture cli;

@@ -1,6 +1,7 @@
 // `tuner plan CONFIG`: the expected budget of a sweep; nothing starts.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -29,7 +30,9 @@ bool HasRungs(const core::SchedulerSpec& s) {
 std::string SchedulerName(const core::SchedulerSpec& s) {
   std::string name(core::ToString(s.type));
   if (s.type == core::SchedulerType::kAsha)
-    name += s.promotion ? " (promotion)" : " (stopping)";
+    name += s.pasha       ? " (promotion, PASHA)"
+            : s.promotion ? " (promotion)"
+                          : " (stopping)";
   return name;
 }
 
@@ -116,6 +119,11 @@ nlohmann::json PlanJson(const ExperimentConfig& c,
     out["reduction_factor"] = c.scheduler.reduction_factor;
     out["max_t"] = *c.scheduler.max_t;
   }
+  if (c.scheduler.pasha) {  // the second rung, or max_t if there is none
+    out["pasha_first_top_rung"] =
+        std::min(c.scheduler.grace_period * c.scheduler.reduction_factor,
+                 *c.scheduler.max_t);
+  }
   if (plan.bounded) {
     out["total_units"] = Round(plan.total_units);
     out["full_trials_equivalent"] =
@@ -153,6 +161,13 @@ void PrintText(const nlohmann::json& j) {
             ? " (the default: max_t / reduction_factor^3, at least 1)"
             : "",
         number(j["reduction_factor"]), number(j["max_t"]));
+  }
+  if (j.contains("pasha_first_top_rung")) {
+    std::cout << fmt::format(
+        "pasha: promotions stop at the top rung, {} {} at first, which grows "
+        "while the two highest rungs rank trials differently; the budget "
+        "below is its most (every rung up to max_t)\n",
+        unit, milestone(j["pasha_first_top_rung"]));
   }
   // Without max_t a trial's length is unknown: no units to count.
   const bool bounded = j.contains("total_units");
