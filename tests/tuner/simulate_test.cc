@@ -95,6 +95,12 @@ TEST_CASE("curve table: rows read, bad lines named by file, line and field",
   CHECK(Parse(R"({"config": {"x": -Infinity}, "curve": []})").message() ==
         "t.jsonl:1: not valid JSON at column 19 (Infinity is not JSON: write "
         "null)");
+  // A number beyond a double, anywhere on the line, is an error, not a crash.
+  CHECK(Parse(R"({"config": {}, "curve": [{"epoch": 1, "loss": -1e400}]})")
+            .message() ==
+        "t.jsonl:1: not valid JSON: number overflow parsing '-1e400' (beyond a "
+        "double: write null, or a finite value)");
+  CHECK_FALSE(Parse(R"({"config": {"lr": 1e400}, "curve": []})").ok());
   CHECK(Parse(R"({"config": {}, "curve": [{"epoch": 1, "seconds": -1}]})")
             .message() ==
         "t.jsonl:1: curve[0].seconds: expected a finite number >= 0");

@@ -16,7 +16,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-// "not valid JSON at column C", naming NaN and Infinity, which JSON lacks.
+// "not valid JSON at column C", naming NaN and Infinity, which JSON lacks,
+// or the number too large for a double.
 // REQUIRES: `text` is not valid JSON and nests at most kMaxTableDepth.
 std::string WhyNotJson(const std::string& text) {
   size_t byte = 0;
@@ -24,6 +25,12 @@ std::string WhyNotJson(const std::string& text) {
     Json parsed = Json::parse(text);  // throws: it is not valid
   } catch (const Json::parse_error& e) {
     byte = e.byte;
+  } catch (const Json::out_of_range& e) {  // "[json.exception...] number ..."
+    std::string what = e.what();
+    size_t at = what.find("] ");
+    return "not valid JSON: " +
+           (at == std::string::npos ? what : what.substr(at + 2)) +
+           " (beyond a double: write null, or a finite value)";
   }
   std::string why = "not valid JSON";
   if (byte == 0) return why;
