@@ -19,6 +19,7 @@ constexpr double kLocalSd = 0.1;
 constexpr double kLocalRedraw = 0.2;
 constexpr double kInactive = -0.5;
 constexpr double kMinSeparation = 0.02;  // from a pending trial, unit cube
+constexpr size_t kMaxUnseenBelow = 64;   // believed below the fitted level
 constexpr int kColdIterations = 80, kWarmIterations = 30;
 constexpr double kRefitGrowth = 1.25;
 
@@ -328,14 +329,18 @@ std::optional<core::Params> GpSearcher::Suggest(int64_t index) {
     gp.PredictRows(Inputs(t->configs, nullptr), mean, variance);
     incumbent = mean.minCoeff();
   }
-  std::vector<const core::Params*> pending;
-  for (const auto& [i, params] : params_)
-    if (!reported_.count(i) && i != index) pending.push_back(&params);
-  Eigen::MatrixXd pending_x = Inputs(pending, nullptr);
-  if (!pending.empty()) {
+  size_t pending = 0;
+  std::vector<const core::Params*> unseen = Unseen(index, *t, &pending);
+  Eigen::MatrixXd unseen_x = Inputs(unseen, nullptr);
+  Eigen::MatrixXd pending_x =
+      unseen_x.topRows(static_cast<Eigen::Index>(pending));
+  if (!unseen.empty()) {
     Eigen::VectorXd believed;
-    gp = gp.WithFantasies(pending_x, &believed);
-    incumbent = std::min(incumbent, believed.minCoeff());
+    gp = gp.WithFantasies(unseen_x, &believed);
+    if (pending > 0)
+      incumbent = std::min(
+          incumbent,
+          believed.head(static_cast<Eigen::Index>(pending)).minCoeff());
   }
   std::vector<size_t> ids;
   std::vector<core::Params> drawn;
@@ -357,6 +362,30 @@ std::optional<core::Params> GpSearcher::Suggest(int64_t index) {
       candidates_ ? candidates_->Take(ids[chosen]) : std::move(drawn[chosen]);
   params_[index] = params;
   return params;
+}
+
+// The trials the model has no value for, to be believed at their predicted
+// mean: the pending ones (no report yet; `*pending` of them, first), then,
+// for the rung model, the latest kMaxUnseenBelow of those whose reports all
+// lie below the level it fits (stopped there, or still on their way).
+std::vector<const core::Params*> GpSearcher::Unseen(int64_t index,
+                                                    const Training& t,
+                                                    size_t* pending) const {
+  std::vector<const core::Params*> unseen;
+  for (const auto& [i, params] : params_)
+    if (!reported_.count(i) && i != index) unseen.push_back(&params);
+  *pending = unseen.size();
+  if (spec_.joint) return unseen;
+  const Level& fitted = levels_.at(t.level);
+  size_t below = 0;
+  for (auto it = params_.rbegin();
+       it != params_.rend() && below < kMaxUnseenBelow; ++it) {
+    if (reported_.count(it->first) && !fitted.count(it->first)) {
+      unseen.push_back(&it->second);
+      ++below;
+    }
+  }
+  return unseen;
 }
 
 // The option of highest expected improvement; one within kMinSeparation of

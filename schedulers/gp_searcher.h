@@ -46,9 +46,13 @@ class GaussianProcess;
 //   their order matters, so one diverged trial does not flatten the rest.
 // - Trials suggested but not yet reported are pending: each is added to the
 //   model at its predicted mean (a "kriging believer" fantasy), counted in
-//   the incumbent too, so that workers asking at once are spread apart; a
-//   point within 0.02 of a pending one (Euclidean, in the unit cube) is
-//   taken only where no other point has any expected improvement.
+//   the incumbent too, so that workers asking at once are spread apart.
+//   The rung model also believes, likewise but outside the incumbent, the
+//   latest 64 trials whose reports all lie below its level (stopped there,
+//   or on their way): a region whose trials the scheduler stops early is
+//   not proposed again and again for its unexplored variance. A point
+//   within 0.02 of a pending one (Euclidean, in the unit cube) is taken
+//   only where no other point has any expected improvement.
 // - The suggestion maximises expected improvement over the best value at
 //   the level (joint: the best predicted at the top level among the
 //   configurations seen), among: the untaken candidates when restricted (at
@@ -86,6 +90,8 @@ class GpSearcher : public Searcher {
   Eigen::MatrixXd Inputs(const std::vector<const core::Params*>& all,
                          const std::vector<double>* resource) const;
   Eigen::MatrixXd WithResource(Eigen::MatrixXd x) const;
+  std::vector<const core::Params*> Unseen(int64_t index, const Training& t,
+                                          size_t* pending) const;
   size_t Choose(const GaussianProcess& gp, const Eigen::MatrixXd& option_x,
                 const Eigen::MatrixXd& pending_x, double incumbent) const;
   std::optional<core::Params> SuggestRandom(int64_t index);
